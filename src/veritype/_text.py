@@ -1,0 +1,178 @@
+"""Text primitives shared by the core: sentence spans, tokens and content words.
+
+Everything here works on character offsets into the original string, so that a
+claim or a citation can always point back to the exact characters it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Abbreviations whose trailing period does not end a sentence (compared lower-case,
+# without the final period).
+_ABBREVIATIONS = frozenset(
+    {
+        "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "gov", "sen",
+        "rep", "col", "lt", "capt", "sgt", "rev", "hon", "inc", "ltd", "co", "corp", "bros",
+        "vs", "etc", "approx", "dept", "est", "fig", "figs", "no", "nos", "vol", "vols", "pp",
+        "ed", "eds", "al", "cf", "ca", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+        "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat", "sun", "e.g",
+        "i.e", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.c", "a.d", "no", "op", "ref",
+    }
+)
+
+_CLOSERS = "\"')]}\u201d\u2019"
+_TERMINATORS = ".!?"
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def _ends_sentence(text: str, index: int) -> bool:
+    """Whether the terminator at ``index`` closes a sentence."""
+    char = text[index]
+    nxt = text[index + 1] if index + 1 < len(text) else ""
+    if char == ".":
+        # Decimal point or version number: "3.5", "v1.2".
+        if nxt.isdigit():
+            return False
+        match = _WORD_BEFORE.search(text, 0, index)
+        if match is not None:
+            word = match.group(1).lower()
+            if word in _ABBREVIATIONS:
+                return False
+            # Single initials such as "J. R. R. Tolkien".
+            if len(word) == 1 and text[match.start()].isupper():
+                return False
+        # Ellipsis inside a sentence: "wait... and see".
+        if nxt == ".":
+            return False
+    return True
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into sentences, returned as ``(start, end)`` character offsets.
+
+    Leading and trailing whitespace is excluded from each span. The splitter keeps
+    abbreviations ("Dr.", "e.g.", "Jan."), decimals ("3.5") and initials together,
+    and a terminator inside quotes ends the sentence after the closing quote.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    i = 0
+    length = len(text)
+    while i < length:
+        char = text[i]
+        if char == "\n" and i + 1 < length and text[i + 1] == "\n":
+            # A blank line always ends a sentence (paragraphs, list items).
+            _append_span(text, start, i, spans)
+            start = i
+            i += 2
+            continue
+        if char in _TERMINATORS and _ends_sentence(text, i):
+            end = i + 1
+            while end < length and text[end] in _TERMINATORS:
+                end += 1
+            while end < length and text[end] in _CLOSERS:
+                end += 1
+            if end >= length or text[end].isspace():
+                nxt = _next_non_space(text, end)
+                # "e.g. the" style lower-case continuations are not new sentences
+                # after an unknown abbreviation-like token, but a terminator followed
+                # by a lower-case word after "!" or "?" still is.
+                if nxt is None or not (char == "." and text[nxt].islower()):
+                    _append_span(text, start, end, spans)
+                    start = end
+                i = end
+                continue
+        i += 1
+    _append_span(text, start, length, spans)
+    return spans
+
+
+def _next_non_space(text: str, index: int) -> int | None:
+    while index < len(text):
+        if not text[index].isspace():
+            return index
+        index += 1
+    return None
+
+
+def _append_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,'\u2019-][A-Za-z0-9]+)*")
+
+
+def tokens(text: str) -> Iterator[re.Match[str]]:
+    """Word tokens with their offsets; keeps "1,000", "3.5", "don't" and "well-known" whole."""
+    return _TOKEN.finditer(text)
+
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of in on at to for from by with without into onto
+    upon over under about above below between among through during before after since until
+    as than that this these those there here is are was were be been being am do does did
+    doing have has had having will would shall should can could may might must it its it's
+    he him his she her hers they them their theirs we us our ours you your yours i me my
+    mine who whom whose which what when where why how all any both each few more most other
+    some such only own same so too very just also s t also well up down out off again further
+    once one's per via upon whether while""".split()
+)
+
+NEGATIONS = frozenset(
+    {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "nowhere",
+     "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't",
+     "weren't", "won't", "wouldn't", "shouldn't", "couldn't", "hasn't", "haven't",
+     "hadn't", "without", "n't"}
+)
+
+
+def normalise_word(word: str) -> str:
+    """Lower-case a word and strip a light English suffix so inflections match.
+
+    A tiny stemmer, on purpose: "opened" / "opens" / "opening" → "open",
+    "studies" → "study", "tallest" stays itself. Precision matters more than recall here.
+    """
+    word = word.lower().replace("\u2019", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    for suffix, replacement in (("ies", "y"), ("ied", "y"), ("sses", "ss")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)] + replacement
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            if suffix == "s" and stem.endswith(("s", "u", "i")):
+                return word
+            if suffix in ("ing", "ed") and len(stem) > 2 and stem[-1] == stem[-2]:
+                stem = stem[:-1]
+            return stem
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Normalised content words of ``text``, in order, stopwords and negations removed."""
+    words: list[str] = []
+    for match in tokens(text):
+        raw = match.group(0).lower().replace("\u2019", "'")
+        if raw in STOPWORDS or raw in NEGATIONS:
+            continue
+        words.append(normalise_word(raw))
+    return words
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` contains a negation word ("not", "never", "no", "n't", ...)."""
+    for match in tokens(text):
+        raw = match.group(0).lower().replace("\u2019", "'")
+        if raw in NEGATIONS or raw.endswith("n't"):
+            return True
+    return False

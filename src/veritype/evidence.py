@@ -1,0 +1,216 @@
+"""Evidence: documents, chunks with exact character offsets, spans and the evidence pack.
+
+Offsets are always into the *document* text, so a citation ``(doc_id, start, end)``
+means ``document.text[start:end]`` wherever the chunk boundaries fall.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from veritype._text import sentence_spans
+
+
+class EvidenceError(ValueError):
+    """Evidence that cannot be used as given: an offset out of range, a duplicate id, ..."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A source text. ``doc_id`` is stable: derived from the content and its origin."""
+
+    doc_id: str
+    text: str
+    title: str = ""
+    source: str = ""
+
+    @staticmethod
+    def make_id(text: str, source: str = "") -> str:
+        """A stable id from the content hash and the source path."""
+        digest = hashlib.sha256()
+        digest.update(source.encode("utf-8"))
+        digest.update(b"\0")
+        digest.update(text.encode("utf-8"))
+        return digest.hexdigest()[:16]
+
+    @classmethod
+    def from_text(cls, text: str, *, title: str = "", source: str = "") -> Document:
+        return cls(doc_id=cls.make_id(text, source), text=text, title=title, source=source)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A contiguous piece of a document: ``text == document.text[start:end]``."""
+
+    chunk_id: str
+    doc_id: str
+    start: int
+    end: int
+    text: str
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end:
+            raise EvidenceError(
+                f"chunk {self.chunk_id!r}: invalid offsets start={self.start}, end={self.end}"
+            )
+        if self.end - self.start != len(self.text):
+            raise EvidenceError(
+                f"chunk {self.chunk_id!r}: text length {len(self.text)} does not match "
+                f"offsets {self.start}..{self.end}"
+            )
+
+    def contains(self, start: int, end: int) -> bool:
+        return self.start <= start <= end <= self.end
+
+    def slice(self, start: int, end: int) -> str:
+        """The text of document offsets ``start..end``, which must lie inside this chunk."""
+        if not self.contains(start, end):
+            raise EvidenceError(
+                f"span {start}..{end} lies outside chunk {self.chunk_id!r} "
+                f"({self.start}..{self.end})"
+            )
+        return self.text[start - self.start : end - self.start]
+
+    def sentences(self) -> list[Span]:
+        """The chunk's sentences as spans in document offsets."""
+        return [
+            Span(self.doc_id, self.chunk_id, self.start + s, self.start + e)
+            for s, e in sentence_spans(self.text)
+        ]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A range of characters of one chunk, in document offsets."""
+
+    doc_id: str
+    chunk_id: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, str | int]:
+        return {"doc_id": self.doc_id, "chunk_id": self.chunk_id, "start": self.start,
+                "end": self.end}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, str | int]) -> Span:
+        return cls(str(data["doc_id"]), str(data["chunk_id"]), int(data["start"]),
+                   int(data["end"]))
+
+
+def chunk_document(
+    document: Document, *, max_chars: int = 1200, overlap_sentences: int = 0
+) -> list[Chunk]:
+    """Split a document into sentence-aligned chunks of at most ``max_chars`` characters.
+
+    A single sentence longer than ``max_chars`` becomes a chunk of its own, so no text
+    is ever dropped. ``overlap_sentences`` repeats that many trailing sentences at the
+    start of the next chunk.
+    """
+    if max_chars < 1:
+        raise EvidenceError(f"max_chars must be positive, got {max_chars}")
+    if overlap_sentences < 0:
+        raise EvidenceError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
+    sentences = sentence_spans(document.text)
+    chunks: list[Chunk] = []
+    index = 0
+    while index < len(sentences):
+        first = index
+        end = sentences[index][1]
+        index += 1
+        while index < len(sentences) and sentences[index][1] - sentences[first][0] <= max_chars:
+            end = sentences[index][1]
+            index += 1
+        start = sentences[first][0]
+        chunks.append(
+            Chunk(
+                chunk_id=f"{document.doc_id}:{len(chunks)}",
+                doc_id=document.doc_id,
+                start=start,
+                end=end,
+                text=document.text[start:end],
+            )
+        )
+        if overlap_sentences and index < len(sentences):
+            index = max(first + 1, index - overlap_sentences)
+    return chunks
+
+
+@dataclass(slots=True)
+class EvidencePack:
+    """The chunks a claim may be verified against, indexed by chunk id."""
+
+    chunks: list[Chunk] = field(default_factory=list)
+    documents: dict[str, Document] = field(default_factory=dict)
+    _by_id: dict[str, Chunk] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for chunk in self.chunks:
+            if chunk.chunk_id in seen:
+                raise EvidenceError(f"duplicate chunk id {chunk.chunk_id!r} in evidence pack")
+            seen.add(chunk.chunk_id)
+        self._by_id = {chunk.chunk_id: chunk for chunk in self.chunks}
+
+    @classmethod
+    def from_documents(
+        cls, documents: Iterable[Document], *, max_chars: int = 1200
+    ) -> EvidencePack:
+        docs = list(documents)
+        ids = [doc.doc_id for doc in docs]
+        if len(set(ids)) != len(ids):
+            raise EvidenceError("the same document was given twice")
+        chunks = [chunk for doc in docs for chunk in chunk_document(doc, max_chars=max_chars)]
+        return cls(chunks=chunks, documents={doc.doc_id: doc for doc in docs})
+
+    @classmethod
+    def from_texts(cls, texts: Sequence[str], *, max_chars: int = 1200) -> EvidencePack:
+        return cls.from_documents(
+            (Document.from_text(text, source=f"text-{i}") for i, text in enumerate(texts)),
+            max_chars=max_chars,
+        )
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self.chunks)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        try:
+            return self._by_id[chunk_id]
+        except KeyError:
+            raise EvidenceError(f"no chunk {chunk_id!r} in the evidence pack") from None
+
+    def has_chunk(self, chunk_id: str) -> bool:
+        return chunk_id in self._by_id
+
+    def quote(self, span: Span) -> str:
+        """The exact text of ``span``; raises if it does not resolve into the pack."""
+        chunk = self.chunk(span.chunk_id)
+        if chunk.doc_id != span.doc_id:
+            raise EvidenceError(
+                f"span names document {span.doc_id!r} but chunk {span.chunk_id!r} "
+                f"belongs to {chunk.doc_id!r}"
+            )
+        return chunk.slice(span.start, span.end)
+
+    def resolves(self, span: Span) -> bool:
+        """Whether ``span`` points at real characters of a chunk in this pack."""
+        chunk = self._by_id.get(span.chunk_id)
+        return (
+            chunk is not None
+            and chunk.doc_id == span.doc_id
+            and span.start < span.end
+            and chunk.contains(span.start, span.end)
+        )
+
+    def sentences(self) -> list[Span]:
+        """Every sentence of every chunk, in pack order."""
+        return [sentence for chunk in self.chunks for sentence in chunk.sentences()]
+
+    def title(self, doc_id: str) -> str:
+        document = self.documents.get(doc_id)
+        return document.title if document is not None else ""

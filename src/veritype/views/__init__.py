@@ -1,0 +1,25 @@
+"""Verification views: the Protocol, the registry, and the built-in views that need no model."""
+
+from veritype.views._base import (
+    VerificationView,
+    Verdict,
+    ViewRegistryError,
+    ViewResult,
+    available_views,
+    create_view,
+    register_view,
+)
+from veritype.views.lexical import LexicalSupportView
+from veritype.views.numeric import NumericConsistencyView
+
+__all__ = [
+    "LexicalSupportView",
+    "NumericConsistencyView",
+    "VerificationView",
+    "Verdict",
+    "ViewRegistryError",
+    "ViewResult",
+    "available_views",
+    "create_view",
+    "register_view",
+]

@@ -1,0 +1,133 @@
+"""The verification-view contract: a Protocol, its result type and a registry by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack, Span
+
+
+class Verdict(StrEnum):
+    """What one view concluded about one claim.
+
+    ``abstained`` means the view had nothing to check (a numeric view on a claim
+    without numbers): it casts no vote and does not count towards N.
+    """
+
+    ENTAILED = "entailed"
+    CONTRADICTED = "contradicted"
+    UNKNOWN = "unknown"
+    ABSTAINED = "abstained"
+
+
+@dataclass(frozen=True, slots=True)
+class ViewResult:
+    """One view's answer for one claim: V_i(E, c) -> (z_i, S_i, score_i).
+
+    ``score`` is the view's raw support score in [0, 1]; ``contradiction`` its raw
+    contradiction score in [0, 1]; ``spans`` the evidence it relied on; ``detail`` a
+    short human-readable reason for the trace.
+    """
+
+    view: str
+    verdict: Verdict
+    score: float
+    contradiction: float = 0.0
+    spans: tuple[Span, ...] = ()
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        for label, value in (("score", self.score), ("contradiction", self.contradiction)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"view {self.view!r}: {label} must lie in [0, 1], got {value}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "view": self.view,
+            "verdict": self.verdict.value,
+            "score": self.score,
+            "contradiction": self.contradiction,
+            "spans": [span.to_dict() for span in self.spans],
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ViewResult:
+        return cls(
+            view=str(data["view"]),
+            verdict=Verdict(data["verdict"]),
+            score=float(data["score"]),
+            contradiction=float(data["contradiction"]),
+            spans=tuple(Span.from_dict(span) for span in data["spans"]),
+            detail=str(data["detail"]),
+        )
+
+
+@runtime_checkable
+class VerificationView(Protocol):
+    """A verification view: one paradigm of checking a claim against evidence.
+
+    ``cost`` orders views for the budget allocator (cheap first); ``strong`` says whether
+    this view's contradiction verdict overrides the support mass.
+    """
+
+    name: str
+    cost: float
+    strong: bool
+
+    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult: ...
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]: ...
+
+
+class ViewRegistryError(KeyError):
+    """An unknown view name, or a name registered twice."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+ViewFactory = Callable[..., VerificationView]
+_REGISTRY: dict[str, ViewFactory] = {}
+
+
+def register_view(name: str) -> Callable[[ViewFactory], ViewFactory]:
+    """Register a view factory under ``name`` so configurations can select it by name."""
+
+    def decorator(factory: ViewFactory) -> ViewFactory:
+        if name in _REGISTRY and _REGISTRY[name] is not factory:
+            raise ViewRegistryError(f"a view named {name!r} is already registered")
+        _REGISTRY[name] = factory
+        return factory
+
+    return decorator
+
+
+def create_view(name: str, **options: Any) -> VerificationView:
+    """Build the view registered as ``name``; unknown names list the known ones."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise ViewRegistryError(f"unknown view {name!r}; known views: {known}") from None
+    return factory(**options)
+
+
+def available_views() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def check_batch(claims: Sequence[Claim], evidence: Sequence[EvidencePack]) -> None:
+    """Raise if a batch does not pair each claim with one evidence pack."""
+    if len(claims) != len(evidence):
+        raise ValueError(
+            f"verify_batch needs one evidence pack per claim: {len(claims)} claims, "
+            f"{len(evidence)} packs"
+        )
+
