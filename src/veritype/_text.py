@@ -12,14 +12,10 @@ from collections.abc import Iterator
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
 _ABBREVIATIONS = frozenset(
-    {
-        "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "gov", "sen",
-        "rep", "col", "lt", "capt", "sgt", "rev", "hon", "inc", "ltd", "co", "corp", "bros",
-        "vs", "etc", "approx", "dept", "est", "fig", "figs", "no", "nos", "vol", "vols", "pp",
-        "ed", "eds", "al", "cf", "ca", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-        "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat", "sun", "e.g",
-        "i.e", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.c", "a.d", "no", "op", "ref",
-    }
+    """mr mrs ms dr prof sr jr st mt ft gen gov sen rep col lt capt sgt rev hon inc ltd co
+    corp bros vs etc approx dept est fig figs no nos vol vols pp ed eds al cf ca jan feb
+    mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e u.s u.k
+    u.n a.m p.m ph.d b.c a.d op ref""".split()  # noqa: SIM905
 )
 
 _CLOSERS = "\"')]}\u201d\u2019"
@@ -116,20 +112,19 @@ def tokens(text: str) -> Iterator[re.Match[str]]:
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of in on at to for from by with without into onto
-    upon over under about above below between among through during before after since until
-    as than that this these those there here is are was were be been being am do does did
-    doing have has had having will would shall should can could may might must it its it's
-    he him his she her hers they them their theirs we us our ours you your yours i me my
-    mine who whom whose which what when where why how all any both each few more most other
-    some such only own same so too very just also s t also well up down out off again further
-    once one's per via upon whether while""".split()
+    upon over under about above below between among through during before after since
+    until as than that this these those there here is are was were be been being am do
+    does did doing have has had having will would shall should can could may might must it
+    its it's he him his she her hers they them their theirs we us our ours you your yours
+    i me my mine who whom whose which what when where why how all any both each few more
+    most other some such only own same so too very just also s t also well up down out off
+    again further once one's per via upon whether while""".split()  # noqa: SIM905
 )
 
 NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "nowhere",
-     "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't",
-     "weren't", "won't", "wouldn't", "shouldn't", "couldn't", "hasn't", "haven't",
-     "hadn't", "without", "n't"}
+    """not no never none nobody nothing neither nor nowhere cannot can't don't doesn't didn't
+    isn't aren't wasn't weren't won't wouldn't shouldn't couldn't hasn't haven't hadn't
+    without n't""".split()  # noqa: SIM905
 )
 
 

@@ -89,9 +89,23 @@ _HISTORICAL = re.compile(
 )
 
 
+# Limits such as "at most 5 mg" use comparative words but state a scope, not a comparison.
+_LIMIT_PHRASES = re.compile(r"\b(?:at (?:most|least)|no (?:more|less|fewer) than)\b", re.IGNORECASE)
+# Conversational filler that makes no checkable statement on its own.
+_FILLER = frozenset(
+    {"yes", "no", "sure", "okay", "ok", "thanks", "thank", "great", "indeed", "certainly",
+     "absolutely", "hello", "hi", "well", "note", "answer", "question"}
+)
+
+
+def states_scope(text: str) -> bool:
+    """Whether ``text`` states an assumption or a limit ("only", "at most", "unless", ...)."""
+    return _SCOPE.search(text) is not None
+
+
 def classify(text: str) -> ClaimClass:
     """Classify a claim; comparative beats scope beats historical beats factual."""
-    if _COMPARATIVE.search(text):
+    if _COMPARATIVE.search(_LIMIT_PHRASES.sub(" ", text)):
         return ClaimClass.COMPARATIVE
     if _SCOPE.search(text):
         return ClaimClass.SCOPE
@@ -202,7 +216,7 @@ def decompose(answer: str, *, prefix: str = "c") -> Decomposition:
     referent: str | None = None
     for sentence_start, sentence_end in sentence_spans(answer):
         sentence = answer[sentence_start:sentence_end]
-        if not content_words(sentence):
+        if not set(content_words(sentence)) - _FILLER:
             continue
         for index, clause in enumerate(_split_clauses(sentence)):
             claim = Claim(

@@ -1,8 +1,8 @@
 """Verification views: the Protocol, the registry, and the built-in views that need no model."""
 
 from veritype.views._base import (
-    VerificationView,
     Verdict,
+    VerificationView,
     ViewRegistryError,
     ViewResult,
     available_views,
@@ -15,8 +15,8 @@ from veritype.views.numeric import NumericConsistencyView
 __all__ = [
     "LexicalSupportView",
     "NumericConsistencyView",
-    "VerificationView",
     "Verdict",
+    "VerificationView",
     "ViewRegistryError",
     "ViewResult",
     "available_views",

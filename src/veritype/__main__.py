@@ -1,0 +1,3 @@
+from veritype.cli import main
+
+main()

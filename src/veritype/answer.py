@@ -1,0 +1,397 @@
+"""Constrained rendering and the ``GroundedAnswer`` contract.
+
+Only claims of V^τ (Verified, with every ancestor Verified) that meet their claim
+class's minimum citation support are rendered, each with [n] citations that resolve
+into the evidence pack. Everything else is reported under ``limitations``; when
+nothing can be rendered the answer abstains and says why.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from veritype._text import STOPWORDS, tokens
+from veritype.claims import Claim, ClaimClass, states_scope
+from veritype.evidence import EvidencePack, Span
+from veritype.graph import BeliefGraph, EvidenceType, Node, Status
+
+
+class Confidence(StrEnum):
+    """How much of the answer's substance is Verified."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+
+
+_CONFIDENCE_RANK = {
+    Confidence.INSUFFICIENT_EVIDENCE: 0,
+    Confidence.LOW: 1,
+    Confidence.MEDIUM: 2,
+    Confidence.HIGH: 3,
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Citation(_Model):
+    """A pointer from a rendered claim to the exact characters that support it."""
+
+    ref: int = Field(ge=1, description="The [n] reference number.")
+    doc_id: str
+    chunk_id: str
+    start: int = Field(ge=0, description="Start offset into the document text.")
+    end: int = Field(ge=0, description="End offset (exclusive) into the document text.")
+    quote: str = Field(description="The exact cited text: document.text[start:end].")
+
+
+class ViewVerdict(_Model):
+    """What one verification view said about a claim."""
+
+    name: str
+    verdict: str
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class ClaimReport(_Model):
+    """One claim of the answer, with its type and the evidence behind it."""
+
+    id: str
+    text: str
+    claim_class: ClaimClass
+    type: EvidenceType
+    status: Status
+    support_mass: float = Field(ge=0.0, le=1.0)
+    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    rendered: bool
+    citations: list[Citation] = Field(default_factory=list)
+    views: list[ViewVerdict] = Field(default_factory=list)
+
+
+class Reference(_Model):
+    """A numbered, deduplicated source passage cited by the answer."""
+
+    ref: int = Field(ge=1)
+    doc_id: str
+    chunk_id: str
+    title: str = ""
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    quote: str
+
+
+class GroundedAnswer(_Model):
+    """The answer contract: only Verified claims, each cited; everything else explained."""
+
+    answer: str = Field(description="Rendered text: Verified claims only, with [n] markers.")
+    claims: list[ClaimReport]
+    references: list[Reference]
+    confidence: Confidence
+    limitations: list[str] = Field(default_factory=list)
+    query_refinements: list[str] = Field(default_factory=list)
+    abstained: bool
+    abstention_reason: str | None = None
+    trace_id: str
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+def grounded_answer_schema() -> dict[str, object]:
+    """The JSON Schema of ``GroundedAnswer``, as published in ``schema/``."""
+    return GroundedAnswer.model_json_schema()
+
+
+_HEDGE = re.compile(
+    r"\b(?:about|approximately|around|roughly|nearly|may|might|likely|possibly|"
+    r"probably|suggests?|appears?|estimated)\b",
+    re.IGNORECASE,
+)
+
+
+def confidence_label(verified: int, substantive: int, *, contradicted: bool) -> Confidence:
+    """High ≥ 90% of substantive claims Verified and no contradiction; medium ≥ 75%;
+    low ≥ 50%; else insufficient evidence."""
+    if substantive == 0:
+        return Confidence.INSUFFICIENT_EVIDENCE
+    share = verified / substantive
+    if share >= 0.9 and not contradicted:
+        return Confidence.HIGH
+    if share >= 0.75:
+        return Confidence.MEDIUM
+    if share >= 0.5:
+        return Confidence.LOW
+    return Confidence.INSUFFICIENT_EVIDENCE
+
+
+def class_support_problem(claim: Claim, quotes: list[str]) -> str | None:
+    """Why the cited quotes fall short of the claim class's minimum support, if they do."""
+    if not quotes:
+        return "it has no citation that resolves into the evidence"
+    if (
+        claim.claim_class is ClaimClass.COMPARATIVE
+        and len(quotes) < 2
+        and not (_HEDGE.search(claim.text))
+    ):
+        return "a comparative claim needs two citations or a stated uncertainty"
+    if claim.claim_class is ClaimClass.SCOPE and not any(states_scope(q) for q in quotes):
+        return "a scope claim needs a citation to a passage that states the limit"
+    return None
+
+
+def _key_terms(text: str, limit: int = 8) -> str:
+    words = [m.group(0) for m in tokens(text) if m.group(0).lower() not in STOPWORDS]
+    return " ".join(words[:limit])
+
+
+class _References:
+    """Numbers cited spans by first appearance, one number per distinct span."""
+
+    def __init__(self, evidence: EvidencePack) -> None:
+        self._evidence = evidence
+        self._numbers: dict[Span, int] = {}
+        self.items: list[Reference] = []
+
+    def cite(self, span: Span) -> Citation:
+        quote = self._evidence.quote(span)
+        ref = self._numbers.get(span)
+        if ref is None:
+            ref = len(self.items) + 1
+            self._numbers[span] = ref
+            self.items.append(
+                Reference(
+                    ref=ref,
+                    doc_id=span.doc_id,
+                    chunk_id=span.chunk_id,
+                    title=self._evidence.title(span.doc_id),
+                    start=span.start,
+                    end=span.end,
+                    quote=quote,
+                )
+            )
+        return Citation(
+            ref=ref,
+            doc_id=span.doc_id,
+            chunk_id=span.chunk_id,
+            start=span.start,
+            end=span.end,
+            quote=quote,
+        )
+
+
+def _with_markers(text: str, refs: list[int]) -> str:
+    markers = "".join(f"[{ref}]" for ref in refs)
+    stripped = text.rstrip()
+    if stripped and stripped[-1] in ".!?":
+        return f"{stripped[:-1]} {markers}{stripped[-1]}"
+    return f"{stripped} {markers}"
+
+
+def _limitation(node: Node, reason: str | None) -> str | None:
+    text = node.claim.text
+    if reason is not None:
+        return f"Verified but not shown, because {reason}: \u201c{text}\u201d"
+    if node.status is Status.CONTRADICTED:
+        return f"Contradicted by the evidence: \u201c{text}\u201d"
+    if node.evidence_type is EvidenceType.UNCERTAIN:
+        return f"Unverified (support {node.mass:.2f}): \u201c{text}\u201d"
+    if node.evidence_type is EvidenceType.UNSUPPORTED:
+        return f"Not supported by the evidence: \u201c{text}\u201d"
+    return None
+
+
+def render(
+    graph: BeliefGraph,
+    evidence: EvidencePack,
+    *,
+    min_confidence: Confidence = Confidence.INSUFFICIENT_EVIDENCE,
+    trace_id: str | None = None,
+    timings: Mapping[str, float] | None = None,
+) -> GroundedAnswer:
+    """Render a typed belief graph into a ``GroundedAnswer``.
+
+    A claim is rendered iff it is Verified, every claim it depends on was rendered,
+    and its resolving citations meet its class's minimum support. The answer abstains
+    when nothing renders or the confidence falls below ``min_confidence``.
+    """
+    untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
+    if untyped:
+        raise ValueError(f"cannot render untyped claims: {', '.join(untyped)}")
+    references = _References(evidence)
+    rendered: set[str] = set()
+    citations: dict[str, list[Citation]] = {}
+    limitations: dict[str, str] = {}
+    for claim_id in graph.topological_order():
+        node = graph.node(claim_id)
+        if node.evidence_type is not EvidenceType.VERIFIED:
+            continue
+        blocked = [p for p in graph.parents(claim_id) if p not in rendered]
+        if blocked:
+            limitations[claim_id] = (
+                f"Not shown, because a claim it depends on is not verified "
+                f"({', '.join(blocked)}): \u201c{node.claim.text}\u201d"
+            )
+            continue
+        spans = sorted({span for span in node.evidence if evidence.resolves(span)})
+        problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
+        if problem is not None:
+            limitations[claim_id] = _limitation(node, problem) or ""
+            continue
+        rendered.add(claim_id)
+        citations[claim_id] = [references.cite(span) for span in spans]
+
+    nodes = sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id))
+    for node in nodes:
+        if node.claim.claim_id not in rendered and node.claim.claim_id not in limitations:
+            note = _limitation(node, None)
+            if note is not None:
+                limitations[node.claim.claim_id] = note
+
+    contradicted = any(node.status is Status.CONTRADICTED for node in nodes)
+    confidence = confidence_label(len(rendered), len(nodes), contradicted=contradicted)
+    abstention_reason = _abstention_reason(nodes, rendered, evidence, confidence, min_confidence)
+    abstained = abstention_reason is not None
+    if abstained:
+        rendered, citations = set(), {}
+    shown = [node for node in nodes if node.claim.claim_id in rendered]
+    text = " ".join(
+        _with_markers(node.claim.text, [c.ref for c in citations[node.claim.claim_id]])
+        for node in shown
+    )
+    refinements = []
+    if abstained or confidence in (Confidence.LOW, Confidence.INSUFFICIENT_EVIDENCE):
+        refinements = list(
+            dict.fromkeys(
+                _key_terms(node.claim.text) for node in nodes if node.claim.claim_id not in rendered
+            )
+        )
+    return GroundedAnswer(
+        answer=text,
+        claims=[_report(node, citations.get(node.claim.claim_id, []), rendered) for node in nodes],
+        references=references.items if rendered else [],
+        confidence=confidence,
+        limitations=[
+            limitations[n.claim.claim_id] for n in nodes if n.claim.claim_id in limitations
+        ],
+        query_refinements=[r for r in refinements if r],
+        abstained=abstained,
+        abstention_reason=abstention_reason,
+        trace_id=trace_id or uuid.uuid4().hex,
+        timings=dict(timings or {}),
+    )
+
+
+def _abstention_reason(
+    nodes: list[Node],
+    rendered: set[str],
+    evidence: EvidencePack,
+    confidence: Confidence,
+    min_confidence: Confidence,
+) -> str | None:
+    if not nodes:
+        return "The answer contains no checkable claim."
+    if len(evidence) == 0:
+        return "No evidence was available to verify the answer against."
+    if not rendered:
+        counts = {
+            "contradicted": sum(n.status is Status.CONTRADICTED for n in nodes),
+            "unsupported": sum(
+                n.evidence_type is EvidenceType.UNSUPPORTED and n.status is not Status.CONTRADICTED
+                for n in nodes
+            ),
+            "uncertain": sum(n.evidence_type is EvidenceType.UNCERTAIN for n in nodes),
+        }
+        detail = ", ".join(f"{count} {label}" for label, count in counts.items() if count)
+        return f"No claim of the answer is verified by the evidence ({detail or 'none shown'})."
+    if _CONFIDENCE_RANK[confidence] < _CONFIDENCE_RANK[min_confidence]:
+        return (
+            f"Confidence is {confidence.value}, below the required {min_confidence.value}: "
+            f"{len(rendered)} of {len(nodes)} claims are verified."
+        )
+    return None
+
+
+def _report(node: Node, citations: list[Citation], rendered: set[str]) -> ClaimReport:
+    assert node.evidence_type is not None  # render() checked every node is typed
+    return ClaimReport(
+        id=node.claim.claim_id,
+        text=node.claim.text,
+        claim_class=node.claim.claim_class,
+        type=node.evidence_type,
+        status=node.status,
+        support_mass=node.mass,
+        probability=node.probability,
+        rendered=node.claim.claim_id in rendered,
+        citations=citations,
+        views=[
+            ViewVerdict(name=r.view, verdict=r.verdict.value, score=r.score) for r in node.results
+        ],
+    )
+
+
+def citation_problems(answer: GroundedAnswer, evidence: EvidencePack) -> list[str]:
+    """Citation hygiene: every problem found, as readable sentences (empty when clean).
+
+    No citation outside the evidence pack, no dangling or duplicate reference numbers,
+    quotes exact substrings of the cited chunk, references numbered 1..n.
+    """
+    problems: list[str] = []
+    numbers = [reference.ref for reference in answer.references]
+    if len(set(numbers)) != len(numbers):
+        problems.append(f"duplicate reference numbers: {numbers}")
+    if sorted(numbers) != list(range(1, len(numbers) + 1)):
+        problems.append(f"references are not numbered 1..{len(numbers)}: {numbers}")
+    by_number = {reference.ref: reference for reference in answer.references}
+    for reference in answer.references:
+        problems.extend(_span_problems(f"reference [{reference.ref}]", reference, evidence))
+    for claim in answer.claims:
+        for citation in claim.citations:
+            label = f"claim {claim.id} citation [{citation.ref}]"
+            target = by_number.get(citation.ref)
+            if target is None:
+                problems.append(f"{label} is dangling: no reference [{citation.ref}]")
+            elif (target.doc_id, target.chunk_id, target.start, target.end) != (
+                citation.doc_id,
+                citation.chunk_id,
+                citation.start,
+                citation.end,
+            ):
+                problems.append(f"{label} does not point where reference [{citation.ref}] does")
+            problems.extend(_span_problems(label, citation, evidence))
+    return problems
+
+
+def _span_problems(label: str, cited: Citation | Reference, evidence: EvidencePack) -> list[str]:
+    span = Span(cited.doc_id, cited.chunk_id, cited.start, cited.end)
+    if not evidence.resolves(span):
+        return [
+            f"{label} points outside the evidence pack ({cited.chunk_id} "
+            f"{cited.start}..{cited.end})"
+        ]
+    if evidence.quote(span) != cited.quote:
+        return [f"{label} quote is not the exact text of its span"]
+    return []
+
+
+def confabulation_problems(answer: GroundedAnswer, evidence: EvidencePack) -> list[str]:
+    """P2, zero confabulation: every rendered claim is Verified and cited, all citations clean.
+
+    Works on any ``GroundedAnswer``, including one received over the wire.
+    """
+    problems = citation_problems(answer, evidence)
+    for claim in answer.claims:
+        if not claim.rendered:
+            continue
+        if claim.type is not EvidenceType.VERIFIED:
+            problems.append(f"claim {claim.id} is rendered but typed {claim.type.value}")
+        if not claim.citations:
+            problems.append(f"claim {claim.id} is rendered without a citation")
+    if answer.abstained and answer.answer:
+        problems.append("the answer abstained but still carries text")
+    return problems

@@ -1,0 +1,163 @@
+"""The ``veritype`` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from veritype._files import read_text_file
+from veritype.answer import GroundedAnswer, grounded_answer_schema
+from veritype.budget import Budget
+from veritype.evidence import Document, EvidencePack
+from veritype.graph import EvidenceType, Status
+from veritype.pipeline import VerificationReport, verify_answer
+from veritype.typing import Thresholds
+from veritype.views import ViewRegistryError, available_views, create_view
+
+app = typer.Typer(
+    name="veritype",
+    help="Type every claim of an answer as Verified, Uncertain or Unsupported against evidence.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+_out = Console()
+_err = Console(stderr=True)
+
+_TYPE_STYLE = {
+    EvidenceType.VERIFIED: "bold green",
+    EvidenceType.UNCERTAIN: "bold yellow",
+    EvidenceType.UNSUPPORTED: "bold red",
+}
+DEFAULT_VIEWS = "numeric,lexical"
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=2)
+
+
+@app.command()
+def verify(
+    evidence: Annotated[
+        list[Path],
+        typer.Option("--evidence", "-e", help="Evidence text file (repeat for several)."),
+    ],
+    answer: Annotated[
+        str | None, typer.Option("--answer", "-a", help="The answer text to verify.")
+    ] = None,
+    answer_file: Annotated[
+        Path | None, typer.Option("--answer-file", "-f", help="Read the answer from a file.")
+    ] = None,
+    views: Annotated[
+        str,
+        typer.Option(
+            "--views", help=f"Comma-separated view names; known: {', '.join(available_views())}."
+        ),
+    ] = DEFAULT_VIEWS,
+    tau: Annotated[float, typer.Option("--tau", help="τ: score needed for Verified.")] = 0.8,
+    tau_low: Annotated[
+        float, typer.Option("--tau-low", help="τ': score at or below which a claim is Unsupported.")
+    ] = 0.3,
+    budget: Annotated[
+        float | None, typer.Option("--budget", help="Cap on the total cost of view calls.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the full verification report as JSON.")
+    ] = False,
+) -> None:
+    """Verify an answer against evidence files and print each claim's evidence type."""
+    if (answer is None) == (answer_file is None):
+        raise _fail("give exactly one of --answer TEXT or --answer-file FILE")
+    try:
+        thresholds = Thresholds(tau=tau, tau_low=tau_low)
+        limit = Budget(limit=budget)
+        text = read_text_file(answer_file) if answer_file is not None else answer or ""
+        documents = [
+            Document.from_text(read_text_file(path), title=path.name, source=str(path))
+            for path in evidence
+        ]
+        view_list = [create_view(name.strip()) for name in views.split(",") if name.strip()]
+    except (ValueError, ViewRegistryError) as error:
+        raise _fail(str(error)) from None
+    if not text.strip():
+        raise _fail("the answer is empty")
+    empty = [doc.source for doc in documents if not doc.text.strip()]
+    if empty:
+        raise _fail(f"evidence file is empty: {', '.join(empty)}")
+    if not view_list:
+        raise _fail("--views names no view")
+    unique = list({doc.doc_id: doc for doc in documents}.values())
+    report = verify_answer(
+        text,
+        EvidencePack.from_documents(unique),
+        view_list,
+        thresholds=thresholds,
+        budget=limit,
+    )
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        _print_report(report)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the GroundedAnswer contract."""
+    typer.echo(json.dumps(grounded_answer_schema(), indent=2))
+
+
+def _print_report(report: VerificationReport) -> None:
+    grounded: GroundedAnswer = report.grounded
+    table = Table(title="Claims", show_lines=True)
+    table.add_column("id", no_wrap=True)
+    table.add_column("claim", ratio=3, overflow="fold")
+    for column in ("class", "type", "mass", "views", "citations"):
+        table.add_column(column, no_wrap=column == "mass")
+    for claim in grounded.claims:
+        kind = claim.type.value.capitalize()
+        if claim.status is Status.CONTRADICTED:
+            kind += " (contradicted)"
+        table.add_row(
+            claim.id,
+            escape(claim.text),
+            claim.claim_class.value,
+            f"[{_TYPE_STYLE[claim.type]}]{kind}[/]",
+            f"{claim.support_mass:.2f}",
+            "\n".join(_view_cell(v.name, v.verdict, v.score) for v in claim.views),
+            escape(" ".join(f"[{c.ref}]" for c in claim.citations)),
+        )
+    _out.print(table)
+    if grounded.abstained:
+        _out.print(f"[bold]Abstained:[/] {escape(grounded.abstention_reason or '')}",
+                   highlight=False)
+    else:
+        _out.print(f"[bold]Answer:[/] {escape(grounded.answer)}", highlight=False)
+    for reference in grounded.references:
+        _out.print(
+            escape(
+                f"  [{reference.ref}] {reference.title or reference.doc_id} "
+                f"{reference.start}..{reference.end}: \u201c{reference.quote}\u201d"
+            ),
+            highlight=False,
+        )
+    _out.print(f"[bold]Confidence:[/] {grounded.confidence.value}")
+    for limitation in grounded.limitations:
+        _out.print(f"  - {escape(limitation)}", highlight=False)
+    if grounded.query_refinements:
+        _out.print("[bold]Try searching for:[/] " + escape("; ".join(grounded.query_refinements)),
+                   highlight=False)
+
+
+def _view_cell(name: str, verdict: str, score: float) -> str:
+    # A contradiction's support score is 0 by definition; printing it adds only noise.
+    return f"{name}: {verdict}" if verdict == "contradicted" else f"{name}: {verdict} {score:.2f}"
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,113 @@
+"""Lexical-support view: does one evidence sentence carry the claim's content words?
+
+The cheapest view. It reads no meaning beyond word overlap and negation, so its
+contradiction verdict only fires when a sentence repeats most of the claim with the
+opposite polarity ("was opened" against "was never opened").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veritype._text import content_words, has_negation
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack, Span
+from veritype.views._base import Verdict, ViewResult, check_batch, register_view
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    span: Span
+    words: frozenset[str]
+    negated: bool
+
+
+def _check_threshold(label: str, value: float) -> None:
+    if not 0.0 < value <= 1.0:  # also rejects NaN
+        raise ValueError(f"{label} must lie in (0, 1], got {value}")
+
+
+@register_view("lexical")
+class LexicalSupportView:
+    """Support = the share of the claim's content words found in its best evidence sentence."""
+
+    name: str
+    cost: float
+    strong: bool
+
+    def __init__(
+        self,
+        *,
+        support_threshold: float = 0.75,
+        contradiction_threshold: float = 0.6,
+        cost: float = 0.2,
+        strong: bool = True,
+    ) -> None:
+        _check_threshold("support_threshold", support_threshold)
+        _check_threshold("contradiction_threshold", contradiction_threshold)
+        if cost < 0:
+            raise ValueError(f"cost must be >= 0, got {cost}")
+        self.name = "lexical"
+        self.support_threshold = support_threshold
+        self.contradiction_threshold = contradiction_threshold
+        self.cost = cost
+        self.strong = strong
+
+    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+        return self._verify(claim, _sentences(evidence))
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]:
+        check_batch(claims, evidence)
+        # Keyed by id(): the packs stay alive in ``evidence`` for the whole call, and a
+        # pack shared by many claims is analysed once.
+        cache: dict[int, list[_Sentence]] = {}
+        results: list[ViewResult] = []
+        for claim, pack in zip(claims, evidence, strict=True):
+            sentences = cache.get(id(pack))
+            if sentences is None:
+                sentences = cache[id(pack)] = _sentences(pack)
+            results.append(self._verify(claim, sentences))
+        return results
+
+    def _verify(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
+        claim_words = frozenset(content_words(claim.text))
+        if not claim_words:
+            return ViewResult(self.name, Verdict.ABSTAINED, 0.0, detail="no content words")
+        negated = has_negation(claim.text)
+        best: _Sentence | None = None
+        best_key = (-1.0, False)
+        for sentence in sentences:
+            coverage = len(claim_words & sentence.words) / len(claim_words)
+            # Highest coverage first; among equals, one of the claim's polarity, so an
+            # equally close negated sentence does not overrule an agreeing one; then the
+            # earliest (strict comparison keeps the first).
+            key = (coverage, sentence.negated == negated)
+            if key > best_key:
+                best, best_key = sentence, key
+        coverage = max(best_key[0], 0.0)
+        if best is None or coverage == 0.0:
+            return ViewResult(self.name, Verdict.UNKNOWN, 0.0,
+                              detail="no claim word in the evidence")
+        shared = len(claim_words & best.words)
+        ratio = f"{shared}/{len(claim_words)} claim words"
+        if best.negated == negated and coverage >= self.support_threshold:
+            return ViewResult(self.name, Verdict.ENTAILED, coverage, spans=(best.span,),
+                              detail=f"{ratio} in one sentence")
+        if best.negated != negated and coverage >= self.contradiction_threshold:
+            side = "evidence" if best.negated else "claim"
+            return ViewResult(self.name, Verdict.CONTRADICTED, 0.0, contradiction=coverage,
+                              spans=(best.span,),
+                              detail=f"{ratio} in one sentence, but only the {side} negates")
+        return ViewResult(self.name, Verdict.UNKNOWN, coverage, spans=(best.span,),
+                          detail=f"{ratio} in the closest sentence")
+
+
+def _sentences(pack: EvidencePack) -> list[_Sentence]:
+    sentences: list[_Sentence] = []
+    for span in pack.sentences():
+        text = pack.quote(span)
+        sentences.append(_Sentence(span, frozenset(content_words(text)), has_negation(text)))
+    return sentences

@@ -1,0 +1,36 @@
+from pathlib import Path
+
+import pytest
+
+from veritype._files import InputFileError, read_text_file
+
+
+def test_reads_utf8_with_or_without_bom(tmp_path: Path) -> None:
+    plain = tmp_path / "a.txt"
+    plain.write_text("caf\u00e9", encoding="utf-8")
+    bom = tmp_path / "b.txt"
+    bom.write_bytes(b"\xef\xbb\xbfcaf\xc3\xa9")
+    assert read_text_file(plain) == read_text_file(bom) == "caf\u00e9"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bin.dat", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "looks like a binary file"),
+        ("latin.txt", b"caf\xe9 au lait", "is not valid UTF-8 text \\(byte 3"),
+    ],
+)
+def test_refuses_binary_and_undecodable(
+    tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputFileError, match=message):
+        read_text_file(path)
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no such file"):
+        read_text_file(tmp_path / "missing.txt")
+    with pytest.raises(InputFileError, match="is a directory"):
+        read_text_file(tmp_path)

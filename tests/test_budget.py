@@ -1,0 +1,138 @@
+from collections.abc import Sequence
+
+import pytest
+
+from veritype.aggregate import LearnedAggregator, VoteAggregator
+from veritype.budget import Budget, run_views
+from veritype.claims import Claim, ClaimClass
+from veritype.evidence import EvidencePack
+from veritype.graph import BeliefGraph
+from veritype.typing import Thresholds
+from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
+
+EVIDENCE = EvidencePack.from_texts(
+    ["The tower is 330 metres tall. The tower opened in Paris in 1889. Bread is baked daily."]
+)
+
+
+class CountingView:
+    """Wraps a real view and records which claims it was asked about."""
+
+    def __init__(self, inner: NumericConsistencyView | LexicalSupportView, cost: float) -> None:
+        self.inner, self.name, self.cost, self.strong = inner, inner.name, cost, inner.strong
+        self.seen: list[str] = []
+
+    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+        return self.verify_batch([claim], [evidence])[0]
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]:
+        self.seen.extend(claim.claim_id for claim in claims)
+        return self.inner.verify_batch(claims, evidence)
+
+
+def graph_of(*texts: str) -> BeliefGraph:
+    return BeliefGraph.from_claims(Claim(f"c{i + 1}", t) for i, t in enumerate(texts))
+
+
+def test_cheap_view_runs_first_and_settled_claims_stop_early() -> None:
+    graph = graph_of("The tower is 300 metres tall.", "The tower opened in Paris in 1889.")
+    numeric = CountingView(NumericConsistencyView(), cost=0.5)
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    spend = run_views(
+        graph,
+        {n.claim.claim_id: EVIDENCE for n in graph},
+        [lexical, numeric],
+        aggregator=VoteAggregator(),
+        thresholds=Thresholds(),
+    )
+    assert numeric.seen == ["c1", "c2"]
+    # c1 is contradicted by the cheap numeric view, so the lexical view never sees it.
+    assert lexical.seen == ["c2"]
+    assert spend.calls == 3 and spend.saved_by_early_stop == 1 and spend.spent == 2.0
+    assert [r.view for r in graph.node("c2").results] == ["numeric", "lexical"]
+
+
+def test_a_claim_headed_for_verified_still_meets_every_strong_view() -> None:
+    graph = graph_of("The tower opened in Paris in 1889.")
+    numeric = CountingView(NumericConsistencyView(), cost=0.5)
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    run_views(
+        graph,
+        {"c1": EVIDENCE},
+        [numeric, lexical],
+        aggregator=VoteAggregator(),
+        thresholds=Thresholds(tau=0.5, tau_low=0.2),
+    )
+    assert lexical.seen == ["c1"]
+
+
+def test_early_stop_can_be_disabled() -> None:
+    graph = graph_of("The tower is 300 metres tall.")
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    run_views(
+        graph,
+        {"c1": EVIDENCE},
+        [NumericConsistencyView(), lexical],
+        aggregator=VoteAggregator(),
+        thresholds=Thresholds(),
+        budget=Budget(early_stop=False),
+    )
+    assert lexical.seen == ["c1"]
+
+
+def test_budget_goes_to_the_highest_priority_claims() -> None:
+    graph = BeliefGraph.from_claims(
+        [
+            Claim("c1", "Bread is baked daily in Paris."),
+            Claim("c2", "The tower is taller than 300 metres.", ClaimClass.COMPARATIVE),
+            Claim("c3", "It is made of iron."),
+        ],
+        [("c2", "c3")],
+    )
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    spend = run_views(
+        graph,
+        {n.claim.claim_id: EVIDENCE for n in graph},
+        [lexical],
+        aggregator=VoteAggregator(),
+        thresholds=Thresholds(),
+        budget=Budget(limit=1.0),
+    )
+    assert lexical.seen == ["c2"]
+    assert spend.cut_by_budget == 2 and spend.spent == 1.0
+    assert graph.node("c1").results == []
+
+
+def test_learned_aggregator_disables_mass_based_early_stop() -> None:
+    graph = graph_of("The tower opened in Paris in 1889.")
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    aggregator = LearnedAggregator(["numeric", "lexical"], [1.0, 1.0, 0.0], 0.0)
+    run_views(
+        graph,
+        {"c1": EVIDENCE},
+        [NumericConsistencyView(), lexical],
+        aggregator=aggregator,
+        thresholds=Thresholds(tau=0.5, tau_low=0.1),
+    )
+    assert lexical.seen == ["c1"]
+    assert graph.node("c1").results[0].verdict is Verdict.ENTAILED
+
+
+def test_bad_arguments() -> None:
+    graph = graph_of("The tower is tall.")
+    with pytest.raises(ValueError, match="no evidence pack for claims: c1"):
+        run_views(
+            graph, {}, [LexicalSupportView()], aggregator=VoteAggregator(), thresholds=Thresholds()
+        )
+    with pytest.raises(ValueError, match="duplicate names"):
+        run_views(
+            graph,
+            {"c1": EVIDENCE},
+            [LexicalSupportView(), LexicalSupportView()],
+            aggregator=VoteAggregator(),
+            thresholds=Thresholds(),
+        )
+    with pytest.raises(ValueError, match="budget limit"):
+        Budget(limit=-1)

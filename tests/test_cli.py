@@ -1,0 +1,99 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "eiffel"
+
+
+def veritype(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "veritype", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_verify_bundled_example_prints_the_typed_table() -> None:
+    result = veritype(
+        "verify",
+        "--evidence",
+        str(EXAMPLE / "evidence.txt"),
+        "--answer-file",
+        str(EXAMPLE / "answer.txt"),
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    rows = {
+        line.split("\u2502")[1].strip(): line
+        for line in out.splitlines()
+        if line.startswith("\u2502 c")
+    }
+    assert "Verified" in rows["c1"] and "[1]" in rows["c1"]
+    assert "Unsupported (contradicted)" in rows["c2"]
+    assert "Unsupported" in rows["c3"] and "contradicted" not in rows["c3"]
+    assert "Answer: The Eiffel Tower opened on March 31, 1889, in Paris [1]." in out
+    assert "[1] evidence.txt" in out and "opened on 31 March 1889" in out
+
+
+def test_verify_json_report() -> None:
+    result = veritype(
+        "verify",
+        "-e",
+        str(EXAMPLE / "evidence.txt"),
+        "--answer",
+        "The tower is 330 metres tall.",
+        "--json",
+        "--tau",
+        "0.9",
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["tau"] == 0.9
+    claim = report["grounded"]["claims"][0]
+    assert claim["type"] == "verified"
+    assert claim["citations"][0]["quote"].startswith("The tower is 330 metres tall")
+    assert report["graph"]["format"] == "veritype.esbg"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--evidence", "missing.txt", "--answer", "x y z"], "missing.txt: no such file"),
+        (["--evidence", "{bin}", "--answer", "The tower is tall."], "looks like a binary file"),
+        (["--evidence", "{latin}", "--answer", "The tower is tall."], "not valid UTF-8"),
+        (["--evidence", "{ok}", "--answer", "   "], "the answer is empty"),
+        (["--evidence", "{ok}"], "exactly one of --answer"),
+        (["--evidence", "{ok}", "--answer", "x", "--tau", "1.5"], "tau must satisfy"),
+        (
+            ["--evidence", "{ok}", "--answer", "x", "--tau", "0.5", "--tau-low", "0.6"],
+            "tau_low must satisfy",
+        ),
+        (["--evidence", "{ok}", "--answer", "x", "--views", "oracle"], "unknown view 'oracle'"),
+        (["--evidence", "{empty}", "--answer", "The tower is tall."], "evidence file is empty"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "bin.dat").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "latin.txt").write_bytes(b"caf\xe9")
+    (tmp_path / "ok.txt").write_text("The tower is tall.")
+    (tmp_path / "empty.txt").write_text("")
+    files = {"bin": "bin.dat", "latin": "latin.txt", "ok": "ok.txt", "empty": "empty.txt"}
+    resolved = [str(tmp_path / files[a[1:-1]]) if a.startswith("{") else a for a in args]
+    result = veritype("verify", *resolved)
+    assert result.returncode == 2
+    assert message in " ".join(result.stderr.split())
+
+
+def test_schema_command_prints_the_contract() -> None:
+    result = veritype("schema")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["title"] == "GroundedAnswer"

@@ -1,0 +1,94 @@
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from veritype.evidence import Chunk, Document, EvidenceError, EvidencePack, Span, chunk_document
+
+TEXT = "First sentence here. Second one is longer than the first. Third! Fourth?"
+
+
+def test_document_ids_are_stable_and_depend_on_content_and_source() -> None:
+    a = Document.from_text("same", source="a.txt")
+    assert a.doc_id == Document.from_text("same", source="a.txt").doc_id
+    assert a.doc_id != Document.from_text("same", source="b.txt").doc_id
+    assert a.doc_id != Document.from_text("other", source="a.txt").doc_id
+
+
+def test_chunks_hold_exact_offsets_into_the_document() -> None:
+    doc = Document.from_text(TEXT)
+    chunks = chunk_document(doc, max_chars=40)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert doc.text[chunk.start : chunk.end] == chunk.text
+        assert len(chunk.text) <= 40 or chunk.text.count(".") + chunk.text.count("!") <= 1
+
+
+@given(st.text(min_size=1), st.integers(1, 200), st.integers(0, 2))
+def test_chunking_never_loses_a_sentence(text: str, max_chars: int, overlap: int) -> None:
+    doc = Document.from_text(text)
+    chunks = chunk_document(doc, max_chars=max_chars, overlap_sentences=overlap)
+    covered = set()
+    for chunk in chunks:
+        assert doc.text[chunk.start : chunk.end] == chunk.text
+        covered.update(range(chunk.start, chunk.end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_overlap_repeats_trailing_sentences() -> None:
+    doc = Document.from_text(TEXT)
+    chunks = chunk_document(doc, max_chars=45, overlap_sentences=1)
+    assert any(b.start < a.end for a, b in itertools.pairwise(chunks))
+
+
+def test_bad_chunking_settings_are_refused() -> None:
+    doc = Document.from_text(TEXT)
+    with pytest.raises(EvidenceError, match="max_chars"):
+        chunk_document(doc, max_chars=0)
+    with pytest.raises(EvidenceError, match="overlap_sentences"):
+        chunk_document(doc, overlap_sentences=-1)
+
+
+def test_chunk_checks_its_own_consistency() -> None:
+    with pytest.raises(EvidenceError, match="does not match"):
+        Chunk("x", "d", 0, 5, "abc")
+    with pytest.raises(EvidenceError, match="invalid offsets"):
+        Chunk("x", "d", 5, 2, "")
+
+
+def test_pack_resolves_and_quotes_spans() -> None:
+    pack = EvidencePack.from_texts([TEXT])
+    chunk = pack.chunks[0]
+    span = Span(chunk.doc_id, chunk.chunk_id, chunk.start, chunk.start + 5)
+    assert pack.resolves(span)
+    assert pack.quote(span) == "First"
+    assert not pack.resolves(Span(chunk.doc_id, chunk.chunk_id, 0, len(TEXT) + 1))
+    assert not pack.resolves(Span("other", chunk.chunk_id, 0, 5))
+    assert not pack.resolves(Span(chunk.doc_id, "missing", 0, 5))
+    with pytest.raises(EvidenceError, match="no chunk"):
+        pack.quote(Span(chunk.doc_id, "missing", 0, 5))
+    with pytest.raises(EvidenceError, match="outside chunk"):
+        pack.quote(Span(chunk.doc_id, chunk.chunk_id, 0, len(TEXT) + 1))
+
+
+def test_pack_sentences_cover_every_chunk() -> None:
+    pack = EvidencePack.from_texts([TEXT, "Another doc. With two sentences."])
+    quotes = [pack.quote(span) for span in pack.sentences()]
+    assert quotes == [
+        "First sentence here.",
+        "Second one is longer than the first.",
+        "Third!",
+        "Fourth?",
+        "Another doc.",
+        "With two sentences.",
+    ]
+
+
+def test_pack_refuses_duplicates() -> None:
+    doc = Document.from_text(TEXT)
+    with pytest.raises(EvidenceError, match="same document"):
+        EvidencePack.from_documents([doc, doc])
+    chunk = chunk_document(doc)[0]
+    with pytest.raises(EvidenceError, match="duplicate chunk"):
+        EvidencePack(chunks=[chunk, chunk])

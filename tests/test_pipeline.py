@@ -1,0 +1,98 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veritype.aggregate import VoteAggregator
+from veritype.answer import confabulation_problems, render
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack
+from veritype.graph import BeliefGraph, EvidenceType, Status
+from veritype.pipeline import type_graph, verify_answer
+from veritype.typing import Thresholds
+from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
+
+EVIDENCE = EvidencePack.from_texts(
+    [
+        "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+        "The Eiffel Tower in Paris was opened on 31 March 1889 as the centrepiece of the 1889 "
+        "World's Fair. The tower is 330 metres tall, about the same height as an 81-storey "
+        "building."
+    ]
+)
+VIEWS = [NumericConsistencyView(), LexicalSupportView()]
+
+
+def test_verify_answer_types_the_three_kinds_of_claim() -> None:
+    report = verify_answer(
+        "The Eiffel Tower opened on March 31, 1889, in Paris. The tower is 300 metres tall. "
+        "It was painted gold for the 1900 Olympic Games.",
+        EVIDENCE,
+        VIEWS,
+    )
+    claims = report.grounded.claims
+    assert [c.type for c in claims] == [
+        EvidenceType.VERIFIED,
+        EvidenceType.UNSUPPORTED,
+        EvidenceType.UNSUPPORTED,
+    ]
+    assert [c.status for c in claims] == [Status.ENTAILED, Status.CONTRADICTED, Status.UNKNOWN]
+    assert claims[0].citations[0].quote.startswith("The Eiffel Tower in Paris was opened on 31")
+    assert report.grounded.answer.endswith("in Paris [1].")
+    assert confabulation_problems(report.grounded, EVIDENCE) == []
+    restored = BeliefGraph.from_dict(report.graph)
+    assert restored.edges() == [("c2", "c3")]
+    # The lexical view is cheapest and settles no claim alone, so both views see all three.
+    assert report.budget["calls"] == 6
+
+
+def test_per_claim_evidence_packs() -> None:
+    other = EvidencePack.from_texts(["The tower is 300 metres tall."])
+    report = verify_answer(
+        "The tower is 330 metres tall. The tower is 300 metres tall.",
+        {"c1": EVIDENCE, "c2": other},
+        VIEWS,
+    )
+    assert [c.type for c in report.grounded.claims] == [
+        EvidenceType.VERIFIED,
+        EvidenceType.VERIFIED,
+    ]
+    assert {r.doc_id for r in report.grounded.references} == {
+        EVIDENCE.chunks[0].doc_id,
+        other.chunks[0].doc_id,
+    }
+
+
+VERDICTS = st.sampled_from(
+    [Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.UNKNOWN, Verdict.ABSTAINED]
+)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.lists(VERDICTS, min_size=1, max_size=5), min_size=1, max_size=8),
+    st.floats(0.05, 1.0),
+    st.data(),
+)
+def test_no_rendered_claim_is_below_tau(
+    verdict_rows: list[list[Verdict]], tau: float, data: st.DataObject
+) -> None:
+    thresholds = Thresholds(tau=tau, tau_low=data.draw(st.floats(0.0, tau * 0.99)))
+    graph = BeliefGraph.from_claims(Claim(f"c{i}", f"Claim {i}.") for i in range(len(verdict_rows)))
+    sentences = EVIDENCE.sentences()
+    for node, verdicts in zip(graph, verdict_rows, strict=True):
+        node.results = [
+            ViewResult(
+                f"v{j}",
+                verdict,
+                1.0 if verdict is Verdict.ENTAILED else 0.0,
+                spans=(sentences[j % len(sentences)],),
+            )
+            for j, verdict in enumerate(verdicts)
+        ]
+    type_graph(graph, VoteAggregator(), thresholds)
+    answer = render(graph, EVIDENCE)
+    for claim in answer.claims:
+        if claim.rendered:
+            assert claim.support_mass >= tau
+            assert claim.status is Status.ENTAILED
+            assert all(v.verdict != "contradicted" for v in claim.views)
+            assert claim.citations

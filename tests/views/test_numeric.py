@@ -1,0 +1,257 @@
+import pytest
+
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack, Span
+from veritype.views import NumericConsistencyView, Verdict, VerificationView, create_view
+from veritype.views._base import ViewResult
+
+EIFFEL = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+    "It is named after the engineer Gustave Eiffel, whose company designed and built the "
+    "tower from 1887 to 1889. The Eiffel Tower in Paris was opened on 31 March 1889 as the "
+    "centrepiece of the 1889 World's Fair. The tower is 330 metres tall, about the same "
+    "height as an 81-storey building."
+)
+
+
+@pytest.fixture
+def pack() -> EvidencePack:
+    return EvidencePack.from_texts([EIFFEL])
+
+
+@pytest.fixture
+def view() -> NumericConsistencyView:
+    return NumericConsistencyView()
+
+
+def check(view: NumericConsistencyView, text: str, evidence: EvidencePack) -> ViewResult:
+    result = view.verify(Claim("c1", text), evidence)
+    assert result.view == "numeric"
+    assert 0.0 <= result.score <= 1.0
+    assert 0.0 <= result.contradiction <= 1.0
+    for span in result.spans:
+        assert evidence.resolves(span)
+    return result
+
+
+def test_protocol_and_registry() -> None:
+    view = NumericConsistencyView()
+    assert isinstance(view, VerificationView)
+    assert (view.name, view.cost, view.strong) == ("numeric", 0.5, True)
+    built = create_view("numeric", cost=2.0, strong=False)
+    assert isinstance(built, NumericConsistencyView)
+    assert (built.cost, built.strong) == (2.0, False)
+
+
+def test_negative_cost_is_rejected() -> None:
+    with pytest.raises(ValueError, match="cost"):
+        NumericConsistencyView(cost=-1.0)
+
+
+def test_example_opened_is_entailed(view: NumericConsistencyView, pack: EvidencePack) -> None:
+    result = check(view, "The Eiffel Tower opened on March 31, 1889, in Paris.", pack)
+    assert result.verdict is Verdict.ENTAILED
+    assert result.score == 1.0
+    assert result.contradiction == 0.0
+    # One sentence holds the date, the tower and the city.
+    assert [pack.quote(span) for span in result.spans] == [
+        "The Eiffel Tower in Paris was opened on 31 March 1889 as the centrepiece of the "
+        "1889 World's Fair."
+    ]
+    assert "1889-03-31" in result.detail
+    assert "Paris" in result.detail
+
+
+def test_example_height_is_contradicted(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "The tower is 300 metres tall.", pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert result.score == 0.0
+    assert result.contradiction == 1.0
+    assert [pack.quote(span) for span in result.spans] == [
+        "The tower is 330 metres tall, about the same height as an 81-storey building."
+    ]
+    assert result.detail == "claim says 300 metres, evidence says 330 metres"
+
+
+def test_example_unsupported_claim_is_unknown(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "It was painted gold for the 1900 Olympic Games.", pack)
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.score == 0.0
+    assert result.contradiction == 0.0
+    assert result.spans == ()
+    assert "1900" in result.detail
+    assert "Olympic Games" in result.detail
+
+
+def test_no_values_abstains(view: NumericConsistencyView, pack: EvidencePack) -> None:
+    result = check(view, "the tower is tall and made of iron.", pack)
+    assert result.verdict is Verdict.ABSTAINED
+    assert result.score == 0.0
+    assert result.spans == ()
+
+
+def test_wrong_year_in_an_aligned_sentence_is_contradicted(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "The Eiffel Tower opened in 1890.", pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    # The tower's name is found, the year is not.
+    assert result.score == 0.5
+    assert "claim says 1890" in result.detail
+    assert all("opened" in pack.quote(span) for span in result.spans)
+
+
+def test_coarser_claim_date_is_entailed(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "The tower opened in March 1889.", pack)
+    assert result.verdict is Verdict.ENTAILED
+
+
+def test_finer_claim_date_is_not_contradicted_by_a_year() -> None:
+    evidence = EvidencePack.from_texts(["The bridge opened in 1932."])
+    result = check(NumericConsistencyView(), "The bridge opened on 19 March 1932.", evidence)
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.contradiction == 0.0
+
+
+def test_hedged_claim_tolerates_one_percent(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    assert check(view, "The tower is about 332 metres tall.", pack).verdict is Verdict.ENTAILED
+    assert check(view, "The tower is 332 metres tall.", pack).verdict is Verdict.CONTRADICTED
+    # 1% of 330 is 3.3: 334 is still too far even when hedged.
+    assert (
+        check(view, "The tower is about 334 metres tall.", pack).verdict
+        is Verdict.CONTRADICTED
+    )
+
+
+def test_unit_alias_in_claim_is_entailed(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "The tower is 330 m tall.", pack)
+    assert result.verdict is Verdict.ENTAILED
+    assert result.score == 1.0
+
+
+def test_other_unit_does_not_contradict(view: NumericConsistencyView, pack: EvidencePack) -> None:
+    result = check(view, "The tower is 1,083 feet tall.", pack)
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.contradiction == 0.0
+
+
+def test_unaligned_sentence_does_not_contradict(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts(["The museum received 300 visitors on Monday."])
+    result = check(view, "The tower is 330 metres tall.", evidence)
+    assert result.verdict is Verdict.UNKNOWN
+    result = check(view, "The bridge has 42 lamps.", evidence)
+    assert result.verdict is Verdict.UNKNOWN
+
+
+def test_half_alignment_is_enough_to_contradict(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts(["The bridge has 40 lamps."])
+    result = check(view, "The bridge has 42 red lamps.", evidence)
+    # Claim words bridge, red, lamp: two of three are in the sentence.
+    assert result.verdict is Verdict.CONTRADICTED
+    assert result.contradiction == pytest.approx(2 / 3)
+    assert result.detail == "claim says 42, evidence says 40"
+
+
+def test_sentence_holding_the_claimed_value_is_no_contradiction(
+    view: NumericConsistencyView,
+) -> None:
+    evidence = EvidencePack.from_texts(["The bridge has 40 lamps, not 42 lamps."])
+    result = check(view, "The bridge has 42 lamps.", evidence)
+    assert result.verdict is Verdict.ENTAILED
+
+
+def test_percent_money_and_scale_words(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts(
+        ["Revenue rose 5 per cent to $2.3 billion in 2023. The firm employs 5,000 people."]
+    )
+    claim = "Revenue rose 5% to 2.3 billion dollars in 2023 and it employs 5000 people."
+    result = check(view, claim, evidence)
+    assert result.verdict is Verdict.ENTAILED
+    assert len(result.spans) == 2
+    wrong = check(view, "Revenue rose 6% in 2023.", evidence)
+    assert wrong.verdict is Verdict.CONTRADICTED
+    assert wrong.detail == "claim says 6%, evidence says 5 per cent"
+
+
+def test_partial_support_is_unknown_with_found_spans(
+    view: NumericConsistencyView, pack: EvidencePack
+) -> None:
+    result = check(view, "Gustave Eiffel visited Berlin.", pack)
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.score == 0.5
+    assert [pack.quote(span).startswith("It is named after") for span in result.spans] == [True]
+    assert "not found Berlin" in result.detail
+
+
+def test_missing_entity_never_contradicts(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts(["The tower was designed by Maurice Koechlin."])
+    result = check(view, "The tower was designed by Gustave Eiffel.", evidence)
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.contradiction == 0.0
+
+
+def test_spans_resolve_across_chunks_and_documents(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts(
+        ["Filler sentence one. The bridge opened in 1932.", "The bridge is 1,149 metres long."],
+        max_chars=30,
+    )
+    assert len(evidence) > 2
+    result = check(view, "The bridge opened in 1932 and is 1149 metres long.", evidence)
+    assert result.verdict is Verdict.ENTAILED
+    assert sorted(evidence.quote(span) for span in result.spans) == [
+        "The bridge is 1,149 metres long.",
+        "The bridge opened in 1932.",
+    ]
+
+
+def test_empty_pack(view: NumericConsistencyView) -> None:
+    result = check(view, "The tower is 330 metres tall.", EvidencePack())
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.spans == ()
+
+
+def test_verify_batch_matches_verify(view: NumericConsistencyView, pack: EvidencePack) -> None:
+    other = EvidencePack.from_texts(["The tower is 300 metres tall."])
+    claims = [
+        Claim("c1", "The Eiffel Tower opened on March 31, 1889, in Paris."),
+        Claim("c2", "The tower is 300 metres tall."),
+        Claim("c3", "The tower is 300 metres tall."),
+    ]
+    packs = [pack, pack, other]
+    results = view.verify_batch(claims, packs)
+    assert results == [view.verify(c, p) for c, p in zip(claims, packs, strict=True)]
+    assert [r.verdict for r in results] == [
+        Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.ENTAILED
+    ]
+
+
+def test_verify_batch_analyses_a_shared_pack_once(
+    view: NumericConsistencyView, pack: EvidencePack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    original = EvidencePack.sentences
+
+    def counting(self: EvidencePack) -> list[Span]:
+        calls.append(id(self))
+        return original(self)
+
+    monkeypatch.setattr(EvidencePack, "sentences", counting)
+    claims = [Claim(f"c{i}", "The tower is 330 metres tall.") for i in range(5)]
+    view.verify_batch(claims, [pack] * 5)
+    assert calls == [id(pack)]
+
+
+def test_verify_batch_length_mismatch(view: NumericConsistencyView, pack: EvidencePack) -> None:
+    with pytest.raises(ValueError, match="one evidence pack per claim"):
+        view.verify_batch([Claim("c1", "The tower is 330 metres tall.")], [pack, pack])
+    assert view.verify_batch([], []) == []
