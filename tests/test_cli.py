@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from veritype import Claim, EvidencePack, LearnedAggregator
+from veritype.views import LexicalSupportView, NumericConsistencyView
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "eiffel"
 
@@ -77,6 +80,10 @@ def test_verify_json_report() -> None:
         ),
         (["--evidence", "{ok}", "--answer", "x", "--views", "oracle"], "unknown view 'oracle'"),
         (["--evidence", "{empty}", "--answer", "The tower is tall."], "evidence file is empty"),
+        (["--evidence", "{ok}", "--answer", "x", "--aggregator", "magic"], "unknown aggregator"),
+        (["--evidence", "{ok}", "--answer", "x", "--aggregator", "learned"], "needs path="),
+        (["--evidence", "{ok}", "--answer", "x", "--aggregator", "learned", "--aggregator-file",
+          "gone.json"], "gone.json: cannot be read"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_message(
@@ -97,3 +104,33 @@ def test_schema_command_prints_the_contract() -> None:
     result = veritype("schema")
     assert result.returncode == 0
     assert json.loads(result.stdout)["title"] == "GroundedAnswer"
+
+
+def test_verify_with_a_fitted_learned_aggregator(tmp_path: Path) -> None:
+    evidence = EvidencePack.from_texts([(EXAMPLE / "evidence.txt").read_text()])
+    views = [NumericConsistencyView(), LexicalSupportView()]
+    labelled = [
+        ("The tower is 330 metres tall.", True),
+        ("The Eiffel Tower is in Paris.", True),
+        ("Gustave Eiffel designed the tower.", True),
+        ("The tower is 300 metres tall.", False),
+        ("The tower opened in 1900.", False),
+        ("The tower is made of glass in Rome.", False),
+    ]
+    results = [
+        [view.verify(Claim(f"c{i}", text), evidence) for view in views]
+        for i, (text, _label) in enumerate(labelled)
+    ]
+    model = LearnedAggregator.fit(results, [label for _text, label in labelled], l2=1e-3)
+    path = tmp_path / "aggregator.json"
+    model.save(path)
+    result = veritype("verify", "-e", str(EXAMPLE / "evidence.txt"), "--json",
+                      "--answer", "The tower is 330 metres tall. The tower opened in 1950.",
+                      "--aggregator", "learned", "--aggregator-file", str(path))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["aggregator"] == "LearnedAggregator"
+    first, second = report["grounded"]["claims"]
+    assert first["type"] == "verified"
+    assert first["probability"] > 0.8
+    assert second["type"] == "unsupported"

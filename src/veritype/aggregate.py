@@ -288,6 +288,8 @@ class LearnedAggregator:
     def load(cls, path: str | os.PathLike[str]) -> LearnedAggregator:
         try:
             return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ValueError(f"{os.fspath(path)}: cannot be read ({err.strerror})") from None
         except ValueError as err:
             raise ValueError(f"{os.fspath(path)}: {err}") from None
 

@@ -200,7 +200,8 @@ def _limitation(node: Node, reason: str | None) -> str | None:
     if node.status is Status.CONTRADICTED:
         return f"Contradicted by the evidence: \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNCERTAIN:
-        return f"Unverified (support {node.mass:.2f}): \u201c{text}\u201d"
+        score = node.mass if node.probability is None else node.probability
+        return f"Unverified (score {score:.2f}): \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNSUPPORTED:
         return f"Not supported by the evidence: \u201c{text}\u201d"
     return None

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype._files import read_text_file
+from veritype.aggregate import create_aggregator
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.evidence import Document, EvidencePack
@@ -64,6 +65,13 @@ def verify(
     tau_low: Annotated[
         float, typer.Option("--tau-low", help="τ': score at or below which a claim is Unsupported.")
     ] = 0.3,
+    aggregator: Annotated[
+        str, typer.Option("--aggregator", help="How view results combine: vote, rule or learned.")
+    ] = "vote",
+    aggregator_file: Annotated[
+        Path | None,
+        typer.Option("--aggregator-file", help="A fitted learned aggregator (JSON)."),
+    ] = None,
     budget: Annotated[
         float | None, typer.Option("--budget", help="Cap on the total cost of view calls.")
     ] = None,
@@ -83,6 +91,11 @@ def verify(
             for path in evidence
         ]
         view_list = [create_view(name.strip()) for name in views.split(",") if name.strip()]
+        strong = [view.name for view in view_list if view.strong]
+        options: dict[str, object] = {"strong": strong}
+        if aggregator_file is not None:
+            options["path"] = aggregator_file
+        combiner = create_aggregator(aggregator, **options)
     except (ValueError, ViewRegistryError) as error:
         raise _fail(str(error)) from None
     if not text.strip():
@@ -97,6 +110,7 @@ def verify(
         text,
         EvidencePack.from_documents(unique),
         view_list,
+        aggregator=combiner,
         thresholds=thresholds,
         budget=limit,
     )
@@ -118,7 +132,7 @@ def _print_report(report: VerificationReport) -> None:
     table.add_column("id", no_wrap=True)
     table.add_column("claim", ratio=3, overflow="fold")
     for column in ("class", "type", "mass", "views", "citations"):
-        table.add_column(column, no_wrap=column == "mass")
+        table.add_column(column, no_wrap=column == "mass", overflow="fold")
     for claim in grounded.claims:
         kind = claim.type.value.capitalize()
         if claim.status is Status.CONTRADICTED:

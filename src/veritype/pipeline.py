@@ -69,7 +69,8 @@ def verify_answer(
         raise ValueError("the answer is empty")
     if not views:
         raise ValueError("at least one verification view is needed")
-    aggregator = aggregator if aggregator is not None else VoteAggregator()
+    if aggregator is None:
+        aggregator = VoteAggregator(strong=[view.name for view in views if view.strong])
     thresholds = thresholds if thresholds is not None else Thresholds()
     budget = budget if budget is not None else Budget()
 
