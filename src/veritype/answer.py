@@ -193,10 +193,9 @@ def _with_markers(text: str, refs: list[int]) -> str:
     return f"{stripped} {markers}"
 
 
-def _limitation(node: Node, reason: str | None) -> str | None:
+def _limitation(node: Node) -> str | None:
+    """How an unrendered claim is reported, by why it failed."""
     text = node.claim.text
-    if reason is not None:
-        return f"Verified but not shown, because {reason}: \u201c{text}\u201d"
     if node.status is Status.CONTRADICTED:
         return f"Contradicted by the evidence: \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNCERTAIN:
@@ -242,7 +241,9 @@ def render(
         spans = sorted({span for span in node.evidence if evidence.resolves(span)})
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if problem is not None:
-            limitations[claim_id] = _limitation(node, problem) or ""
+            limitations[claim_id] = (
+                f"Verified but not shown, because {problem}: \u201c{node.claim.text}\u201d"
+            )
             continue
         rendered.add(claim_id)
         citations[claim_id] = [references.cite(span) for span in spans]
@@ -250,7 +251,7 @@ def render(
     nodes = sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id))
     for node in nodes:
         if node.claim.claim_id not in rendered and node.claim.claim_id not in limitations:
-            note = _limitation(node, None)
+            note = _limitation(node)
             if note is not None:
                 limitations[node.claim.claim_id] = note
 
