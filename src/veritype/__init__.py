@@ -31,7 +31,17 @@ from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, ClaimClass, Decomposition, decompose
 from veritype.evidence import Chunk, Document, EvidenceError, EvidencePack, Span, chunk_document
 from veritype.graph import BeliefGraph, CycleError, EvidenceType, GraphError, Status
+from veritype.ingest import Corpus, IngestReport
 from veritype.pipeline import VerificationReport, type_graph, verify_answer
+from veritype.retrieval import (
+    HybridRetriever,
+    Reranker,
+    Retriever,
+    ScoredChunk,
+    create_retriever,
+    register_retriever,
+)
+from veritype.store import Chunking, IndexSpec, Store, open_store
 from veritype.typing import ThresholdError, Thresholds, type_claim
 from veritype.views import (
     LexicalSupportView,
@@ -53,11 +63,13 @@ __all__ = [
     "BoundRow",
     "Budget",
     "Chunk",
+    "Chunking",
     "Citation",
     "Claim",
     "ClaimClass",
     "ClaimReport",
     "Confidence",
+    "Corpus",
     "CycleError",
     "Decomposition",
     "Document",
@@ -66,15 +78,22 @@ __all__ = [
     "EvidenceType",
     "GraphError",
     "GroundedAnswer",
+    "HybridRetriever",
+    "IndexSpec",
+    "IngestReport",
     "LearnedAggregator",
     "LexicalSupportView",
     "NumericConsistencyView",
     "Reference",
+    "Reranker",
+    "Retriever",
     "RuleAggregator",
     "RuleThresholds",
+    "ScoredChunk",
     "Span",
     "Spend",
     "Status",
+    "Store",
     "ThresholdError",
     "Thresholds",
     "Verdict",
@@ -89,12 +108,15 @@ __all__ = [
     "citation_problems",
     "confabulation_problems",
     "create_aggregator",
+    "create_retriever",
     "create_view",
     "decompose",
     "evidence_union",
     "grounded_answer_schema",
     "kl_bound",
     "kl_divergence",
+    "open_store",
+    "register_retriever",
     "register_view",
     "render",
     "run_views",

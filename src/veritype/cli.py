@@ -17,6 +17,7 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import EvidenceType, Status
+from veritype.ingest.commands import register as register_corpus_commands
 from veritype.pipeline import VerificationReport, verify_answer
 from veritype.typing import Thresholds
 from veritype.views import ViewRegistryError, available_views, create_view
@@ -120,6 +121,53 @@ def verify(
         _print_report(report)
 
 
+train_app = typer.Typer(help="Train veritype's verifier models (needs the train extra).",
+                        no_args_is_help=True)
+app.add_typer(train_app, name="train")
+
+
+@train_app.command("verifier")
+def train_verifier(
+    config: Annotated[Path, typer.Option("--config", "-c", help="Training config (TOML).")],
+    data_dir: Annotated[
+        Path,
+        typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR", help="Where the datasets live."),
+    ] = Path("../shared/data"),
+    output_dir: Annotated[
+        Path | None,
+        typer.Option("--output-dir", help="Where runs are written (overrides the config)."),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue from the run's last checkpoint.")
+    ] = False,
+    ship_to: Annotated[
+        Path | None,
+        typer.Option("--ship-to", help="Also copy the finished model into this directory."),
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option("--threads", help="CPU threads (overrides the config).")
+    ] = None,
+) -> None:
+    """Assemble data, fine-tune, evaluate, export to ONNX int8 and write the model card."""
+    try:
+        from veritype.train.run import run_training
+    except ImportError as error:
+        raise _fail(
+            f"training needs the train extra ({error.name} is missing): "
+            'pip install -e ".[train]"'
+        ) from None
+    from veritype.train.config import ConfigError
+    from veritype.train.data import DataError
+
+    try:
+        run_training(
+            config, data_dir, output_dir=output_dir, resume=resume, ship_to=ship_to,
+            threads=threads,
+        )
+    except (ConfigError, DataError, FileExistsError) as error:
+        raise _fail(str(error)) from None
+
+
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of the GroundedAnswer contract."""
@@ -171,6 +219,9 @@ def _print_report(report: VerificationReport) -> None:
 def _view_cell(name: str, verdict: str, score: float) -> str:
     # A contradiction's support score is 0 by definition; printing it adds only noise.
     return f"{name}: {verdict}" if verdict == "contradicted" else f"{name}: {verdict} {score:.2f}"
+
+
+register_corpus_commands(app)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -109,18 +110,29 @@ def register_view(name: str) -> Callable[[ViewFactory], ViewFactory]:
     return decorator
 
 
+# Views whose module needs a runtime the core does without (onnxruntime, an HTTP client):
+# registered by "module:attribute" and imported only when first created.
+_LAZY: dict[str, str] = {
+    "nli": "veritype.models.views:nli_view",
+    "align": "veritype.models.views:align_view",
+}
+
+
 def create_view(name: str, **options: Any) -> VerificationView:
     """Build the view registered as ``name``; unknown names list the known ones."""
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise ViewRegistryError(f"unknown view {name!r}; known views: {known}") from None
+    factory = _REGISTRY.get(name)
+    if factory is None and name in _LAZY:
+        module, attribute = _LAZY[name].split(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    if factory is None:
+        raise ViewRegistryError(
+            f"unknown view {name!r}; known views: {', '.join(available_views())}"
+        )
     return factory(**options)
 
 
 def available_views() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted({*_REGISTRY, *_LAZY})
 
 
 def check_batch(claims: Sequence[Claim], evidence: Sequence[EvidencePack]) -> None:

@@ -1,0 +1,159 @@
+"""How fast are the verifier models? torch fp32, ONNX fp32 and ONNX int8 side by side.
+
+Each backend runs in its own process (so memory is its own) on the same pairs, at batch
+size 1 and 32; the figures are pairs/s and peak resident memory. Needs the ``train``
+extra for the torch row and a training run's final checkpoint.
+
+    python benchmarks/verifier_speed.py --checkpoint runs/nli/final [--pairs 256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PREMISE = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, "
+    "named after the engineer Gustave Eiffel, whose company designed and built it."
+)
+
+
+def sample_pairs(data_dir: Path, count: int) -> list[tuple[str, str]]:
+    path = data_dir / "nli" / "eval" / "mnli_dev_matched_3k.jsonl"
+    with path.open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for _, line in zip(range(count), handle, strict=False)]
+    return [(row["premise"], row["hypothesis"]) for row in rows]
+
+
+def measure(
+    backend: str, model: str, pairs: list[tuple[str, str]], batch: int, threads: int
+) -> dict[str, float]:
+    """Runs in a child process: load ``model`` with ``backend`` and time ``pairs``."""
+    if backend == "torch":
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        torch.set_num_threads(threads)
+        tokenizer = AutoTokenizer.from_pretrained(model)
+        network = AutoModelForSequenceClassification.from_pretrained(model).eval()
+
+        def run(chunk: list[tuple[str, str]]) -> None:
+            inputs = tokenizer(
+                [p for p, _ in chunk],
+                [h for _, h in chunk],
+                padding=True,
+                truncation=True,
+                max_length=256,
+                return_tensors="pt",
+            )
+            with torch.no_grad():
+                network(**inputs)
+    else:
+        from veritype.models.cross_encoder import CrossEncoder
+
+        encoder = CrossEncoder(model, threads=threads, batch_size=batch, cache_size=0)
+
+        def run(chunk: list[tuple[str, str]]) -> None:
+            encoder.predict(chunk)
+
+    run(pairs[:batch])
+    ordered = sorted(pairs, key=lambda p: len(p[0]) + len(p[1])) if backend == "torch" else pairs
+    started = time.perf_counter()
+    for start in range(0, len(ordered), batch):
+        run(ordered[start : start + batch])
+    elapsed = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"pairs_per_s": round(len(pairs) / elapsed, 1), "peak_rss_mb": round(peak_mb, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        required=True,
+        help="A training run's final checkpoint (for the torch and fp32 rows).",
+    )
+    parser.add_argument(
+        "--int8",
+        type=Path,
+        default=None,
+        help="Model directory of the int8 model (default: the shipped nli).",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
+    )
+    parser.add_argument("--pairs", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / "benchmarks" / "results" / "verifier_speed.json"
+    )
+    parser.add_argument(
+        "--child", nargs=3, metavar=("BACKEND", "MODEL", "BATCH"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    pairs = sample_pairs(args.data_dir, args.pairs)
+    if args.child:
+        backend, model, batch = args.child
+        print(json.dumps(measure(backend, model, pairs, int(batch), args.threads)))
+        return
+
+    from veritype.models.cross_encoder import shipped_model_dir
+    from veritype.train.export import export_onnx
+
+    int8 = args.int8 or shipped_model_dir("nli")
+    with tempfile.TemporaryDirectory() as scratch:
+        fp32 = Path(scratch) / "fp32"
+        export_onnx(str(args.checkpoint), fp32, quantize=False)
+        models = {
+            "torch_fp32": ("torch", str(args.checkpoint)),
+            "onnx_fp32": ("onnx", str(fp32)),
+            "onnx_int8": ("onnx", str(int8)),
+        }
+        report: dict[str, object] = {
+            "pairs": len(pairs),
+            "threads": args.threads,
+            "cpu_count": os.cpu_count(),
+        }
+        for label, (backend, model) in models.items():
+            for batch in (1, 32):
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--checkpoint",
+                    str(args.checkpoint),
+                    "--data-dir",
+                    str(args.data_dir),
+                    "--pairs",
+                    str(args.pairs),
+                    "--threads",
+                    str(args.threads),
+                    "--child",
+                    backend,
+                    model,
+                    str(batch),
+                ]
+                result = subprocess.run(command, capture_output=True, text=True, check=True)
+                report[f"{label}_batch{batch}"] = json.loads(result.stdout.strip().splitlines()[-1])
+                print(label, batch, report[f"{label}_batch{batch}"], file=sys.stderr)
+    base = report["torch_fp32_batch32"]["pairs_per_s"]  # type: ignore[index]
+    report["speedup_int8_vs_torch_batch32"] = round(
+        report["onnx_int8_batch32"]["pairs_per_s"] / base, 2
+    )  # type: ignore[index]
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Ingestion: read files of many formats into a store, with chunks and index vectors."""
+
+from veritype.ingest.corpus import (
+    DEFAULT_CHUNKING,
+    DEFAULT_INDEXES,
+    HYBRID,
+    Corpus,
+    demo_corpus_path,
+)
+from veritype.ingest.pipeline import Ingestor, IngestReport, Skipped, collect_files
+from veritype.ingest.readers import (
+    READERS,
+    RecordFields,
+    SourceDocument,
+    UnreadableFileError,
+    read_file,
+)
+
+__all__ = [
+    "DEFAULT_CHUNKING",
+    "DEFAULT_INDEXES",
+    "HYBRID",
+    "READERS",
+    "Corpus",
+    "IngestReport",
+    "Ingestor",
+    "RecordFields",
+    "Skipped",
+    "SourceDocument",
+    "UnreadableFileError",
+    "collect_files",
+    "demo_corpus_path",
+    "read_file",
+]

@@ -1,0 +1,298 @@
+"""The corpus commands of the CLI: ``ingest``, ``documents list|show|delete`` and ``search``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from veritype.ingest.corpus import HYBRID, Corpus
+from veritype.ingest.pipeline import IngestReport
+from veritype.ingest.readers import RecordFields
+from veritype.retrieval import EmbedderError, RetrieverError
+from veritype.store import Chunking, IndexSpec, StoreError
+
+_out = Console()
+_err = Console(stderr=True)
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        "-s",
+        help="Store URL: sqlite:///path, a file path, or postgresql://… "
+        "(default: $VERITYPE_STORE, else .veritype/store.sqlite).",
+        show_default=False,
+    ),
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+def _open(store: str | None, indexes: list[IndexSpec] | None = None) -> Corpus:
+    try:
+        return Corpus.open(store, indexes=indexes)
+    except (StoreError, ValueError) as error:
+        raise _fail(str(error)) from None
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
+    store: StoreOption = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", "-i", help="Glob of files to take from folders (repeatable)."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", "-x", help="Glob of files to leave out.")
+    ] = None,
+    text_field: Annotated[
+        str | None, typer.Option("--text-field", help="JSONL/CSV field with the text.")
+    ] = None,
+    title_field: Annotated[
+        str | None, typer.Option("--title-field", help="JSONL/CSV field with the title.")
+    ] = None,
+    id_field: Annotated[
+        str | None, typer.Option("--id-field", help="JSONL/CSV field with a stable row id.")
+    ] = None,
+    chunk_chars: Annotated[
+        int | None,
+        typer.Option("--chunk-chars", help="Maximum chunk size in characters (all indexes)."),
+    ] = None,
+    overlap: Annotated[
+        int | None,
+        typer.Option("--overlap", help="Sentences repeated between neighbouring chunks."),
+    ] = None,
+) -> None:
+    """Ingest .txt, .md, .html, .pdf, .jsonl and .csv files (folders recursively)."""
+    indexes = None
+    if chunk_chars is not None or overlap is not None:
+        try:
+            indexes = _layout_with_chunking(store, chunk_chars, overlap)
+        except ValueError as error:
+            raise _fail(str(error)) from None
+    corpus = _open(store, indexes)
+    fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
+    try:
+        with corpus:
+            report = corpus.ingest(
+                paths,
+                include=include or (),
+                exclude=exclude or (),
+                fields=fields,
+                console=_err,
+            )
+            stored = corpus.store.count_documents()
+    except (StoreError, EmbedderError) as error:
+        raise _fail(str(error)) from None
+    _print_ingest(report, stored)
+    if not report.files and report.skipped:
+        raise _fail("no file could be ingested")
+
+
+def _layout_with_chunking(
+    store: str | None, chunk_chars: int | None, overlap: int | None
+) -> list[IndexSpec]:
+    with _open(store) as corpus:
+        current = corpus.indexes
+    layout = []
+    for spec in current:
+        chunking = Chunking(
+            max_chars=chunk_chars if chunk_chars is not None else spec.chunking.max_chars,
+            overlap_sentences=overlap if overlap is not None else spec.chunking.overlap_sentences,
+        )
+        layout.append(replace(spec, chunking=chunking))
+    return layout
+
+
+def _print_ingest(report: IngestReport, stored: int) -> None:
+    _out.print(
+        f"{report.files} files: {report.added} documents added, {report.replaced} replaced, "
+        f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} "
+        f"files skipped; {report.chunks} chunks written in {report.seconds:.1f} s. "
+        f"The store holds {stored} documents.",
+        highlight=False,
+    )
+
+
+documents_app = typer.Typer(help="List, show and delete stored documents.", no_args_is_help=True)
+
+
+@documents_app.command("list")
+def list_documents(
+    store: StoreOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many to list.")] = 50,
+    offset: Annotated[int, typer.Option("--offset", help="Skip this many first.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+) -> None:
+    """List stored documents, oldest first."""
+    with _open(store) as corpus:
+        records = corpus.store.documents(limit=limit, offset=offset)
+        total = corpus.store.count_documents()
+    if as_json:
+        for record in records:
+            typer.echo(
+                json.dumps(
+                    {
+                        "doc_id": record.doc_id,
+                        "title": record.document.title,
+                        "source": record.source,
+                        "media_type": record.media_type,
+                        "chars": len(record.document.text),
+                        "chunks": record.chunk_count,
+                    }
+                )
+            )
+        return
+    table = Table(
+        title=f"Documents {offset + 1 if records else 0}–{offset + len(records)} of {total}"
+    )
+    for column in ("doc_id", "title", "source", "chars", "chunks"):
+        table.add_column(column, overflow="fold", no_wrap=column == "doc_id")
+    for record in records:
+        table.add_row(
+            record.doc_id,
+            escape(record.document.title),
+            escape(record.source),
+            str(len(record.document.text)),
+            str(record.chunk_count),
+        )
+    _out.print(table)
+
+
+@documents_app.command("show")
+def show_document(
+    doc_id: Annotated[str, typer.Argument(help="The document id (from `documents list`).")],
+    store: StoreOption = None,
+    chunks: Annotated[bool, typer.Option("--chunks", help="Also list its chunks.")] = False,
+) -> None:
+    """Show one document: metadata, text and (with --chunks) chunk offsets."""
+    with _open(store) as corpus:
+        record = corpus.store.document(doc_id)
+        if record is None:
+            raise _fail(f"no document {doc_id!r} in {corpus.store.url}")
+        keys = {spec.chunking.key: spec.name for spec in corpus.indexes}
+        chunk_rows = [
+            (", ".join(n for k, n in keys.items() if k == key) or key, chunk)
+            for key, chunk in (corpus.store.document_chunks(doc_id) if chunks else [])
+        ]
+    added = datetime.fromtimestamp(record.added_at, tz=UTC).isoformat(timespec="seconds")
+    for label, value in (
+        ("doc_id", record.doc_id),
+        ("title", record.document.title),
+        ("source", record.source),
+        ("origin", record.origin),
+        ("media type", record.media_type),
+        ("added", added),
+        ("chars", str(len(record.document.text))),
+        ("chunks", str(record.chunk_count)),
+    ):
+        _out.print(f"[bold]{label}:[/] {escape(value)}", highlight=False, soft_wrap=True)
+    _out.print()
+    _out.print(escape(record.document.text), highlight=False, soft_wrap=True)
+    if chunk_rows:
+        table = Table(title="Chunks")
+        for column in ("index", "chunk_id", "start", "end", "text"):
+            table.add_column(column, overflow="fold")
+        for index_name, chunk in chunk_rows:
+            preview = chunk.text if len(chunk.text) <= 80 else chunk.text[:77] + "..."
+            table.add_row(
+                index_name, chunk.chunk_id, str(chunk.start), str(chunk.end), escape(preview)
+            )
+        _out.print(table)
+
+
+@documents_app.command("delete")
+def delete_documents(
+    doc_ids: Annotated[list[str], typer.Argument(help="Ids of the documents to delete.")],
+    store: StoreOption = None,
+) -> None:
+    """Delete documents with their chunks and vectors."""
+    with _open(store) as corpus:
+        missing = [doc_id for doc_id in doc_ids if corpus.store.document(doc_id) is None]
+        if missing:
+            raise _fail(f"no document {', '.join(map(repr, missing))} in {corpus.store.url}")
+        deleted = corpus.store.delete(doc_ids)
+        corpus.refresh_indexes()
+    _out.print(f"Deleted {deleted} document{'s' if deleted != 1 else ''}.")
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    store: StoreOption = None,
+    k: Annotated[int, typer.Option("-k", help="How many chunks to return.")] = 5,
+    retriever: Annotated[
+        str, typer.Option("--retriever", "-r", help="hybrid, or an index name (bm25, dense).")
+    ] = HYBRID,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Retrieve the chunks that best match QUERY, with their exact character spans.
+
+    Without --store, an empty default store is first filled with the bundled demo corpus
+    (283 SciFact abstracts).
+    """
+    if k < 1:
+        raise _fail(f"-k must be at least 1, got {k}")
+    with _open(store) as corpus:
+        if store is None:
+            report = corpus.ensure_demo(console=_err)
+            if report is not None:
+                _err.print(
+                    f"Ingested the demo corpus ({report.added} SciFact abstracts) into "
+                    f"{corpus.store.url}.",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        try:
+            hits = corpus.retrieve(query, k, retriever=retriever)
+        except (RetrieverError, EmbedderError) as error:
+            raise _fail(str(error)) from None
+    if as_json:
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        "rank": rank,
+                        "score": hit.score,
+                        "doc_id": hit.chunk.doc_id,
+                        "chunk_id": hit.chunk.chunk_id,
+                        "start": hit.chunk.start,
+                        "end": hit.chunk.end,
+                        "title": hit.title,
+                        "text": hit.chunk.text,
+                    }
+                    for rank, hit in enumerate(hits, start=1)
+                ],
+                indent=2,
+            )
+        )
+        return
+    if not hits:
+        _out.print("No matching chunks.")
+    for rank, hit in enumerate(hits, start=1):
+        _out.print(
+            f"[bold]{rank}.[/] {escape(hit.title or hit.chunk.doc_id)} "
+            f"[dim]{hit.chunk.doc_id} {hit.chunk.start}..{hit.chunk.end} "
+            f"score {hit.score:.4f}[/]",
+            highlight=False,
+            soft_wrap=True,
+        )
+        text = hit.chunk.text if len(hit.chunk.text) <= 300 else hit.chunk.text[:297] + "..."
+        _out.print(f"   {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the corpus commands to the main CLI."""
+    app.command("ingest")(ingest)
+    app.add_typer(documents_app, name="documents")
+    app.command("search")(search)

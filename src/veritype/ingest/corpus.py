@@ -1,0 +1,173 @@
+"""A corpus: a store, its index layout, ingestion into it and retrieval from it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from veritype.ingest.pipeline import Ingestor, IngestReport
+from veritype.ingest.readers import RecordFields, SourceDocument
+from veritype.retrieval import (
+    DEFAULT_RRF_K,
+    BM25Index,
+    BM25Retriever,
+    DenseRetriever,
+    HybridRetriever,
+    Retriever,
+    RetrieverError,
+    ScoredChunk,
+)
+from veritype.retrieval.embedding import DEFAULT_EMBEDDER
+from veritype.store import Chunking, IndexSpec, Store, open_store
+
+# BM25 and dense share a chunking so that hybrid fusion compares the same spans.
+DEFAULT_CHUNKING = Chunking(max_chars=1000, overlap_sentences=0)
+DEFAULT_INDEXES = (
+    IndexSpec("bm25", "bm25", DEFAULT_CHUNKING),
+    IndexSpec("dense", "dense", DEFAULT_CHUNKING, model=DEFAULT_EMBEDDER),
+)
+HYBRID = "hybrid"
+
+
+def demo_corpus_path() -> Path:
+    """The bundled demo corpus: SciFact abstracts as JSON Lines (see its NOTICE)."""
+    return Path(str(resources.files("veritype") / "data" / "demo" / "scifact_demo.jsonl"))
+
+
+class Corpus:
+    """Documents in a store plus the retrieval indexes over them.
+
+    The layout (which indexes, with which chunking and model) is saved in the store on the
+    first ingest and read back on open, so ingest and retrieval always agree.
+    """
+
+    def __init__(self, store: Store, indexes: Sequence[IndexSpec] | None = None) -> None:
+        self.store = store
+        self.indexes = list(indexes or store.layout() or DEFAULT_INDEXES)
+        names = [spec.name for spec in self.indexes]
+        if len(set(names)) != len(names) or HYBRID in names:
+            raise ValueError(f"index names must be unique and not {HYBRID!r}: {names}")
+        self._retrievers: dict[tuple[object, ...], Retriever] = {}
+
+    @classmethod
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        indexes: Sequence[IndexSpec] | None = None,
+        **store_options: Any,
+    ) -> Corpus:
+        return cls(open_store(url, **store_options), indexes)
+
+    def ingest(
+        self,
+        paths: Sequence[Path | str],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        fields: RecordFields | None = None,
+        console: Console | None = None,
+        batch_size: int = 64,
+    ) -> IngestReport:
+        """Ingest files and folders, then bring the sparse indexes up to date."""
+        ingestor = Ingestor(self.store, self.indexes, batch_size=batch_size)
+        report = ingestor.ingest(
+            paths, include=include, exclude=exclude, fields=fields, console=console
+        )
+        self.refresh_indexes()
+        return report
+
+    def ingest_texts(
+        self,
+        texts: Sequence[str],
+        *,
+        titles: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+    ) -> IngestReport:
+        """Ingest in-memory texts; ``sources`` name them (default ``text-0``, ``text-1``, …)."""
+        titles = list(titles) if titles is not None else [""] * len(texts)
+        sources = list(sources) if sources is not None else [f"text-{i}" for i in range(len(texts))]
+        if not len(texts) == len(titles) == len(sources):
+            raise ValueError("give one title and one source per text")
+        documents = [
+            SourceDocument(text, title, source, "text/plain")
+            for text, title, source in zip(texts, titles, sources, strict=True)
+        ]
+        report = Ingestor(self.store, self.indexes).ingest_documents(documents)
+        self.refresh_indexes()
+        return report
+
+    def refresh_indexes(self) -> None:
+        """Rebuild derived indexes that are older than the store (cheap when up to date)."""
+        for spec in self.indexes:
+            if spec.kind == "bm25":
+                BM25Index.refresh(self.store, spec)
+
+    def index(self, name: str) -> IndexSpec:
+        for spec in self.indexes:
+            if spec.name == name:
+                return spec
+        known = ", ".join([spec.name for spec in self.indexes] + [HYBRID])
+        raise RetrieverError(f"unknown retriever {name!r}; this corpus has: {known}")
+
+    def retriever(
+        self,
+        name: str = HYBRID,
+        *,
+        parts: Sequence[str] | None = None,
+        weights: Sequence[float] | None = None,
+        rrf_k: float = DEFAULT_RRF_K,
+    ) -> Retriever:
+        """An index's retriever by name, or ``hybrid``: reciprocal rank fusion of ``parts``
+        (index names; default: every index chunked like the first, so that fused hits are
+        the same spans), with one weight per part."""
+        if name != HYBRID:
+            key: tuple[object, ...] = (name,)
+        else:
+            parts = list(parts) if parts is not None else self.hybrid_parts()
+            key = (name, tuple(parts), tuple(weights or ()), rrf_k)
+        if key not in self._retrievers:
+            self._retrievers[key] = self._build(name, parts or [], weights, rrf_k)
+        return self._retrievers[key]
+
+    def hybrid_parts(self) -> list[str]:
+        first = self.indexes[0].chunking
+        return [spec.name for spec in self.indexes if spec.chunking == first]
+
+    def _build(
+        self, name: str, parts: Sequence[str], weights: Sequence[float] | None, rrf_k: float
+    ) -> Retriever:
+        if name == HYBRID:
+            retrievers = [self.retriever(part) for part in parts]
+            return HybridRetriever(retrievers, weights=weights, rrf_k=rrf_k)
+        spec = self.index(name)
+        if spec.kind == "bm25":
+            return BM25Retriever(self.store, spec)
+        return DenseRetriever(self.store, spec)
+
+    def retrieve(self, query: str, k: int = 10, *, retriever: str = HYBRID) -> list[ScoredChunk]:
+        return self.retriever(retriever).retrieve(query, k)
+
+    def retrieve_batch(
+        self, queries: Sequence[str], k: int = 10, *, retriever: str = HYBRID
+    ) -> list[list[ScoredChunk]]:
+        return self.retriever(retriever).retrieve_batch(queries, k)
+
+    def ensure_demo(self, console: Console | None = None) -> IngestReport | None:
+        """Ingest the bundled demo corpus into an empty store; ``None`` if not empty."""
+        if self.store.count_documents():
+            return None
+        return self.ingest([demo_corpus_path()], console=console)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,324 @@
+"""Ingestion: files → documents → chunks per index → vectors → store, in atomic batches.
+
+Unchanged documents (same text, title and index layout) are skipped before any chunking or
+embedding; changed ones replace their old version inside the same transaction that writes
+the new one. A file that cannot be read is skipped with a reason and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from veritype.evidence import Document
+from veritype.ingest.readers import (
+    READERS,
+    RecordFields,
+    SourceDocument,
+    UnreadableFileError,
+    read_file,
+)
+from veritype.retrieval.embedding import Embedder, create_embedder
+from veritype.store import (
+    ChunkVectors,
+    DocumentRecord,
+    DocumentWrite,
+    IndexSpec,
+    Store,
+    TitledChunk,
+    layout_fingerprint,
+)
+
+DEFAULT_BATCH_SIZE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file left out of an ingest, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What an ingest did; ``skipped`` and ``warnings`` name every file or row left out."""
+
+    files: int = 0
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    chunks: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _matches(relative: str, patterns: Sequence[str]) -> bool:
+    name = relative.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def collect_files(
+    paths: Sequence[Path], *, include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> tuple[list[Path], list[Skipped]]:
+    """The files to ingest: named files as given, folders walked recursively.
+
+    In a folder, a file is taken when it matches an ``include`` glob (default: every
+    supported suffix) and no ``exclude`` glob; globs match the path relative to the folder
+    or the bare file name. Hidden files and folders are left out of a walk.
+    """
+    default_include = [f"*{suffix}" for suffix in READERS]
+    files: list[Path] = []
+    missing: list[Skipped] = []
+    for path in paths:
+        if path.is_dir():
+            for candidate in sorted(path.rglob("*")):
+                relative = candidate.relative_to(path).as_posix()
+                if any(part.startswith(".") for part in candidate.relative_to(path).parts):
+                    continue
+                if (
+                    candidate.is_file()
+                    and _matches(relative, include or default_include)
+                    and not _matches(relative, exclude)
+                ):
+                    files.append(candidate)
+        elif path.exists():
+            if not _matches(path.name, exclude):
+                files.append(path)
+        else:
+            missing.append(Skipped(str(path), "no such file or directory"))
+    unique = list(dict.fromkeys(file.resolve() for file in files))
+    return unique, missing
+
+
+def fingerprint(document: Document, layout: str) -> str:
+    payload = json.dumps([document.source, document.title, document.text, layout])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:24]
+
+
+class Ingestor:
+    """Writes documents into a store under an index layout (chunking and vectors per index)."""
+
+    def __init__(
+        self,
+        store: Store,
+        indexes: Sequence[IndexSpec],
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        embedders: dict[str, Embedder] | None = None,
+    ) -> None:
+        """``embedders`` maps dense index names to models already loaded (by default each
+        index loads its own ``model``)."""
+        self.store = store
+        self.indexes = list(indexes)
+        self.batch_size = batch_size
+        self.layout = layout_fingerprint(self.indexes)
+        self._embedders = dict(embedders or {})
+
+    def _embedder(self, spec: IndexSpec) -> Embedder:
+        if spec.name not in self._embedders:
+            self._embedders[spec.name] = create_embedder(spec.model, max_tokens=spec.max_tokens)
+        return self._embedders[spec.name]
+
+    def ingest(
+        self,
+        paths: Sequence[Path | str],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        fields: RecordFields | None = None,
+        console: Console | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders; ``console`` shows a progress bar and warnings there."""
+        started = time.perf_counter()
+        files, missing = collect_files(
+            [Path(path) for path in paths], include=include, exclude=exclude
+        )
+        report = IngestReport(skipped=list(missing))
+        if console is not None:
+            for skipped in missing:
+                console.print(
+                    f"[yellow]warning:[/] skipped {escape(skipped.path)}: {escape(skipped.reason)}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        self._save_layout()
+        progress = _progress(console) if console is not None else None
+        with progress or nullcontext():
+            file_task = progress.add_task("files", total=len(files)) if progress else None
+            for path in files:
+                if progress is not None and file_task is not None:
+                    progress.update(file_task, description=f"[bold]{_short(path)}")
+                self._ingest_file(path, fields, report, progress)
+                if progress is not None and file_task is not None:
+                    progress.advance(file_task)
+                    progress.update(file_task, description=_counts(report))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def ingest_documents(
+        self, documents: Iterable[SourceDocument], *, origin: str = ""
+    ) -> IngestReport:
+        """Ingest documents that are already text (the Python API's way in)."""
+        started = time.perf_counter()
+        report = IngestReport()
+        self._save_layout()
+        self._ingest_contents(list(documents), origin, report, None)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _save_layout(self) -> None:
+        if self.store.layout() != self.indexes:
+            self.store.save_layout(self.indexes)
+
+    def _ingest_file(
+        self,
+        path: Path,
+        fields: RecordFields | None,
+        report: IngestReport,
+        progress: Progress | None,
+    ) -> None:
+        try:
+            contents = read_file(path, fields)
+        except UnreadableFileError as error:
+            report.skipped.append(Skipped(str(path), str(error)))
+            if progress is not None:
+                progress.console.print(
+                    f"[yellow]warning:[/] skipped {escape(str(path))}: {escape(str(error))}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            return
+        report.files += 1
+        report.warnings.extend(contents.row_warnings)
+        if progress is not None:
+            for warning in contents.row_warnings:
+                progress.console.print(
+                    f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True
+                )
+        self._ingest_contents(contents.documents, str(path), report, progress)
+
+    def _ingest_contents(
+        self,
+        sources: list[SourceDocument],
+        origin: str,
+        report: IngestReport,
+        progress: Progress | None,
+    ) -> None:
+        documents = [
+            Document.from_text(item.text, title=item.title, source=item.source) for item in sources
+        ]
+        media_types = {item.source: item.media_type for item in sources}
+        stored = self.store.fingerprints([document.source for document in documents])
+        pending: list[tuple[Document, str]] = []
+        for document in documents:
+            current = fingerprint(document, self.layout)
+            if stored.get(document.source) == current:
+                report.unchanged += 1
+            else:
+                pending.append((document, current))
+        task: TaskID | None = None
+        if progress is not None and pending:
+            task = progress.add_task(f"  {_short(Path(origin))}", total=len(pending))
+        for batch in _batches(pending, self.batch_size):
+            writes = self._prepare(batch, origin, media_types)
+            self.store.write(writes)
+            for document, _ in batch:
+                if document.source in stored:
+                    report.replaced += 1
+                else:
+                    report.added += 1
+            report.chunks += sum(item.record.chunk_count for item in writes)
+            if progress is not None and task is not None:
+                progress.advance(task, len(batch))
+        if progress is not None and task is not None:
+            progress.remove_task(task)
+        if origin:
+            current_sources = {document.source for document in documents}
+            gone = [s for s in self.store.sources_from(origin) if s not in current_sources]
+            report.removed += self.store.delete_sources(gone) if gone else 0
+
+    def _prepare(
+        self, batch: list[tuple[Document, str]], origin: str, media_types: dict[str, str]
+    ) -> list[DocumentWrite]:
+        now = time.time()
+        chunkings = {spec.chunking.key: spec.chunking for spec in self.indexes}
+        writes = [
+            DocumentWrite(
+                record=DocumentRecord(
+                    document=document,
+                    origin=origin,
+                    media_type=media_types.get(document.source, "text/plain"),
+                    fingerprint=stamp,
+                    added_at=now,
+                ),
+                chunks={key: chunking.split(document) for key, chunking in chunkings.items()},
+            )
+            for document, stamp in batch
+        ]
+        for spec in self.indexes:
+            if spec.kind != "dense":
+                continue
+            per_document = [
+                [
+                    TitledChunk(chunk, write.record.document.title)
+                    for chunk in write.chunks[spec.chunking.key]
+                ]
+                for write in writes
+            ]
+            texts = [item.index_text for chunks in per_document for item in chunks]
+            vectors = self._embedder(spec).embed_batch(texts)
+            offset = 0
+            for write, chunks in zip(writes, per_document, strict=True):
+                rows = vectors[offset : offset + len(chunks)]
+                offset += len(chunks)
+                write.vectors[spec.name] = ChunkVectors(
+                    [item.chunk.chunk_id for item in chunks], rows
+                )
+        return writes
+
+
+def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def _counts(report: IngestReport) -> str:
+    return (
+        f"{report.added} added, {report.replaced} replaced, {report.unchanged} unchanged, "
+        f"{len(report.skipped)} skipped"
+    )
+
+
+def _short(path: Path) -> str:
+    return path.name if len(str(path)) > 40 else str(path)

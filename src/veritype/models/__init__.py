@@ -1,0 +1,1 @@
+"""veritype's verifier models: shipped ONNX cross-encoders and the views built on them."""

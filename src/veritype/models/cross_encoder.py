@@ -1,0 +1,203 @@
+"""An NLI cross-encoder on onnxruntime + tokenizers: no torch at inference time.
+
+A model directory holds ``model.onnx``, ``tokenizer.json`` and ``labels.json`` (the label
+of each output, in order). Scores come back as probabilities in the fixed order
+entailment, neutral, contradiction, whatever the model's own order; a 2-way model's
+not_entailment mass is reported as neutral.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+LABELS_FILE = "labels.json"
+STANDARD_LABELS = ("entailment", "neutral", "contradiction")
+SHIPPED_MODELS = ("nli", "align")
+
+_ALIASES = {
+    "entailment": "entailment",
+    "entail": "entailment",
+    "entailed": "entailment",
+    "neutral": "neutral",
+    "contradiction": "contradiction",
+    "contradict": "contradiction",
+    "contradicted": "contradiction",
+    "not_entailment": "not_entailment",
+    "non_entailment": "not_entailment",
+    "not entailment": "not_entailment",
+    "not-entailment": "not_entailment",
+}
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be loaded, with what is wrong named."""
+
+
+def normalise_labels(id2label: Mapping[int, str], *, where: str) -> list[str]:
+    """The standard label of each output index, from a checkpoint's ``id2label``."""
+    labels = []
+    for index in range(len(id2label)):
+        raw = id2label.get(index)
+        label = _ALIASES.get(str(raw).strip().lower()) if raw is not None else None
+        if label is None:
+            raise ModelError(
+                f"{where}: output {index} is labelled {raw!r}; an NLI model needs labels "
+                "named entailment / neutral / contradiction (or not_entailment)"
+            )
+        labels.append(label)
+    if "entailment" not in labels or len(set(labels)) != len(labels):
+        raise ModelError(f"{where}: labels {labels} need exactly one entailment output")
+    return labels
+
+
+def shipped_model_dir(name: str) -> Path:
+    """The directory of a model that ships inside the package (``nli`` or ``align``)."""
+    if name not in SHIPPED_MODELS:
+        raise ModelError(f"no shipped model {name!r}; shipped models: {', '.join(SHIPPED_MODELS)}")
+    return Path(str(resources.files("veritype.models").joinpath(name)))
+
+
+def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path:
+    """A directory holding an ONNX model for ``name_or_path``, exporting one if needed.
+
+    Accepts a shipped model name, an exported model directory, or any Hugging Face
+    sequence-classification NLI checkpoint by path or hub id; the last is exported to
+    ONNX int8 once (needs the ``train`` extra) and kept in ``cache_dir``.
+    """
+    if name_or_path in SHIPPED_MODELS:
+        return shipped_model_dir(name_or_path)
+    path = Path(name_or_path)
+    if (path / MODEL_FILE).is_file():
+        return path
+    cache = cache_dir or Path(
+        os.environ.get("VERITYPE_CACHE_DIR", Path.home() / ".cache" / "veritype")
+    )
+    target = cache / "models" / re.sub(r"[^A-Za-z0-9_.-]+", "--", name_or_path.strip("/"))
+    if (target / MODEL_FILE).is_file():
+        return target
+    try:
+        from veritype.train.export import export_onnx
+    except ImportError as error:
+        raise ModelError(
+            f"{name_or_path!r} is not an exported model directory; exporting a Hugging Face "
+            f'checkpoint needs the train extra (pip install "veritype[train]"): {error}'
+        ) from None
+    export_onnx(name_or_path, target)
+    return target
+
+
+class CrossEncoder:
+    """Scores (premise, hypothesis) pairs with an ONNX NLI model.
+
+    Pairs are batched by length (less padding), and scores are kept in an LRU cache
+    keyed by the pair, so re-verifying a claim against the same evidence is free.
+    """
+
+    def __init__(
+        self,
+        model_dir: str | os.PathLike[str],
+        *,
+        threads: int = 2,
+        batch_size: int = 32,
+        max_length: int = 256,
+        cache_size: int = 8192,
+    ) -> None:
+        directory = Path(model_dir)
+        for required in (MODEL_FILE, TOKENIZER_FILE, LABELS_FILE):
+            if not (directory / required).is_file():
+                raise ModelError(f"{directory}: missing {required}")
+        if batch_size < 1 or threads < 1 or max_length < 8 or cache_size < 0:
+            raise ModelError(
+                "batch_size and threads must be >= 1, max_length >= 8, cache_size >= 0"
+            )
+        raw_labels = json.loads((directory / LABELS_FILE).read_text(encoding="utf-8"))
+        labels = normalise_labels(dict(enumerate(raw_labels)), where=str(directory))
+        # Column of each standard label in the model's output; not_entailment counts as neutral.
+        self._columns = {label: i for i, label in enumerate(labels)}
+        if "not_entailment" in self._columns:
+            self._columns["neutral"] = self._columns.pop("not_entailment")
+        self.directory = directory
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self._tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length, strategy="longest_first")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(directory / MODEL_FILE), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self._output = self._session.get_outputs()[0].name
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Probabilities, one row per pair, columns entailment / neutral / contradiction."""
+        out = np.zeros((len(pairs), len(STANDARD_LABELS)), dtype=np.float32)
+        todo: dict[tuple[str, str], list[int]] = {}
+        for row, pair in enumerate(pairs):
+            cached = self._cache.get(pair)
+            if cached is not None:
+                self._cache.move_to_end(pair)
+                out[row] = cached
+            else:
+                todo.setdefault(pair, []).append(row)
+        if todo:
+            unique = list(todo)
+            for pair, scores in zip(unique, self._score(unique), strict=True):
+                out[todo[pair]] = scores
+                self._remember(pair, scores)
+        return out
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _remember(self, pair: tuple[str, str], scores: np.ndarray) -> None:
+        if self.cache_size == 0:
+            return
+        self._cache[pair] = scores
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def _score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        result = np.zeros((len(pairs), len(STANDARD_LABELS)), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in batch)
+            feeds = {
+                name: np.zeros((len(batch), width), dtype=np.int64)
+                for name in ("input_ids", "attention_mask", "token_type_ids")
+            }
+            for row, index in enumerate(batch):
+                encoding = encodings[index]
+                length = len(encoding.ids)
+                feeds["input_ids"][row, :length] = encoding.ids
+                feeds["attention_mask"][row, :length] = 1
+                feeds["token_type_ids"][row, :length] = encoding.type_ids
+            (logits,) = self._session.run([self._output], {n: feeds[n] for n in self._inputs})
+            probabilities = _softmax(np.asarray(logits, dtype=np.float32))
+            for label_index, label in enumerate(STANDARD_LABELS):
+                column = self._columns.get(label)
+                if column is not None:
+                    result[batch, label_index] = probabilities[:, column]
+        return result
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(shifted / shifted.sum(axis=1, keepdims=True), dtype=np.float32)

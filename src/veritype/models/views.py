@@ -1,0 +1,141 @@
+"""Verification views backed by an NLI cross-encoder: ``nli`` and ``align``.
+
+Evidence longer than the model's window is scored as overlapping sentence windows; the
+view keeps the window with the best entailment and the one with the strongest
+contradiction, and cites whichever decided the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack, Span
+from veritype.models.cross_encoder import CrossEncoder, model_directory
+from veritype.views._base import Verdict, ViewResult, check_batch
+
+_ENTAILMENT, _CONTRADICTION = 0, 2
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    span: Span
+    text: str
+
+
+def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
+    """Overlapping windows of consecutive sentences within each chunk (stride one sentence)."""
+    windows: list[_Window] = []
+    for chunk in pack:
+        sentences = chunk.sentences()
+        count = max(1, len(sentences) - sentences_per_window + 1)
+        for first in range(count):
+            group = sentences[first : first + sentences_per_window]
+            if not group:
+                continue
+            span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
+            windows.append(_Window(span, chunk.slice(span.start, span.end)))
+    return windows
+
+
+class CrossEncoderView:
+    """A verification view that asks an NLI cross-encoder whether evidence entails a claim."""
+
+    def __init__(
+        self,
+        name: str,
+        encoder: CrossEncoder,
+        *,
+        entail_threshold: float = 0.5,
+        contradiction_threshold: float = 0.6,
+        sentences_per_window: int = 2,
+        cost: float = 5.0,
+        strong: bool = True,
+    ) -> None:
+        for label, value in (
+            ("entail_threshold", entail_threshold),
+            ("contradiction_threshold", contradiction_threshold),
+        ):
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"{label} must lie in (0, 1], got {value}")
+        if sentences_per_window < 1:
+            raise ValueError(f"sentences_per_window must be >= 1, got {sentences_per_window}")
+        self.name = name
+        self.encoder = encoder
+        self.entail_threshold = entail_threshold
+        self.contradiction_threshold = contradiction_threshold
+        self.sentences_per_window = sentences_per_window
+        self.cost = cost
+        self.strong = strong
+
+    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+        return self.verify_batch([claim], [evidence])[0]
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]:
+        check_batch(claims, evidence)
+        windows_of: dict[int, list[_Window]] = {}
+        pairs: list[tuple[str, str]] = []
+        offsets: list[tuple[int, int]] = []
+        for claim, pack in zip(claims, evidence, strict=True):
+            windows = windows_of.get(id(pack))
+            if windows is None:
+                windows = windows_of[id(pack)] = evidence_windows(pack, self.sentences_per_window)
+            offsets.append((len(pairs), len(pairs) + len(windows)))
+            pairs.extend((window.text, claim.text) for window in windows)
+        scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
+        return [
+            self._decide(windows_of[id(pack)], scores[start:end])
+            for pack, (start, end) in zip(evidence, offsets, strict=True)
+        ]
+
+    def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:
+        if not windows:
+            return ViewResult(self.name, Verdict.UNKNOWN, 0.0, detail="no evidence to read")
+        best = int(np.argmax(scores[:, _ENTAILMENT]))
+        worst = int(np.argmax(scores[:, _CONTRADICTION]))
+        entailment = float(scores[best, _ENTAILMENT])
+        contradiction = float(scores[worst, _CONTRADICTION])
+        if contradiction >= self.contradiction_threshold and contradiction > entailment:
+            return ViewResult(
+                self.name,
+                Verdict.CONTRADICTED,
+                entailment,
+                contradiction,
+                spans=(windows[worst].span,),
+                detail=f"contradiction {contradiction:.2f}",
+            )
+        if entailment >= self.entail_threshold:
+            return ViewResult(
+                self.name,
+                Verdict.ENTAILED,
+                entailment,
+                contradiction,
+                spans=(windows[best].span,),
+                detail=f"entailment {entailment:.2f}",
+            )
+        return ViewResult(
+            self.name,
+            Verdict.UNKNOWN,
+            entailment,
+            contradiction,
+            spans=(windows[best].span,),
+            detail=f"best entailment {entailment:.2f}",
+        )
+
+
+def nli_view(*, model: str | None = None, threads: int = 2, **settings: Any) -> CrossEncoderView:
+    """The ``nli`` view on the shipped NLI model (trained on the NLI pool), or on ``model``."""
+    encoder = CrossEncoder(model_directory(model or "nli"), threads=threads)
+    return CrossEncoderView("nli", encoder, **settings)
+
+
+def align_view(*, model: str | None = None, threads: int = 2, **settings: Any) -> CrossEncoderView:
+    """The ``align`` view on the shipped alignment model (claim-vs-evidence data), or ``model``."""
+    encoder = CrossEncoder(model_directory(model or "align"), threads=threads)
+    return CrossEncoderView("align", encoder, **settings)

@@ -1,0 +1,86 @@
+"""The retriever contract: a Protocol, its scored result and a registry by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from veritype.evidence import Chunk, EvidencePack, Span
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredChunk:
+    """One retrieved chunk: its exact span in the document, its title and its score.
+
+    Scores are comparable only within one retriever's results (BM25 weights, cosine
+    similarities, fused reciprocal ranks).
+    """
+
+    chunk: Chunk
+    score: float
+    retriever: str
+    title: str = ""
+
+    @property
+    def span(self) -> Span:
+        return Span(self.chunk.doc_id, self.chunk.chunk_id, self.chunk.start, self.chunk.end)
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """Identity of the characters retrieved: the same span from two indexes is one hit."""
+        return (self.chunk.doc_id, self.chunk.start, self.chunk.end)
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Finds the chunks most likely to hold evidence for a query or a claim."""
+
+    name: str
+
+    def retrieve(self, query: str, k: int = 10) -> list[ScoredChunk]: ...
+
+    def retrieve_batch(self, queries: Sequence[str], k: int = 10) -> list[list[ScoredChunk]]: ...
+
+
+class RetrieverError(KeyError):
+    """An unknown retriever name, or a name registered twice."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+RetrieverFactory = Callable[..., Retriever]
+_REGISTRY: dict[str, RetrieverFactory] = {}
+
+
+def register_retriever(name: str) -> Callable[[RetrieverFactory], RetrieverFactory]:
+    """Register a retriever factory under ``name``."""
+
+    def decorator(factory: RetrieverFactory) -> RetrieverFactory:
+        if name in _REGISTRY and _REGISTRY[name] is not factory:
+            raise RetrieverError(f"a retriever named {name!r} is already registered")
+        _REGISTRY[name] = factory
+        return factory
+
+    return decorator
+
+
+def create_retriever(name: str, **options: Any) -> Retriever:
+    """Build the retriever registered as ``name``; unknown names list the known ones."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise RetrieverError(f"unknown retriever {name!r}; known retrievers: {known}") from None
+    return factory(**options)
+
+
+def available_retrievers() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def evidence_pack(results: Sequence[ScoredChunk]) -> EvidencePack:
+    """An evidence pack of retrieved chunks (first occurrence of each chunk id wins)."""
+    chunks = list({item.chunk.chunk_id: item.chunk for item in results}.values())
+    return EvidencePack(chunks=chunks)

@@ -1,0 +1,311 @@
+"""The store contract: what a corpus keeps, one Protocol, and a registry by URL scheme.
+
+A store holds documents, their chunks under one or more chunkings, and the dense vectors
+of each dense index. Every write replaces whole documents inside one transaction, so a
+reader (or a process that was killed mid-ingest) never sees half a document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from veritype.evidence import Chunk, Document, chunk_document
+
+Vectors = npt.NDArray[np.float32]
+
+IndexKind = Literal["bm25", "dense"]
+
+
+class StoreError(RuntimeError):
+    """A store that cannot be opened or used: bad URL, missing driver, schema mismatch."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunking:
+    """How documents are cut for one index: sentence-aware, at most ``max_chars`` per chunk."""
+
+    max_chars: int = 1200
+    overlap_sentences: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_chars < 1:
+            raise ValueError(f"max_chars must be positive, got {self.max_chars}")
+        if self.overlap_sentences < 0:
+            raise ValueError(f"overlap_sentences must be >= 0, got {self.overlap_sentences}")
+
+    @property
+    def key(self) -> str:
+        return f"c{self.max_chars}o{self.overlap_sentences}"
+
+    def split(self, document: Document) -> list[Chunk]:
+        """The document's chunks; ids carry the chunking so two chunkings never collide."""
+        return [
+            Chunk(
+                chunk_id=f"{document.doc_id}:{self.key}:{number}",
+                doc_id=chunk.doc_id,
+                start=chunk.start,
+                end=chunk.end,
+                text=chunk.text,
+            )
+            for number, chunk in enumerate(
+                chunk_document(
+                    document,
+                    max_chars=self.max_chars,
+                    overlap_sentences=self.overlap_sentences,
+                )
+            )
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSpec:
+    """One retrieval index over the store: its name, kind and chunking; for a dense index,
+    the embedding model and how many tokens of each chunk it reads (the rest is cut off:
+    embedding cost grows with it, and models have a maximum)."""
+
+    name: str
+    kind: IndexKind
+    chunking: Chunking = field(default_factory=Chunking)
+    model: str = ""
+    max_tokens: int = 256
+
+    def __post_init__(self) -> None:
+        if not self.name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"index name {self.name!r} must be letters, digits, - or _")
+        if self.kind not in ("bm25", "dense"):
+            raise ValueError(f"index {self.name!r}: unknown kind {self.kind!r}")
+        if self.kind == "dense" and not self.model:
+            raise ValueError(f"dense index {self.name!r} needs a model")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexSpec:
+        return cls(
+            name=str(data["name"]),
+            kind=data["kind"],
+            chunking=Chunking(**data["chunking"]),
+            model=str(data.get("model", "")),
+            max_tokens=int(data.get("max_tokens", 256)),
+        )
+
+
+def layout_fingerprint(indexes: Sequence[IndexSpec]) -> str:
+    """A short hash of an index layout: a document indexed under another layout is redone."""
+    payload = json.dumps([spec.to_dict() for spec in indexes], sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """A stored document and where it came from.
+
+    ``source`` names the document uniquely (a file path, or ``path#row`` for one row of a
+    JSON Lines or CSV file); ``origin`` is the file it was read from; ``fingerprint``
+    changes when the text or the index layout changes, which is what triggers a re-index.
+    """
+
+    document: Document
+    origin: str
+    media_type: str
+    fingerprint: str
+    added_at: float
+    chunk_count: int = 0
+
+    @property
+    def doc_id(self) -> str:
+        return self.document.doc_id
+
+    @property
+    def source(self) -> str:
+        return self.document.source
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkVectors:
+    """The dense vectors of one index for some chunks, row ``i`` for ``chunk_ids[i]``."""
+
+    chunk_ids: list[str]
+    vectors: Vectors
+
+    def __post_init__(self) -> None:
+        if len(self.chunk_ids) != len(self.vectors):
+            raise ValueError(f"{len(self.chunk_ids)} chunk ids but {len(self.vectors)} vectors")
+
+
+@dataclass(slots=True)
+class DocumentWrite:
+    """Everything one document adds to a store, written atomically: the record, its chunks
+    by chunking key, and its vectors by dense index name."""
+
+    record: DocumentRecord
+    chunks: dict[str, list[Chunk]]
+    vectors: dict[str, ChunkVectors] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.record = _with_chunk_count(self.record, sum(len(c) for c in self.chunks.values()))
+
+
+def _with_chunk_count(record: DocumentRecord, count: int) -> DocumentRecord:
+    return DocumentRecord(
+        document=record.document,
+        origin=record.origin,
+        media_type=record.media_type,
+        fingerprint=record.fingerprint,
+        added_at=record.added_at,
+        chunk_count=count,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TitledChunk:
+    """A chunk with the title of its document (used to build and show index entries)."""
+
+    chunk: Chunk
+    title: str
+
+    @property
+    def index_text(self) -> str:
+        """What an index sees: the title gives every chunk its document's context."""
+        return f"{self.title}\n{self.chunk.text}" if self.title else self.chunk.text
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Where a corpus lives. Implementations: ``sqlite`` (embedded) and ``postgresql``."""
+
+    url: str
+
+    def index_dir(self) -> Path:
+        """A local directory for derived indexes (BM25, ANN), kept beside the store."""
+        ...
+
+    def generation(self) -> int:
+        """A counter that every committed write increases; derived indexes compare it."""
+        ...
+
+    def save_layout(self, indexes: Sequence[IndexSpec]) -> None: ...
+
+    def layout(self) -> list[IndexSpec]:
+        """The index layout last saved, or an empty list for a new store."""
+        ...
+
+    def write(self, writes: Sequence[DocumentWrite]) -> None:
+        """Store documents, replacing any with the same source; each document atomically."""
+        ...
+
+    def fingerprints(self, sources: Sequence[str]) -> dict[str, str]:
+        """``source -> fingerprint`` for the given sources that are stored."""
+        ...
+
+    def sources_from(self, origin: str) -> list[str]:
+        """Sources of every document read from the file ``origin``."""
+        ...
+
+    def delete(self, doc_ids: Sequence[str]) -> int:
+        """Delete documents with their chunks and vectors; returns how many existed."""
+        ...
+
+    def delete_sources(self, sources: Sequence[str]) -> int: ...
+
+    def document(self, doc_id: str) -> DocumentRecord | None: ...
+
+    def documents(self, *, limit: int = 100, offset: int = 0) -> list[DocumentRecord]:
+        """Stored documents in insertion order, ``limit`` of them from ``offset``."""
+        ...
+
+    def count_documents(self) -> int: ...
+
+    def count_chunks(self, chunking: Chunking | None = None) -> int: ...
+
+    def document_chunks(self, doc_id: str) -> list[tuple[str, Chunk]]:
+        """A document's chunks as ``(chunking key, chunk)``, by chunking then position."""
+        ...
+
+    def chunks(self, chunk_ids: Sequence[str]) -> dict[str, TitledChunk]:
+        """The chunks with these ids (unknown ids are left out)."""
+        ...
+
+    def iter_chunks(self, chunking: Chunking, *, batch_size: int = 2000) -> Iterator[TitledChunk]:
+        """Every chunk of a chunking, in a stable order."""
+        ...
+
+    def vectors(self, index: IndexSpec) -> tuple[list[str], Vectors]:
+        """All chunk ids and vectors of a dense index."""
+        ...
+
+    def search_vectors(
+        self, index: IndexSpec, queries: Vectors, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """For each query vector, the ``k`` nearest chunk ids with their cosine similarity."""
+        ...
+
+    def close(self) -> None: ...
+
+
+StoreFactory = Callable[..., Store]
+_REGISTRY: dict[str, StoreFactory] = {}
+
+DEFAULT_STORE_PATH = Path(".veritype") / "store.sqlite"
+
+
+def register_store(scheme: str) -> Callable[[StoreFactory], StoreFactory]:
+    """Register a store factory for URLs of ``scheme`` (``sqlite``, ``postgresql``, ...)."""
+
+    def decorator(factory: StoreFactory) -> StoreFactory:
+        if scheme in _REGISTRY and _REGISTRY[scheme] is not factory:
+            raise StoreError(f"a store for {scheme!r} URLs is already registered")
+        _REGISTRY[scheme] = factory
+        return factory
+
+    return decorator
+
+
+def available_stores() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def default_store_url() -> str:
+    """``$VERITYPE_STORE``, else a SQLite file under the project (current) directory."""
+    return os.environ.get("VERITYPE_STORE") or f"sqlite:///{DEFAULT_STORE_PATH}"
+
+
+def open_store(url: str | None = None, **options: Any) -> Store:
+    """Open the store at ``url``: ``sqlite:///path``, a plain file path, or ``postgresql://``."""
+    url = url or default_store_url()
+    scheme, sep, _ = url.partition("://")
+    if not sep:
+        scheme, url = "sqlite", f"sqlite:///{url}"
+    if scheme == "postgres":
+        scheme = "postgresql"
+    try:
+        factory = _REGISTRY[scheme]
+    except KeyError:
+        known = ", ".join(f"{name}://" for name in available_stores()) or "none"
+        raise StoreError(
+            f"unknown store URL scheme {scheme!r} in {url!r}; known: {known}"
+        ) from None
+    return factory(url, **options)
+
+
+def local_cache_dir(url: str) -> Path:
+    """A per-store folder under the project directory, for stores that are not local files."""
+    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:12]
+    return Path(".veritype") / "indexes" / digest
+
+
+def normalise_rows(vectors: Vectors) -> Vectors:
+    """Rows scaled to unit length (zero rows stay zero), so a dot product is a cosine."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)

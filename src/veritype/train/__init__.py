@@ -1,0 +1,1 @@
+"""Training veritype's verifier models (needs the ``train`` extra: torch, transformers, onnx)."""

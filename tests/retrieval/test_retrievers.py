@@ -1,0 +1,149 @@
+"""BM25, dense and hybrid retrieval over a small real corpus, plus reranking."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from veritype.ingest import Corpus
+from veritype.retrieval import (
+    BM25Index,
+    HybridRetriever,
+    RerankerRegistryError,
+    RerankingRetriever,
+    RetrieverError,
+    ScoredChunk,
+    available_retrievers,
+    create_reranker,
+    create_retriever,
+    evidence_pack,
+)
+from veritype.store import Chunking, IndexSpec
+
+SMALL = Chunking(max_chars=60)
+LAYOUT = [
+    IndexSpec("bm25", "bm25", SMALL),
+    IndexSpec("dense", "dense", SMALL, model="minilm"),
+    IndexSpec("bm25-whole", "bm25", Chunking(max_chars=5000)),
+]
+TEXTS = [
+    "The Eiffel Tower opened in 1889. It stands in Paris and is 330 metres tall.",
+    "Honeybees communicate through a waggle dance. The dance points to flowers.",
+    "Penicillin was discovered by Alexander Fleming in 1928. It treats infections.",
+    "The Amazon river carries more water than any other river on Earth.",
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    folder = tmp_path_factory.mktemp("corpus")
+    opened = Corpus.open(f"sqlite:///{folder / 'store.sqlite'}", indexes=LAYOUT)
+    opened.ingest_texts(TEXTS, titles=["Tower", "Bees", "Penicillin", "Amazon"])
+    yield opened
+    opened.close()
+
+
+def test_bm25_finds_the_exact_sentence_span(corpus: Corpus) -> None:
+    hit = corpus.retrieve("Who discovered penicillin?", 1, retriever="bm25")[0]
+    assert hit.title == "Penicillin"
+    assert hit.chunk.text == "Penicillin was discovered by Alexander Fleming in 1928."
+    record = corpus.store.document(hit.chunk.doc_id)
+    assert record is not None
+    assert record.document.text[hit.span.start : hit.span.end] == hit.chunk.text
+
+
+def test_bm25_leaves_out_chunks_without_a_shared_term(corpus: Corpus) -> None:
+    assert corpus.retrieve("zeppelin quasar", 5, retriever="bm25") == []
+    assert len(corpus.retrieve("the", 5, retriever="bm25")) == 0
+
+
+def test_dense_matches_meaning_without_shared_words(corpus: Corpus) -> None:
+    hits = corpus.retrieve("insects signalling where food is", 2, retriever="dense")
+    assert hits[0].title == "Bees"
+    assert hits[0].score > hits[1].score
+
+
+def test_two_indexes_can_chunk_differently(corpus: Corpus) -> None:
+    small = corpus.retrieve("Eiffel Tower height", 1, retriever="bm25")[0]
+    whole = corpus.retrieve("Eiffel Tower height", 1, retriever="bm25-whole")[0]
+    assert small.chunk.text != whole.chunk.text == TEXTS[0]
+    assert small.chunk.chunk_id.split(":")[1] != whole.chunk.chunk_id.split(":")[1]
+
+
+def test_hybrid_is_weighted_reciprocal_rank_fusion(corpus: Corpus) -> None:
+    bm25, dense = corpus.retriever("bm25"), corpus.retriever("dense")
+    query = "Where does the tower stand?"
+    hybrid = HybridRetriever([bm25, dense], weights=[2.0, 1.0], rrf_k=10, depth=20)
+    fused = hybrid.retrieve(query, 3)
+    sparse_ranks = {hit.key: rank for rank, hit in enumerate(bm25.retrieve(query, 20), 1)}
+    dense_ranks = {hit.key: rank for rank, hit in enumerate(dense.retrieve(query, 20), 1)}
+    for hit in fused:
+        expected = 0.0
+        if hit.key in sparse_ranks:
+            expected += 2.0 / (10 + sparse_ranks[hit.key])
+        if hit.key in dense_ranks:
+            expected += 1.0 / (10 + dense_ranks[hit.key])
+        assert hit.score == pytest.approx(expected)
+    assert [hit.score for hit in fused] == sorted((hit.score for hit in fused), reverse=True)
+    assert fused[0].chunk.text == "It stands in Paris and is 330 metres tall."
+
+
+def test_hybrid_batch_equals_single_queries(corpus: Corpus) -> None:
+    queries = ["penicillin discovery", "largest river flow"]
+    batch = corpus.retrieve_batch(queries, 3)
+    assert batch == [corpus.retrieve(query, 3) for query in queries]
+    pack = evidence_pack(batch[0])
+    assert pack.has_chunk(batch[0][0].chunk.chunk_id)
+
+
+def test_bad_hybrid_settings_and_unknown_names_are_refused(corpus: Corpus) -> None:
+    bm25 = corpus.retriever("bm25")
+    with pytest.raises(ValueError, match="2 weights for 1 retrievers"):
+        HybridRetriever([bm25], weights=[1.0, 1.0])
+    with pytest.raises(ValueError, match="not all 0"):
+        HybridRetriever([bm25], weights=[0.0])
+    with pytest.raises(RetrieverError, match="this corpus has: bm25, dense, bm25-whole, hybrid"):
+        corpus.retriever("nope")
+    assert {"bm25", "dense", "hybrid"} <= set(available_retrievers())
+    built = create_retriever("bm25", store=corpus.store, index=LAYOUT[0])
+    assert built.retrieve("Fleming", 1)[0].title == "Penicillin"
+
+
+def test_the_bm25_index_is_saved_and_reloaded_until_the_store_changes(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    spec = LAYOUT[0]
+    folder = BM25Index.folder(corpus.store, spec)
+    assert (folder / "state.json").exists()
+    loaded = BM25Index.load(folder, corpus.store.generation())
+    assert loaded is not None and loaded.chunk_ids == BM25Index.build(corpus.store, spec).chunk_ids
+    assert BM25Index.load(folder, corpus.store.generation() + 1) is None
+
+
+class LengthReranker:
+    """Prefers shorter chunks: a trivially checkable order for the reranking wrapper."""
+
+    name = "shortest"
+
+    def rerank(self, query: str, candidates: Sequence[ScoredChunk]) -> list[ScoredChunk]:
+        return sorted(candidates, key=lambda hit: len(hit.chunk.text))
+
+    def rerank_batch(
+        self, queries: Sequence[str], candidates: Sequence[Sequence[ScoredChunk]]
+    ) -> list[list[ScoredChunk]]:
+        return [self.rerank(q, c) for q, c in zip(queries, candidates, strict=True)]
+
+
+def test_a_reranker_reorders_the_candidates_of_any_retriever(corpus: Corpus) -> None:
+    base = corpus.retriever("bm25")
+    reranked = RerankingRetriever(base, LengthReranker(), depth=10)
+    assert reranked.name == "bm25+shortest"
+    candidates = base.retrieve("the river tower dance penicillin", 10)
+    hits = reranked.retrieve("the river tower dance penicillin", 2)
+    assert [hit.chunk.text for hit in hits] == sorted(
+        (hit.chunk.text for hit in candidates), key=len
+    )[:2]
+    with pytest.raises(RerankerRegistryError, match="unknown reranker 'cross'"):
+        create_reranker("cross")

@@ -1,0 +1,182 @@
+"""The store contract, run against SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from veritype.evidence import Document
+from veritype.store import (
+    Chunking,
+    ChunkVectors,
+    DocumentRecord,
+    DocumentWrite,
+    IndexSpec,
+    Store,
+    StoreError,
+    open_store,
+)
+
+SMALL = Chunking(max_chars=40)
+LARGE = Chunking(max_chars=400)
+DENSE = IndexSpec("dense", "dense", LARGE, model="minilm")
+TEXT = "Cats purr when content. Dogs bark at strangers. Birds sing at dawn."
+
+
+@pytest.fixture
+def store(store_url: str, index_dir: Path) -> Iterator[Store]:
+    opened = open_store(store_url, index_dir=index_dir)
+    yield opened
+    opened.close()
+
+
+def make_write(text: str, source: str, *, dims: int = 4, seed: int = 0) -> DocumentWrite:
+    document = Document.from_text(text, title=f"title of {source}", source=source)
+    chunks = {SMALL.key: SMALL.split(document), LARGE.key: LARGE.split(document)}
+    rng = np.random.default_rng(seed)
+    large = chunks[LARGE.key]
+    vectors = rng.normal(size=(len(large), dims)).astype(np.float32)
+    return DocumentWrite(
+        record=DocumentRecord(
+            document,
+            origin=f"{source}.origin",
+            media_type="text/plain",
+            fingerprint=f"fp-{source}-{len(text)}",
+            added_at=1.0,
+        ),
+        chunks=chunks,
+        vectors={DENSE.name: ChunkVectors([chunk.chunk_id for chunk in large], vectors)},
+    )
+
+
+def test_a_written_document_reads_back_with_exact_chunk_offsets(store: Store) -> None:
+    write = make_write(TEXT, "a")
+    store.write([write])
+    record = store.document(write.record.doc_id)
+    assert record is not None
+    assert record.document == write.record.document
+    assert record.chunk_count == len(write.chunks[SMALL.key]) + len(write.chunks[LARGE.key])
+    assert store.count_chunks(SMALL) == 3
+    assert store.count_chunks(LARGE) == 1
+    for item in store.iter_chunks(SMALL):
+        assert item.chunk.text == TEXT[item.chunk.start : item.chunk.end]
+        assert item.title == "title of a"
+    stored = store.chunks([chunk.chunk_id for chunk in write.chunks[SMALL.key]] + ["nope"])
+    assert sorted(stored) == sorted(chunk.chunk_id for chunk in write.chunks[SMALL.key])
+    assert [key for key, _ in store.document_chunks(record.doc_id)].count(SMALL.key) == 3
+
+
+def test_fingerprints_sources_listing_and_counts(store: Store) -> None:
+    store.write([make_write(TEXT, "a"), make_write("Fish swim.", "b")])
+    assert store.fingerprints(["a", "b", "c"]) == {"a": f"fp-a-{len(TEXT)}", "b": "fp-b-10"}
+    assert store.sources_from("a.origin") == ["a"]
+    assert [record.source for record in store.documents()] == ["a", "b"]
+    assert [record.source for record in store.documents(limit=1, offset=1)] == ["b"]
+    assert store.count_documents() == 2
+
+
+def test_rewriting_a_source_replaces_the_old_document_chunks_and_vectors(store: Store) -> None:
+    old = make_write(TEXT, "a")
+    store.write([old])
+    before = store.generation()
+    new = make_write("Cats sleep a lot. They nap in the sun.", "a", seed=1)
+    store.write([new])
+    assert store.generation() > before
+    assert store.document(old.record.doc_id) is None
+    assert store.count_documents() == 1
+    assert (
+        store.count_chunks()
+        == store.count_chunks(SMALL) + store.count_chunks(LARGE)
+        == (new.record.chunk_count)
+    )
+    ids, vectors = store.vectors(DENSE)
+    assert ids == new.vectors[DENSE.name].chunk_ids
+    np.testing.assert_allclose(vectors, new.vectors[DENSE.name].vectors, rtol=1e-6)
+
+
+def test_delete_removes_chunks_and_vectors_and_counts_only_existing(store: Store) -> None:
+    first, second = make_write(TEXT, "a"), make_write("Fish swim.", "b", seed=2)
+    store.write([first, second])
+    assert store.delete([first.record.doc_id, "missing"]) == 1
+    assert store.delete(["missing"]) == 0
+    assert store.count_documents() == 1
+    assert all(item.chunk.doc_id == second.record.doc_id for item in store.iter_chunks(SMALL))
+    ids, _ = store.vectors(DENSE)
+    assert ids == second.vectors[DENSE.name].chunk_ids
+    assert store.delete_sources(["b"]) == 1
+    assert store.count_chunks() == 0
+
+
+def test_a_failing_batch_leaves_the_store_as_it_was(store: Store) -> None:
+    store.write([make_write(TEXT, "a")])
+    generation = store.generation()
+    good = make_write("Fish swim in water.", "b")
+    clash = make_write("Fish swim in water.", "c")
+    # Same chunk ids under another source: the database refuses the second insert.
+    clash.chunks = good.chunks
+    with pytest.raises(StoreError, match="nothing was stored"):
+        store.write([good, clash])
+    assert store.generation() == generation
+    assert [record.source for record in store.documents()] == ["a"]
+    assert store.count_chunks() == make_write(TEXT, "a").record.chunk_count
+
+
+def test_vector_search_finds_each_vector_first(store: Store) -> None:
+    writes = [
+        make_write(f"Document number {i}. It has a sentence.", f"d{i}", seed=i) for i in range(6)
+    ]
+    store.write(writes)
+    ids, vectors = store.vectors(DENSE)
+    results = store.search_vectors(DENSE, vectors, 3)
+    assert [row[0][0] for row in results] == ids
+    assert all(row[0][1] == pytest.approx(1.0, abs=1e-5) for row in results)
+    assert all(len(row) == 3 for row in results)
+    assert all(row[0][1] >= row[1][1] >= row[2][1] for row in results)
+
+
+def test_vector_search_on_an_index_without_vectors_is_empty(store: Store) -> None:
+    missing = IndexSpec("other", "dense", LARGE, model="minilm")
+    assert store.search_vectors(missing, np.ones((2, 4), dtype=np.float32), 5) == [[], []]
+
+
+def test_layout_round_trips(store: Store) -> None:
+    assert store.layout() == []
+    layout = [IndexSpec("bm25", "bm25", SMALL), DENSE]
+    store.save_layout(layout)
+    assert store.layout() == layout
+
+
+def test_reopening_sees_the_same_documents(store_url: str, index_dir: Path) -> None:
+    with_data = open_store(store_url, index_dir=index_dir)
+    with_data.write([make_write(TEXT, "a")])
+    with_data.close()
+    reopened = open_store(store_url, index_dir=index_dir)
+    assert reopened.count_documents() == 1
+    reopened.close()
+
+
+def test_sqlite_switches_to_an_ann_index_above_the_threshold(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 's.sqlite'}", ann_threshold=10)
+    writes = [
+        make_write(f"Document number {i}. It has a sentence.", f"d{i}", dims=16, seed=i)
+        for i in range(40)
+    ]
+    store.write(writes)
+    ids, vectors = store.vectors(DENSE)
+    results = store.search_vectors(DENSE, vectors, 5)
+    assert [row[0][0] for row in results] == ids
+    assert (store.index_dir() / "dense.usearch").exists()
+    store.close()
+
+
+def test_unknown_schemes_and_bad_sqlite_urls_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="unknown store URL scheme 'mongodb'"):
+        open_store("mongodb://localhost/x")
+    with pytest.raises(StoreError, match="sqlite:///path"):
+        open_store("sqlite://relative.sqlite")
+    plain = open_store(str(tmp_path / "plain.sqlite"))
+    assert plain.url.startswith("sqlite:///")
+    plain.close()

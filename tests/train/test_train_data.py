@@ -1,0 +1,62 @@
+import random
+from pathlib import Path
+
+import pytest
+
+from veritype.train import data
+from veritype.train.data import DataError, Pair
+
+
+def test_nli_pool_reads_train_files_and_refuses_eval(data_dir: Path) -> None:
+    pairs = data.nli_pool(data_dir, ["fracas_dev", "rte_train_2way"])
+    assert len(pairs) == 70 + 2490
+    assert {p.label for p in pairs} == {"entailment", "neutral", "contradiction", "not_entailment"}
+    with pytest.raises(DataError, match="only files of nli/train"):
+        data.nli_pool(data_dir, ["eval/sick_test"])
+    with pytest.raises(DataError, match="not found"):
+        data.nli_pool(data_dir, ["no_such_set"])
+
+
+def test_halueval_refuses_evaluation_rows(data_dir: Path) -> None:
+    pairs = data.halueval(data_dir, "qa", 5)
+    assert len(pairs) == 10
+    assert [p.label for p in pairs[:2]] == ["entailment", "not_entailment"]
+    assert pairs[0].hypothesis.startswith("Which magazine was started first")
+    with pytest.raises(DataError, match="evaluation only"):
+        data.halueval(data_dir, "qa", 8001)
+    with pytest.raises(DataError, match="evaluation only"):
+        data.halueval_texts(data_dir, 9000)
+    with pytest.raises(DataError, match="use one of"):
+        data.halueval(data_dir, "general", 10)
+
+
+def test_scifact_pairs_come_from_rationales(data_dir: Path) -> None:
+    pairs = data.scifact(data_dir, random.Random(0))
+    labels = {p.label for p in pairs}
+    assert labels == {"entailment", "contradiction", "neutral"}
+    assert all(p.source == "scifact" and p.premise and p.hypothesis for p in pairs)
+    assert 1000 < len(pairs) < 3000
+
+
+def test_synthetic_perturbations_change_what_they_claim_to() -> None:
+    document = (
+        "The bridge was opened in 1932 by Governor Smith. It carries 160,000 vehicles a day "
+        "across the harbour. The deck is 49 metres wide and was rebuilt in 1990."
+    )
+    pairs = data.synthetic([document], random.Random(4), per_document=3, source="t")
+    by_label: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        by_label.setdefault(pair.label, []).append(pair)
+    assert set(by_label) == {"entailment", "contradiction", "neutral"}
+    for pair in by_label["contradiction"]:
+        assert pair.hypothesis != pair.premise
+    for pair in by_label["neutral"]:
+        assert pair.hypothesis != pair.premise
+        assert pair.hypothesis in document
+
+
+def test_polarity_flip_is_reversible() -> None:
+    flipped = data._flip_polarity("The drug was effective in mice.")
+    assert flipped == "The drug was not effective in mice."
+    assert data._flip_polarity(flipped) == "The drug was effective in mice."
+    assert data._flip_polarity("Mice respond quickly.") is None

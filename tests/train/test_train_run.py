@@ -1,0 +1,68 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from veritype.models.cross_encoder import CrossEncoder
+from veritype.train.card import read_floor
+
+pytestmark = pytest.mark.slow
+
+
+def test_killed_run_resumes_and_exports_a_working_model(tiny_run: Path) -> None:
+    log = (tiny_run / "train.log").read_text()
+    assert "resumed at step" in log
+    resumed_step = int(log.split("resumed at step ")[1].split()[0])
+    assert resumed_step >= 2
+    assert (tiny_run / "final" / "config.json").is_file()
+    data = json.loads((tiny_run / "data.json").read_text())
+    assert data["pairs"] == 240
+    exported = tiny_run / "onnx"
+    assert (exported / "model.onnx").stat().st_size < 30e6
+    metrics = json.loads((exported / "metrics.json").read_text())
+    assert set(metrics["eval"]) == {"rte_dev_2way", "snli_test_2k"}
+    assert metrics["int8_fp32_argmax_agreement"] >= 0.9
+    name, pairs, floor = read_floor(exported / "model_card.md")
+    assert (name, pairs) == ("mnli_dev_matched_3k", 200)
+    assert 0.0 <= floor <= 1.0
+    encoder = CrossEncoder(exported)
+    scores = encoder.predict(
+        [
+            ("A man plays a guitar.", "A man plays music."),
+            ("A man plays a guitar.", "Nobody is playing."),
+        ]
+    )
+    assert scores.shape == (2, 3)
+    np.testing.assert_allclose(scores.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_an_interrupted_run_is_not_overwritten_without_resume(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    pytest.importorskip("torch")
+    from typer.testing import CliRunner
+
+    from veritype.cli import app
+
+    config = tmp_path / "tiny.toml"
+    config.write_text('name = "tiny"\n[data]\nnli_files = ["fracas_dev"]\n')
+    checkpoint = tmp_path / "runs" / "tiny" / "checkpoint.pt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b"an earlier run's state")
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "verifier",
+            "--config",
+            str(config),
+            "--data-dir",
+            str(data_dir),
+            "--output-dir",
+            str(tmp_path / "runs"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert "pass --resume" in result.output
+    assert checkpoint.read_bytes() == b"an earlier run's state"
