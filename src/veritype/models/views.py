@@ -16,7 +16,7 @@ import numpy as np
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
-from veritype.views._base import Verdict, ViewResult, check_batch
+from veritype.views._base import Verdict, ViewResult, check_batch, once_per_pack
 
 _ENTAILMENT, _CONTRADICTION = 0, 2
 
@@ -79,20 +79,20 @@ class CrossEncoderView:
         self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
     ) -> list[ViewResult]:
         check_batch(claims, evidence)
-        windows_of: dict[int, list[_Window]] = {}
+        windows = once_per_pack(evidence, self._windows)
         pairs: list[tuple[str, str]] = []
         offsets: list[tuple[int, int]] = []
-        for claim, pack in zip(claims, evidence, strict=True):
-            windows = windows_of.get(id(pack))
-            if windows is None:
-                windows = windows_of[id(pack)] = evidence_windows(pack, self.sentences_per_window)
-            offsets.append((len(pairs), len(pairs) + len(windows)))
-            pairs.extend((window.text, claim.text) for window in windows)
+        for claim, claim_windows in zip(claims, windows, strict=True):
+            offsets.append((len(pairs), len(pairs) + len(claim_windows)))
+            pairs.extend((window.text, claim.text) for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
-            self._decide(windows_of[id(pack)], scores[start:end])
-            for pack, (start, end) in zip(evidence, offsets, strict=True)
+            self._decide(claim_windows, scores[start:end])
+            for claim_windows, (start, end) in zip(windows, offsets, strict=True)
         ]
+
+    def _windows(self, pack: EvidencePack) -> list[_Window]:
+        return evidence_windows(pack, self.sentences_per_window)
 
     def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:
         if not windows:

@@ -6,10 +6,12 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
+
+Prepared = TypeVar("Prepared")
 
 
 class Verdict(StrEnum):
@@ -133,6 +135,23 @@ def create_view(name: str, **options: Any) -> VerificationView:
 
 def available_views() -> list[str]:
     return sorted({*_REGISTRY, *_LAZY})
+
+
+def once_per_pack(
+    evidence: Sequence[EvidencePack], prepare: Callable[[EvidencePack], Prepared]
+) -> list[Prepared]:
+    """``prepare(pack)`` for every pack of a batch, computed once per distinct pack.
+
+    Keyed by id(): the packs stay alive in ``evidence`` for the whole call, and a pack
+    shared by many claims (the usual case) is analysed once.
+    """
+    cache: dict[int, Prepared] = {}
+    prepared: list[Prepared] = []
+    for pack in evidence:
+        if id(pack) not in cache:
+            cache[id(pack)] = prepare(pack)
+        prepared.append(cache[id(pack)])
+    return prepared
 
 
 def check_batch(claims: Sequence[Claim], evidence: Sequence[EvidencePack]) -> None:

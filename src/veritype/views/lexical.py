@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from veritype._text import content_words, has_negation
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
-from veritype.views._base import Verdict, ViewResult, check_batch, register_view
+from veritype.views._base import (
+    Verdict,
+    ViewResult,
+    check_batch,
+    once_per_pack,
+    register_view,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +67,8 @@ class LexicalSupportView:
         self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
     ) -> list[ViewResult]:
         check_batch(claims, evidence)
-        # Keyed by id(): the packs stay alive in ``evidence`` for the whole call, and a
-        # pack shared by many claims is analysed once.
-        cache: dict[int, list[_Sentence]] = {}
-        results: list[ViewResult] = []
-        for claim, pack in zip(claims, evidence, strict=True):
-            sentences = cache.get(id(pack))
-            if sentences is None:
-                sentences = cache[id(pack)] = _sentences(pack)
-            results.append(self._verify(claim, sentences))
-        return results
+        prepared = once_per_pack(evidence, _sentences)
+        return [self._verify(c, s) for c, s in zip(claims, prepared, strict=True)]
 
     def _verify(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
         claim_words = frozenset(content_words(claim.text))
