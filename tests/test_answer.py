@@ -220,3 +220,15 @@ def test_rendering_invariants_on_random_graphs(graph: BeliefGraph) -> None:
             assert EVIDENCE.resolves(span) and EVIDENCE.quote(span) == citation.quote
             assert f"[{citation.ref}]" in answer.answer
     assert answer.abstained == (not any(c.rendered for c in answer.claims))
+
+
+def test_a_span_enclosing_another_cited_span_is_not_cited() -> None:
+    first, second = SENTENCES[0], SENTENCES[1]
+    window = Span(first.doc_id, first.chunk_id, first.start, second.end)
+    graph = typed_graph(("c1", V, E, [window, first]), ("c2", V, E, [window, SENTENCES[3]]))
+    answer = render(graph, EVIDENCE)
+    assert [c.quote for c in answer.claims[0].citations] == ["The tower is 330 metres tall."]
+    assert sorted(c.quote for c in answer.claims[1].citations) == [
+        "The bridge is longer than the tower is tall.",
+        "The tower is 330 metres tall. It opened in 1889.",
+    ]

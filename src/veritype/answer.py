@@ -185,6 +185,18 @@ class _References:
         )
 
 
+def _narrowest(spans: list[Span]) -> list[Span]:
+    """Drop every span that encloses another: cite the exact passage, not its surroundings."""
+    return [
+        outer for outer in spans
+        if not any(
+            inner != outer and inner.chunk_id == outer.chunk_id
+            and outer.start <= inner.start and inner.end <= outer.end
+            for inner in spans
+        )
+    ]
+
+
 def _with_markers(text: str, refs: list[int]) -> str:
     markers = "".join(f"[{ref}]" for ref in refs)
     stripped = text.rstrip()
@@ -238,7 +250,7 @@ def render(
                 f"({', '.join(blocked)}): \u201c{node.claim.text}\u201d"
             )
             continue
-        spans = sorted({span for span in node.evidence if evidence.resolves(span)})
+        spans = _narrowest(sorted({span for span in node.evidence if evidence.resolves(span)}))
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if problem is not None:
             limitations[claim_id] = (

@@ -36,7 +36,7 @@ _TYPE_STYLE = {
     EvidenceType.UNCERTAIN: "bold yellow",
     EvidenceType.UNSUPPORTED: "bold red",
 }
-DEFAULT_VIEWS = "numeric,lexical"
+DEFAULT_VIEWS = "numeric,lexical,nli,align"
 
 
 def _fail(message: str) -> typer.Exit:
