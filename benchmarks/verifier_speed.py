@@ -1,7 +1,7 @@
 """How fast are the verifier models? torch fp32, ONNX fp32 and ONNX int8 side by side.
 
-Each backend runs in its own process (so memory is its own) on the same pairs, at batch
-size 1 and 32; the figures are pairs/s and peak resident memory. Needs the ``train``
+Each backend runs in its own process (so memory is its own) on the same length-sorted
+pairs, at batch size 1 and 32; the figures are pairs/s and peak resident memory. Needs the ``train``
 extra for the torch row and a training run's final checkpoint.
 
     python benchmarks/verifier_speed.py --checkpoint runs/nli/final [--pairs 256]
@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -64,14 +63,22 @@ def measure(
         def run(chunk: list[tuple[str, str]]) -> None:
             encoder.predict(chunk)
 
-    run(pairs[:batch])
-    ordered = sorted(pairs, key=lambda p: len(p[0]) + len(p[1])) if backend == "torch" else pairs
+    # Every backend gets the same length-sorted batches, so padding costs them alike.
+    ordered = sorted(pairs, key=lambda p: len(p[0]) + len(p[1]))
+    run(ordered[:batch])
     started = time.perf_counter()
     for start in range(0, len(ordered), batch):
         run(ordered[start : start + batch])
     elapsed = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"pairs_per_s": round(len(pairs) / elapsed, 1), "peak_rss_mb": round(peak_mb, 1)}
+    return {"pairs_per_s": round(len(pairs) / elapsed, 1), "peak_rss_mb": _peak_rss_mb()}
+
+
+def _peak_rss_mb() -> float:
+    # VmHWM belongs to this process image; ru_maxrss would carry the parent's peak across exec.
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
 
 
 def main() -> None:
