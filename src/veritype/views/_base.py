@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
@@ -152,6 +152,27 @@ def once_per_pack(
             cache[id(pack)] = prepare(pack)
         prepared.append(cache[id(pack)])
     return prepared
+
+
+class PackAnalysingView(Generic[Prepared]):
+    """``verify``/``verify_batch`` for views that analyse each evidence pack once, then
+    check each claim against that analysis; subclasses give ``_prepare`` and ``_check``."""
+
+    def _prepare(self, evidence: EvidencePack) -> Prepared:
+        raise NotImplementedError
+
+    def _check(self, claim: Claim, prepared: Prepared) -> ViewResult:
+        raise NotImplementedError
+
+    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+        return self._check(claim, self._prepare(evidence))
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]:
+        check_batch(claims, evidence)
+        prepared = once_per_pack(evidence, self._prepare)
+        return [self._check(c, p) for c, p in zip(claims, prepared, strict=True)]
 
 
 def check_batch(claims: Sequence[Claim], evidence: Sequence[EvidencePack]) -> None:

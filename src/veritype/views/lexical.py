@@ -7,17 +7,15 @@ opposite polarity ("was opened" against "was never opened").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import content_words, has_negation
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.views._base import (
+    PackAnalysingView,
     Verdict,
     ViewResult,
-    check_batch,
-    once_per_pack,
     register_view,
 )
 
@@ -35,7 +33,7 @@ def _check_threshold(label: str, value: float) -> None:
 
 
 @register_view("lexical")
-class LexicalSupportView:
+class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
     """Support = the share of the claim's content words found in its best evidence sentence."""
 
     name: str
@@ -60,17 +58,10 @@ class LexicalSupportView:
         self.cost = cost
         self.strong = strong
 
-    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
-        return self._verify(claim, _sentences(evidence))
+    def _prepare(self, evidence: EvidencePack) -> list[_Sentence]:
+        return _sentences(evidence)
 
-    def verify_batch(
-        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
-    ) -> list[ViewResult]:
-        check_batch(claims, evidence)
-        prepared = once_per_pack(evidence, _sentences)
-        return [self._verify(c, s) for c, s in zip(claims, prepared, strict=True)]
-
-    def _verify(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
+    def _check(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
         claim_words = frozenset(content_words(claim.text))
         if not claim_words:
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0, detail="no content words")

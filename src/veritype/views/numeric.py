@@ -7,17 +7,15 @@ claim's other content words) states a different value of the same kind in its pl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import content_words
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.views._base import (
+    PackAnalysingView,
     Verdict,
     ViewResult,
-    check_batch,
-    once_per_pack,
     register_view,
 )
 from veritype.views._values import TextValues, Value, ValueKind, extract_values
@@ -42,7 +40,7 @@ class _Conflict:
 
 
 @register_view("numeric")
-class NumericConsistencyView:
+class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
     """Checks the claim's numbers, percentages, money, quantities, dates and names."""
 
     name: str
@@ -56,17 +54,10 @@ class NumericConsistencyView:
         self.cost = cost
         self.strong = strong
 
-    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
-        return self._verify(claim, _sentences(evidence))
+    def _prepare(self, evidence: EvidencePack) -> list[_Sentence]:
+        return _sentences(evidence)
 
-    def verify_batch(
-        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
-    ) -> list[ViewResult]:
-        check_batch(claims, evidence)
-        prepared = once_per_pack(evidence, _sentences)
-        return [self._verify(c, s) for c, s in zip(claims, prepared, strict=True)]
-
-    def _verify(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
+    def _check(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
         claim_values = extract_values(claim.text)
         if not claim_values:
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
