@@ -131,8 +131,11 @@ def train_verifier(
     config: Annotated[Path, typer.Option("--config", "-c", help="Training config (TOML).")],
     data_dir: Annotated[
         Path,
-        typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR", help="Where the datasets live."),
-    ] = Path("../shared/data"),
+        typer.Option(
+            "--data-dir", envvar="VERITYPE_DATA_DIR",
+            help="The datasets folder (nli/, halueval/, scifact/, ...).",
+        ),
+    ],
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Where runs are written (overrides the config)."),
