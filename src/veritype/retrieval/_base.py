@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from veritype._registry import Registry
 from veritype.evidence import Chunk, EvidencePack, Span
 
 
@@ -51,19 +52,14 @@ class RetrieverError(KeyError):
 
 
 RetrieverFactory = Callable[..., Retriever]
-_REGISTRY: dict[str, RetrieverFactory] = {}
+_REGISTRY = Registry[RetrieverFactory](
+    lambda name: RetrieverError(f"a retriever named {name!r} is already registered")
+)
 
 
 def register_retriever(name: str) -> Callable[[RetrieverFactory], RetrieverFactory]:
     """Register a retriever factory under ``name``."""
-
-    def decorator(factory: RetrieverFactory) -> RetrieverFactory:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise RetrieverError(f"a retriever named {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
+    return _REGISTRY.register(name)
 
 
 def create_retriever(name: str, **options: Any) -> Retriever:

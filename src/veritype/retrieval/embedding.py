@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from veritype._registry import Registry
 from veritype.store import Vectors
 
 DEFAULT_EMBEDDER = "minilm"
@@ -185,20 +186,15 @@ def accelerated_model(source: Path, cache_dir: Path | None = None) -> Path:
 
 
 EmbedderFactory = Callable[..., Embedder]
-_REGISTRY: dict[str, EmbedderFactory] = {}
+_REGISTRY = Registry[EmbedderFactory](
+    lambda name: EmbedderError(f"an embedder named {name!r} is already registered")
+)
 _LOADED: dict[tuple[str, tuple[tuple[str, Any], ...]], Embedder] = {}
 
 
 def register_embedder(name: str) -> Callable[[EmbedderFactory], EmbedderFactory]:
     """Register an embedding-model loader under ``name``."""
-
-    def decorator(factory: EmbedderFactory) -> EmbedderFactory:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise EmbedderError(f"an embedder named {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
+    return _REGISTRY.register(name)
 
 
 def available_embedders() -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from veritype._registry import Registry
 from veritype.retrieval._base import Retriever, ScoredChunk
 
 
@@ -33,19 +34,14 @@ class RerankerRegistryError(KeyError):
 
 
 RerankerFactory = Callable[..., Reranker]
-_REGISTRY: dict[str, RerankerFactory] = {}
+_REGISTRY = Registry[RerankerFactory](
+    lambda name: RerankerRegistryError(f"a reranker named {name!r} is already registered")
+)
 
 
 def register_reranker(name: str) -> Callable[[RerankerFactory], RerankerFactory]:
     """Register a reranker factory under ``name``."""
-
-    def decorator(factory: RerankerFactory) -> RerankerFactory:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise RerankerRegistryError(f"a reranker named {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
+    return _REGISTRY.register(name)
 
 
 def create_reranker(name: str, **options: Any) -> Reranker:

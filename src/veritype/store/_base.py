@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from veritype._registry import Registry
 from veritype.evidence import Chunk, Document, chunk_document
 
 Vectors = npt.NDArray[np.float32]
@@ -254,21 +255,16 @@ class Store(Protocol):
 
 
 StoreFactory = Callable[..., Store]
-_REGISTRY: dict[str, StoreFactory] = {}
+_REGISTRY = Registry[StoreFactory](
+    lambda scheme: StoreError(f"a store for {scheme!r} URLs is already registered")
+)
 
 DEFAULT_STORE_PATH = Path(".veritype") / "store.sqlite"
 
 
 def register_store(scheme: str) -> Callable[[StoreFactory], StoreFactory]:
     """Register a store factory for URLs of ``scheme`` (``sqlite``, ``postgresql``, ...)."""
-
-    def decorator(factory: StoreFactory) -> StoreFactory:
-        if scheme in _REGISTRY and _REGISTRY[scheme] is not factory:
-            raise StoreError(f"a store for {scheme!r} URLs is already registered")
-        _REGISTRY[scheme] = factory
-        return factory
-
-    return decorator
+    return _REGISTRY.register(scheme)
 
 
 def available_stores() -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from veritype._registry import Registry
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 
@@ -97,19 +98,14 @@ class ViewRegistryError(KeyError):
 
 
 ViewFactory = Callable[..., VerificationView]
-_REGISTRY: dict[str, ViewFactory] = {}
+_REGISTRY = Registry[ViewFactory](
+    lambda name: ViewRegistryError(f"a view named {name!r} is already registered")
+)
 
 
 def register_view(name: str) -> Callable[[ViewFactory], ViewFactory]:
     """Register a view factory under ``name`` so configurations can select it by name."""
-
-    def decorator(factory: ViewFactory) -> ViewFactory:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise ViewRegistryError(f"a view named {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
+    return _REGISTRY.register(name)
 
 
 # Views whose module needs a runtime the core does without (onnxruntime, an HTTP client):
