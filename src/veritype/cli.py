@@ -17,8 +17,11 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import EvidenceType, Status
+from veritype.evaluation.commands import register as register_eval_commands
+from veritype.generation.commands import register as register_generation_commands
 from veritype.ingest.commands import register as register_corpus_commands
 from veritype.pipeline import VerificationReport, verify_answer
+from veritype.server.commands import register as register_server_commands
 from veritype.typing import Thresholds
 from veritype.views import ViewRegistryError, available_views, create_view
 
@@ -225,6 +228,9 @@ def _view_cell(name: str, verdict: str, score: float) -> str:
 
 
 register_corpus_commands(app)
+register_generation_commands(app)
+register_server_commands(app)
+register_eval_commands(app)
 
 
 def main() -> None:

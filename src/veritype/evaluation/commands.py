@@ -1,0 +1,9 @@
+"""The evaluation commands of the CLI."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluation commands to the main CLI."""
