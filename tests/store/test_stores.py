@@ -149,6 +149,19 @@ def test_layout_round_trips(store: Store) -> None:
     assert store.layout() == layout
 
 
+def test_traces_round_trip_replace_and_survive_reopening(
+    store: Store, store_url: str, index_dir: Path
+) -> None:
+    trace = {"trace_id": "t1", "graph": {"nodes": [{"id": "c1", "mass": 0.5}]}, "note": "é"}
+    store.save_trace("t1", "ask", trace)
+    assert store.trace("t1") == trace
+    assert store.trace("missing") is None
+    store.save_trace("t1", "verify", {**trace, "note": "second"})
+    store.close()
+    with open_store(store_url, index_dir=index_dir) as reopened:
+        assert reopened.trace("t1") == {**trace, "note": "second"}
+
+
 def test_reopening_sees_the_same_documents(store_url: str, index_dir: Path) -> None:
     with_data = open_store(store_url, index_dir=index_dir)
     with_data.write([make_write(TEXT, "a")])

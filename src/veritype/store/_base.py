@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -249,6 +249,14 @@ class Store(Protocol):
         self, index: IndexSpec, queries: Vectors, k: int
     ) -> list[list[tuple[str, float]]]:
         """For each query vector, the ``k`` nearest chunk ids with their cosine similarity."""
+        ...
+
+    def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
+        """Keep a run's trace (JSON-able) under its id, replacing any with the same id."""
+        ...
+
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        """A saved trace, or ``None`` for an unknown id."""
         ...
 
     def close(self) -> None: ...

@@ -8,7 +8,8 @@ derived indexes when to refresh. Dense search runs in the database on an HNSW in
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -61,6 +62,12 @@ CREATE TABLE IF NOT EXISTS veritype_chunks (
 );
 CREATE INDEX IF NOT EXISTS veritype_chunks_by_doc ON veritype_chunks (doc_id);
 CREATE INDEX IF NOT EXISTS veritype_chunks_by_chunking ON veritype_chunks (chunking, seq);
+CREATE TABLE IF NOT EXISTS veritype_traces (
+    trace_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    data JSONB NOT NULL
+);
 """
 
 _DOCUMENT_COLUMNS = (
@@ -365,6 +372,22 @@ class PostgresStore:
                 rows = self._db.execute(statement, (query, query, k)).fetchall()
                 results.append([(str(chunk_id), float(score)) for chunk_id, score in rows])
         return results
+
+    def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
+        from psycopg.types.json import Jsonb
+
+        self._db.execute(
+            "INSERT INTO veritype_traces VALUES (%s, %s, %s, %s) ON CONFLICT (trace_id) "
+            "DO UPDATE SET kind = EXCLUDED.kind, created_at = EXCLUDED.created_at, "
+            "data = EXCLUDED.data",
+            (trace_id, kind, time.time(), Jsonb(dict(trace))),
+        )
+
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT data FROM veritype_traces WHERE trace_id = %s", (trace_id,)
+        ).fetchone()
+        return dict(row[0]) if row else None
 
     def close(self) -> None:
         self._db.close()

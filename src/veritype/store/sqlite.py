@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,12 @@ CREATE TABLE IF NOT EXISTS vectors (
     UNIQUE (index_name, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS vectors_by_doc ON vectors (doc_id);
+CREATE TABLE IF NOT EXISTS traces (
+    trace_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    data TEXT NOT NULL
+);
 """
 
 _DOCUMENT_COLUMNS = (
@@ -346,6 +353,22 @@ class SQLiteStore:
             cached = (generation, built)
             self._vector_indexes[index.name] = cached
         return cached[1].search(np.asarray(queries, dtype=np.float32), k)
+
+    def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
+        payload = json.dumps(trace, sort_keys=True)
+        try:
+            with self._transaction():
+                self._db.execute(
+                    "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)",
+                    (trace_id, kind, time.time(), payload),
+                )
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: saving trace {trace_id} failed: {error}") from error
+
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT data FROM traces WHERE trace_id = ?", (trace_id,))
+        found = row.fetchone()
+        return dict(json.loads(found[0])) if found else None
 
     def close(self) -> None:
         self._db.close()
