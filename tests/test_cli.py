@@ -1,4 +1,5 @@
 import json
+import re
 import os
 import subprocess
 import sys
@@ -134,3 +135,35 @@ def test_verify_with_a_fitted_learned_aggregator(tmp_path: Path) -> None:
     assert first["type"] == "verified"
     assert first["probability"] > 0.8
     assert second["type"] == "unsupported"
+
+
+def test_ask_answers_from_a_store_with_cited_claims_and_json(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    (tmp_path / "eiffel.txt").write_text((EXAMPLE / "evidence.txt").read_text())
+    assert veritype("ingest", str(tmp_path / "eiffel.txt"), "--store", store).returncode == 0
+    result = veritype("ask", "When was the Eiffel Tower opened?", "--store", store)
+    assert result.returncode == 0, result.stderr
+    assert "Answer:" in result.stdout and "31 March 1889" in result.stdout
+    assert "Confidence:" in result.stdout
+    assert re.search(r"trace [0-9a-f]{32}", result.stdout)
+    as_json = veritype("ask", "When was the Eiffel Tower opened?", "--store", store, "--json")
+    grounded = json.loads(as_json.stdout)
+    rendered = [claim for claim in grounded["claims"] if claim["rendered"]]
+    assert rendered and all(claim["citations"] for claim in rendered)
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["   "], "query: must not be empty"),
+        (["tower", "--filter", "colour"], "--filter takes KEY=VALUE"),
+        (["tower", "--contradicted", "hide"], "contradicted:"),
+        (["tower", "--views", "nli,telepathy"], "unknown view 'telepathy'"),
+    ],
+)
+def test_ask_refuses_bad_input_naming_the_problem(
+    tmp_path: Path, args: list[str], problem: str
+) -> None:
+    result = veritype("ask", *args, "--store", f"sqlite:///{tmp_path / 's.sqlite'}")
+    assert result.returncode == 2
+    assert problem in result.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -225,12 +225,18 @@ def render(
     min_confidence: Confidence = Confidence.INSUFFICIENT_EVIDENCE,
     trace_id: str | None = None,
     timings: Mapping[str, float] | None = None,
+    folded: Collection[str] = (),
+    notes: Mapping[str, str] | None = None,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
     A claim is rendered iff it is Verified, every claim it depends on was rendered,
     and its resolving citations meet its class's minimum support. The answer abstains
     when nothing renders or the confidence falls below ``min_confidence``.
+
+    ``folded`` claims are parts of a refined claim that renders in their place: they stay
+    in ``claims`` but are neither shown on their own nor counted for confidence.
+    ``notes`` replace the default limitation wording of unrendered claims.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -242,6 +248,9 @@ def render(
     for claim_id in graph.topological_order():
         node = graph.node(claim_id)
         if node.evidence_type is not EvidenceType.VERIFIED:
+            continue
+        if claim_id in folded:
+            rendered.add(claim_id)
             continue
         blocked = [p for p in graph.parents(claim_id) if p not in rendered]
         if blocked:
@@ -260,12 +269,17 @@ def render(
         rendered.add(claim_id)
         citations[claim_id] = [references.cite(span) for span in spans]
 
-    nodes = sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id))
+    rendered -= set(folded)
+    nodes = sorted(
+        (node for node in graph if node.claim.claim_id not in folded),
+        key=lambda n: (n.claim.start, n.claim.claim_id),
+    )
     for node in nodes:
-        if node.claim.claim_id not in rendered and node.claim.claim_id not in limitations:
-            note = _limitation(node)
+        claim_id = node.claim.claim_id
+        if claim_id not in rendered and claim_id not in limitations:
+            note = (notes or {}).get(claim_id) or _limitation(node)
             if note is not None:
-                limitations[node.claim.claim_id] = note
+                limitations[claim_id] = note
 
     contradicted = any(node.status is Status.CONTRADICTED for node in nodes)
     confidence = confidence_label(len(rendered), len(nodes), contradicted=contradicted)
@@ -287,7 +301,10 @@ def render(
         )
     return GroundedAnswer(
         answer=text,
-        claims=[_report(node, citations.get(node.claim.claim_id, []), rendered) for node in nodes],
+        claims=[
+            _report(node, citations.get(node.claim.claim_id, []), rendered)
+            for node in sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id))
+        ],
         references=references.items if rendered else [],
         confidence=confidence,
         limitations=[

@@ -15,10 +15,10 @@ from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
-from veritype.evidence import Document, EvidencePack
-from veritype.graph import EvidenceType, Status
 from veritype.evaluation.commands import register as register_eval_commands
+from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
+from veritype.graph import EvidenceType, Status
 from veritype.ingest.commands import register as register_corpus_commands
 from veritype.pipeline import VerificationReport, verify_answer
 from veritype.server.commands import register as register_server_commands
@@ -180,8 +180,88 @@ def schema() -> None:
     typer.echo(json.dumps(grounded_answer_schema(), indent=2))
 
 
+@app.command()
+def ask(
+    query: Annotated[str, typer.Argument(help="The question to answer from the corpus.")],
+    store: Annotated[
+        str | None,
+        typer.Option("--store", "-s", help="Store URL (default: $VERITYPE_STORE, else "
+                     ".veritype/store.sqlite, filled with the demo corpus on first use).",
+                     show_default=False),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
+    ] = None,
+    generator: Annotated[
+        str | None, typer.Option("--generator", "-g", help="extractive, local or openai.")
+    ] = None,
+    views: Annotated[
+        str | None, typer.Option("--views", help="Comma-separated view names.")
+    ] = None,
+    tau: Annotated[
+        float | None, typer.Option("--tau", help="τ: score needed for Verified.")
+    ] = None,
+    tau_low: Annotated[
+        float | None, typer.Option("--tau-low", help="τ': score at or below which Unsupported.")
+    ] = None,
+    budget: Annotated[
+        float | None, typer.Option("--budget", help="Cap on the total cost of view calls.")
+    ] = None,
+    k: Annotated[int | None, typer.Option("-k", help="Evidence chunks for the query.")] = None,
+    contradicted: Annotated[
+        str | None,
+        typer.Option("--contradicted", help="What happens to contradicted claims: drop, flag "
+                     "or correct."),
+    ] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="brief or detailed.")] = None,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option("--filter", help="Metadata filter KEY=VALUE (source, title, added_after, "
+                     "added_before); repeatable."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the GroundedAnswer as JSON.")
+    ] = False,
+) -> None:
+    """Answer QUERY from the corpus: draft, verify every claim, show only Verified, cited ones."""
+    from veritype.engine import Engine, EngineConfig, EngineError
+
+    try:
+        parsed = _parse_filters(filters or [])
+        settings = EngineConfig.load(
+            config, store=store, generator=generator, tau=tau, tau_low=tau_low, budget=budget,
+            k=k, contradicted=contradicted, mode=mode,
+            views=[name.strip() for name in views.split(",") if name.strip()] if views else None,
+        )
+        if settings.store is None and not settings.demo:
+            settings = settings.model_copy(update={"demo": True})
+        with Engine(settings, console=_err) as engine:
+            grounded = engine.ask(query, filters=parsed)
+    except EngineError as error:
+        raise _fail(str(error)) from None
+    if as_json:
+        typer.echo(grounded.model_dump_json(indent=2))
+    else:
+        _print_grounded(grounded)
+        seconds = grounded.timings.get("total_s", 0.0)
+        _out.print(f"[dim]trace {grounded.trace_id} · {seconds:.2f} s[/]")
+
+
+def _parse_filters(items: list[str]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise _fail(f"--filter takes KEY=VALUE, got {item!r}")
+        parsed[key.strip()] = value.strip()
+    return parsed
+
+
 def _print_report(report: VerificationReport) -> None:
-    grounded: GroundedAnswer = report.grounded
+    _print_grounded(report.grounded)
+
+
+def _print_grounded(grounded: GroundedAnswer) -> None:
     table = Table(title="Claims", show_lines=True)
     table.add_column("id", no_wrap=True)
     table.add_column("claim", ratio=3, overflow="fold")

@@ -1,12 +1,16 @@
-"""Lexical-support view: does one evidence sentence carry the claim's content words?
+"""Lexical-support view: does one evidence sentence (or two adjacent ones) carry the
+claim's content words?
 
 The cheapest view. It reads no meaning beyond word overlap and negation, so its
-contradiction verdict only fires when a sentence repeats most of the claim with the
-opposite polarity ("was opened" against "was never opened").
+contradiction verdict only fires when a single sentence repeats most of the claim with the
+opposite polarity ("was opened" against "was never opened"). Adjacent pairs count for
+support only, because a claim often names its subject where the evidence used a pronoun
+("The bridge ... . It opened in 1937").
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from veritype._text import content_words, has_negation
@@ -25,6 +29,7 @@ class _Sentence:
     span: Span
     words: frozenset[str]
     negated: bool
+    pair: bool = False
 
 
 def _check_threshold(label: str, value: float) -> None:
@@ -67,13 +72,14 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0, detail="no content words")
         negated = has_negation(claim.text)
         best: _Sentence | None = None
-        best_key = (-1.0, False)
+        best_key = (-1.0, False, False)
         for sentence in sentences:
             coverage = len(claim_words & sentence.words) / len(claim_words)
             # Highest coverage first; among equals, one of the claim's polarity, so an
-            # equally close negated sentence does not overrule an agreeing one; then the
-            # earliest (strict comparison keeps the first).
-            key = (coverage, sentence.negated == negated)
+            # equally close negated sentence does not overrule an agreeing one; then a single
+            # sentence over a pair (the narrower citation); then the earliest (strict
+            # comparison keeps the first).
+            key = (coverage, sentence.negated == negated, not sentence.pair)
             if key > best_key:
                 best, best_key = sentence, key
         coverage = max(best_key[0], 0.0)
@@ -84,8 +90,8 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
         ratio = f"{shared}/{len(claim_words)} claim words"
         if best.negated == negated and coverage >= self.support_threshold:
             return ViewResult(self.name, Verdict.ENTAILED, coverage, spans=(best.span,),
-                              detail=f"{ratio} in one sentence")
-        if best.negated != negated and coverage >= self.contradiction_threshold:
+                              detail=f"{ratio} in {_where(best)}")
+        if best.negated != negated and not best.pair and coverage >= self.contradiction_threshold:
             side = "evidence" if best.negated else "claim"
             return ViewResult(self.name, Verdict.CONTRADICTED, 0.0, contradiction=coverage,
                               spans=(best.span,),
@@ -94,9 +100,24 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
                           detail=f"{ratio} in the closest sentence")
 
 
+def _where(sentence: _Sentence) -> str:
+    return "two adjacent sentences" if sentence.pair else "one sentence"
+
+
 def _sentences(pack: EvidencePack) -> list[_Sentence]:
-    sentences: list[_Sentence] = []
+    """Each evidence sentence, then each pair of adjacent sentences of the same chunk."""
+    singles: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        sentences.append(_Sentence(span, frozenset(content_words(text)), has_negation(text)))
-    return sentences
+        singles.append(_Sentence(span, frozenset(content_words(text)), has_negation(text)))
+    pairs = [
+        _Sentence(
+            Span(first.span.doc_id, first.span.chunk_id, first.span.start, second.span.end),
+            first.words | second.words,
+            first.negated or second.negated,
+            pair=True,
+        )
+        for first, second in itertools.pairwise(singles)
+        if first.span.chunk_id == second.span.chunk_id
+    ]
+    return singles + pairs

@@ -1,0 +1,226 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from veritype.answer import confabulation_problems
+from veritype.engine import Engine, EngineConfig, EngineError, split_compound
+from veritype.evidence import Chunk, Document, EvidencePack
+from veritype.graph import EvidenceType, Status
+
+ROOT = Path(__file__).resolve().parents[1]
+EIFFEL = (ROOT / "examples" / "eiffel" / "evidence.txt").read_text(encoding="utf-8")
+
+DOCUMENTS = {
+    "eiffel": ("The Eiffel Tower", EIFFEL),
+    "golden-gate": (
+        "Golden Gate Bridge",
+        "The Golden Gate Bridge is a suspension bridge spanning the Golden Gate strait in "
+        "California. The bridge opened to traffic on May 27, 1937. Its main span is 1,280 "
+        "metres long. The bridge was designed by the engineer Joseph Strauss.",
+    ),
+    "aspirin": (
+        "Aspirin",
+        "Aspirin is used to reduce pain, fever and inflammation. Low-dose aspirin lowers the "
+        "risk of heart attack in people at high risk. Aspirin can cause stomach bleeding.",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    store = tmp_path_factory.mktemp("engine") / "store.sqlite"
+    with Engine(EngineConfig(store=f"sqlite:///{store}")) as engine:
+        engine.ingest_texts(
+            [text for _, text in DOCUMENTS.values()],
+            titles=[title for title, _ in DOCUMENTS.values()],
+            sources=list(DOCUMENTS),
+        )
+        yield engine
+
+
+def _evidence_of(trace: dict[str, object]) -> EvidencePack:
+    entries = trace["evidence"]
+    assert isinstance(entries, list)
+    chunks = [
+        Chunk(e["chunk_id"], e["doc_id"], e["start"], e["end"], e["text"]) for e in entries
+    ]
+    return EvidencePack(chunks=chunks, documents={})
+
+
+def test_config_precedence_is_defaults_file_env_arguments(tmp_path: Path) -> None:
+    path = tmp_path / "veritype.toml"
+    path.write_text('generator = "local"\ntau = 0.7\nk = 4\nviews = ["lexical"]\n')
+    env = {"VERITYPE_TAU": "0.9", "VERITYPE_VIEWS": "numeric, lexical", "VERITYPE_OTHER": "x"}
+    config = EngineConfig.load(path, env=env, k=9)
+    assert config.generator == "local"  # file over default
+    assert config.tau == 0.9  # environment over file
+    assert config.views == ["numeric", "lexical"]
+    assert config.k == 9  # arguments over everything
+    assert config.tau_low == 0.3  # default
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"k": 0}, "k:"),
+        ({"contradicted": "hide"}, "contradicted:"),
+        ({"views": []}, "views:"),
+        ({"colour": "red"}, "colour:"),
+    ],
+)
+def test_bad_configuration_names_the_field(overrides: dict[str, object], problem: str) -> None:
+    with pytest.raises(EngineError, match=problem):
+        EngineConfig.load(env={}, **overrides)
+
+
+def test_a_bad_config_file_is_named(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("tau = [")
+    with pytest.raises(EngineError, match=r"broken\.toml is not valid TOML"):
+        EngineConfig.load(broken, env={})
+    with pytest.raises(EngineError, match="cannot read config file"):
+        EngineConfig.load(tmp_path / "missing.toml", env={})
+
+
+def test_thresholds_in_the_wrong_order_are_refused(tmp_path: Path) -> None:
+    config = EngineConfig(store=f"sqlite:///{tmp_path / 's.sqlite'}", tau=0.2, tau_low=0.5)
+    with pytest.raises(EngineError, match="tau"):
+        Engine(config)
+
+
+def test_ask_renders_only_verified_cited_claims_and_saves_the_trace(engine: Engine) -> None:
+    grounded = engine.ask("When did the Golden Gate Bridge open to traffic?")
+    assert not grounded.abstained, grounded.abstention_reason
+    assert "1937" in grounded.answer
+    rendered = [claim for claim in grounded.claims if claim.rendered]
+    assert rendered
+    for claim in rendered:
+        assert claim.type is EvidenceType.VERIFIED
+        assert claim.citations
+    trace = engine.trace(grounded.trace_id)
+    assert trace is not None and trace["kind"] == "ask"
+    assert confabulation_problems(grounded, _evidence_of(trace)) == []
+    nodes = trace["graph"]["nodes"]
+    assert {result["view"] for node in nodes for result in node["results"]} >= {"lexical", "nli"}
+    assert set(trace["timings"]) >= {"retrieve_s", "generate_s", "verify_s", "total_s"}
+    assert grounded.references[0].doc_id in {c.doc_id for c in rendered[0].citations}
+
+
+def test_on_claim_sees_every_claim_once(engine: Engine) -> None:
+    seen: list[str] = []
+    grounded = engine.ask("What is aspirin used for?", on_claim=lambda claim: seen.append(claim.id))
+    assert seen == [claim.id for claim in grounded.claims]
+
+
+def test_ask_abstains_when_no_document_passes_the_filters(engine: Engine) -> None:
+    grounded = engine.ask("When did the bridge open?", filters={"source": "no-such-source"})
+    assert grounded.abstained
+    assert grounded.abstention_reason == "No document in the store matches the query."
+    assert grounded.answer == "" and grounded.claims == []
+    assert engine.trace(grounded.trace_id) is not None
+
+
+def test_filters_keep_only_matching_documents(engine: Engine) -> None:
+    grounded = engine.ask("How tall is the tower and when did it open?",
+                          filters={"title": "Eiffel"})
+    cited = {c.doc_id for claim in grounded.claims for c in claim.citations}
+    trace = engine.trace(grounded.trace_id)
+    assert trace is not None
+    assert {entry["title"] for entry in trace["evidence"]} == {"The Eiffel Tower"}
+    assert len(cited) <= 1
+
+
+@pytest.mark.parametrize(
+    ("call", "problem"),
+    [
+        (lambda e: e.ask("   "), "query: must not be empty"),
+        (lambda e: e.ask("x" * 2001), "query: 2001 characters"),
+        (lambda e: e.ask("bridge", mode="long"), "mode:"),
+        (lambda e: e.ask("bridge", filters={"colour": "red"}), "unknown filter 'colour'"),
+        (lambda e: e.verify("The bridge opened in 1937.", evidence=[" "]), "evidence:"),
+        (lambda e: e.verify(""), "answer: must not be empty"),
+    ],
+)
+def test_bad_input_is_refused_with_the_field_named(
+    engine: Engine, call: object, problem: str
+) -> None:
+    assert callable(call)
+    with pytest.raises(EngineError, match=problem):
+        call(engine)
+
+
+def test_verify_with_given_evidence_drops_the_contradicted_claim(engine: Engine) -> None:
+    answer = "The Eiffel Tower opened on 31 March 1889. The tower is 300 metres tall."
+    grounded = engine.verify(answer, evidence=[EIFFEL])
+    by_text = {claim.text: claim for claim in grounded.claims}
+    assert by_text["The Eiffel Tower opened on 31 March 1889."].rendered
+    wrong = by_text["The tower is 300 metres tall."]
+    assert wrong.status is Status.CONTRADICTED and not wrong.rendered
+    assert "300" not in grounded.answer
+    assert any("Contradicted" in item for item in grounded.limitations)
+
+
+def test_verify_without_evidence_retrieves_from_the_store(engine: Engine) -> None:
+    grounded = engine.verify("The Golden Gate Bridge opened to traffic on May 27, 1937.")
+    assert [claim.rendered for claim in grounded.claims] == [True]
+    assert grounded.claims[0].citations[0].doc_id == _doc_id(engine, "golden-gate")
+
+
+def _doc_id(engine: Engine, source: str) -> str:
+    for record in engine.corpus.store.documents():
+        if record.source == source:
+            return record.doc_id
+    raise AssertionError(f"{source} not stored")
+
+
+def test_flag_and_correct_policies_for_contradicted_claims(tmp_path: Path) -> None:
+    answer = "The Eiffel Tower is 300 metres tall."
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    with Engine(EngineConfig(store=store, contradicted="flag")) as flagging:
+        flagged = flagging.verify(answer, evidence=[EIFFEL])
+    assert flagged.abstained
+    assert "the evidence says \u201cThe tower is 330 metres tall" in flagged.limitations[0]
+    with Engine(EngineConfig(store=store, contradicted="correct")) as correcting:
+        corrected = correcting.verify(answer, evidence=[EIFFEL])
+        trace = correcting.trace(corrected.trace_id)
+    assert not corrected.abstained
+    assert "330 metres" in corrected.answer and "300 metres" not in corrected.answer
+    assert corrected.limitations[0].startswith("Corrected:")
+    assert trace is not None and trace["corrections"][0]["verified"] is True
+    assert confabulation_problems(corrected, _evidence_of(trace)) == []
+
+
+def test_split_compound_splits_only_standalone_connectives() -> None:
+    assert split_compound(
+        "The tower is 330 metres tall, although it was built in 1889 for a fair."
+    ) == ["The tower is 330 metres tall.", "It was built in 1889 for a fair."]
+    assert split_compound("The bridge opened in 1937 because traffic grew fast.") == [
+        "The bridge opened in 1937 because traffic grew fast."
+    ]
+
+
+def test_an_uncertain_compound_is_refined_into_verified_parts(tmp_path: Path) -> None:
+    evidence = Document.from_text(EIFFEL)
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    answer = (
+        "The tower is 330 metres tall, although the engineer Gustave Eiffel gave it his name."
+    )
+    # Lexical and numeric views alone find the compound's paraphrase borderline.
+    with Engine(EngineConfig(store=store, views=["lexical", "numeric"], tau=0.9,
+                             tau_low=0.1)) as refining:
+        grounded = refining.verify(answer, evidence=[evidence.text])
+        trace = refining.trace(grounded.trace_id)
+    assert trace is not None
+    refinements = trace["refinements"]
+    if not refinements:
+        pytest.fail(f"no refinement happened; claims: {grounded.claims}")
+    parts = refinements[0]["parts"]
+    assert [part["id"] for part in parts] == ["c1.1", "c1.2"]
+    compound = next(claim for claim in grounded.claims if claim.id == "c1")
+    assert compound.rendered == refinements[0]["verified"]
+    assert compound.type is (
+        EvidenceType.VERIFIED if refinements[0]["verified"] else EvidenceType.UNCERTAIN
+    )
