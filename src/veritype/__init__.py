@@ -29,6 +29,7 @@ from veritype.answer import (
 from veritype.bounds import BoundRow, binomial_tail, kl_bound, kl_divergence, scaling_table
 from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, ClaimClass, Decomposition, decompose
+from veritype.engine import Engine, EngineConfig, EngineError
 from veritype.evidence import Chunk, Document, EvidenceError, EvidencePack, Span, chunk_document
 from veritype.graph import BeliefGraph, CycleError, EvidenceType, GraphError, Status
 from veritype.ingest import Corpus, IngestReport
@@ -73,6 +74,9 @@ __all__ = [
     "CycleError",
     "Decomposition",
     "Document",
+    "Engine",
+    "EngineConfig",
+    "EngineError",
     "EvidenceError",
     "EvidencePack",
     "EvidenceType",

@@ -2,7 +2,9 @@
 
 Evidence longer than the model's window is scored as overlapping sentence windows; the
 view keeps the window with the best entailment and the one with the strongest
-contradiction, and cites whichever decided the verdict.
+contradiction, and cites whichever decided the verdict. Only the windows that share the
+most content words with the claim are scored (``max_windows``): a window without the
+claim's words can neither entail nor contradict it, and the model is the costly part.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype._text import content_words
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -25,6 +28,7 @@ _ENTAILMENT, _CONTRADICTION = 0, 2
 class _Window:
     span: Span
     text: str
+    words: frozenset[str]
 
 
 def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
@@ -38,7 +42,8 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
             if not group:
                 continue
             span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
-            windows.append(_Window(span, chunk.slice(span.start, span.end)))
+            text = chunk.slice(span.start, span.end)
+            windows.append(_Window(span, text, frozenset(content_words(text))))
     return windows
 
 
@@ -53,6 +58,7 @@ class CrossEncoderView:
         entail_threshold: float = 0.5,
         contradiction_threshold: float = 0.6,
         sentences_per_window: int = 2,
+        max_windows: int | None = 6,
         cost: float = 5.0,
         strong: bool = True,
     ) -> None:
@@ -64,11 +70,14 @@ class CrossEncoderView:
                 raise ValueError(f"{label} must lie in (0, 1], got {value}")
         if sentences_per_window < 1:
             raise ValueError(f"sentences_per_window must be >= 1, got {sentences_per_window}")
+        if max_windows is not None and max_windows < 1:
+            raise ValueError(f"max_windows must be >= 1 or None, got {max_windows}")
         self.name = name
         self.encoder = encoder
         self.entail_threshold = entail_threshold
         self.contradiction_threshold = contradiction_threshold
         self.sentences_per_window = sentences_per_window
+        self.max_windows = max_windows
         self.cost = cost
         self.strong = strong
 
@@ -79,7 +88,11 @@ class CrossEncoderView:
         self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
     ) -> list[ViewResult]:
         check_batch(claims, evidence)
-        windows = once_per_pack(evidence, self._windows)
+        windows = [
+            self._closest(claim, pack_windows)
+            for claim, pack_windows in zip(claims, once_per_pack(evidence, self._windows),
+                                           strict=True)
+        ]
         pairs: list[tuple[str, str]] = []
         offsets: list[tuple[int, int]] = []
         for claim, claim_windows in zip(claims, windows, strict=True):
@@ -93,6 +106,15 @@ class CrossEncoderView:
 
     def _windows(self, pack: EvidencePack) -> list[_Window]:
         return evidence_windows(pack, self.sentences_per_window)
+
+    def _closest(self, claim: Claim, windows: list[_Window]) -> list[_Window]:
+        """The ``max_windows`` windows sharing most content words with the claim, in
+        evidence order (ties keep the earlier window)."""
+        if self.max_windows is None or len(windows) <= self.max_windows:
+            return windows
+        words = frozenset(content_words(claim.text))
+        ranked = sorted(range(len(windows)), key=lambda i: (-len(words & windows[i].words), i))
+        return [windows[i] for i in sorted(ranked[: self.max_windows])]
 
     def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:
         if not windows:
