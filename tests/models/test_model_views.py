@@ -49,3 +49,33 @@ def test_view_settings_are_validated(tmp_path: Path) -> None:
         CrossEncoderView("nli", None, entail_threshold=0.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="sentences_per_window"):
         CrossEncoderView("nli", None, sentences_per_window=0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_windows"):
+        CrossEncoderView("nli", None, max_windows=0)  # type: ignore[arg-type]
+
+
+def _shipped_align(**settings: object) -> CrossEncoderView:
+    from veritype.models.cross_encoder import model_directory
+
+    return CrossEncoderView("align", CrossEncoder(model_directory("align")), **settings)  # type: ignore[arg-type]
+
+
+def test_a_verbatim_claim_is_entailed_without_the_model() -> None:
+    view = _shipped_align()
+    pack = EvidencePack.from_texts([TEXT])
+    result = view.verify(Claim("c1", "It was built of iron."), pack)
+    assert result.verdict is Verdict.ENTAILED and result.score == 1.0
+    assert result.detail == "the evidence states the claim verbatim"
+    assert "It was built of iron." in pack.quote(result.spans[0])
+    reworded = view.verify(Claim("c1", "It was made of steel."), pack)
+    assert reworded.detail != "the evidence states the claim verbatim"
+
+
+def test_only_the_windows_closest_to_the_claim_are_scored() -> None:
+    filler = " ".join(f"Item {n} was stored in room {n}." for n in range(30))
+    pack = EvidencePack.from_texts([filler + " The bridge opened to traffic in 1937."])
+    narrow = _shipped_align(max_windows=2)
+    claim = Claim("c1", "The bridge carried traffic from 1937.")
+    windows = narrow._closest(claim, evidence_windows(pack, 2))
+    assert len(windows) == 2
+    assert windows[-1].text.endswith("The bridge opened to traffic in 1937.")
+    assert "bridge" in pack.quote(narrow.verify(claim, pack).spans[0])

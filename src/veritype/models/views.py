@@ -2,7 +2,8 @@
 
 Evidence longer than the model's window is scored as overlapping sentence windows; the
 view keeps the window with the best entailment and the one with the strongest
-contradiction, and cites whichever decided the verdict. Only the windows that share the
+contradiction, and cites whichever decided the verdict. A claim that a window states word
+for word is entailed without the model. Only the windows that share the
 most content words with the claim are scored (``max_windows``): a window without the
 claim's words can neither entail nor contradict it, and the model is the costly part.
 """
@@ -47,6 +48,19 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
     return windows
 
 
+def _normalised(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?;: ")
+
+
+def _quoting(claim: Claim, windows: list[_Window]) -> _Window | None:
+    """The first window that contains the claim word for word: entailed without asking the
+    model (models trained on perturbed copies of sentences can doubt even an exact copy)."""
+    wanted = _normalised(claim.text)
+    if len(wanted.split()) < 3:
+        return None
+    return next((window for window in windows if wanted in _normalised(window.text)), None)
+
+
 class CrossEncoderView:
     """A verification view that asks an NLI cross-encoder whether evidence entails a claim."""
 
@@ -88,10 +102,12 @@ class CrossEncoderView:
         self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
     ) -> list[ViewResult]:
         check_batch(claims, evidence)
+        all_windows = once_per_pack(evidence, self._windows)
+        quoted = [_quoting(claim, windows) for claim, windows in zip(claims, all_windows,
+                                                                     strict=True)]
         windows = [
-            self._closest(claim, pack_windows)
-            for claim, pack_windows in zip(claims, once_per_pack(evidence, self._windows),
-                                           strict=True)
+            [] if quote is not None else self._closest(claim, pack_windows)
+            for claim, pack_windows, quote in zip(claims, all_windows, quoted, strict=True)
         ]
         pairs: list[tuple[str, str]] = []
         offsets: list[tuple[int, int]] = []
@@ -100,8 +116,11 @@ class CrossEncoderView:
             pairs.extend((window.text, claim.text) for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
-            self._decide(claim_windows, scores[start:end])
-            for claim_windows, (start, end) in zip(windows, offsets, strict=True)
+            ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote.span,),
+                       detail="the evidence states the claim verbatim")
+            if quote is not None
+            else self._decide(claim_windows, scores[start:end])
+            for claim_windows, (start, end), quote in zip(windows, offsets, quoted, strict=True)
         ]
 
     def _windows(self, pack: EvidencePack) -> list[_Window]:
