@@ -182,6 +182,7 @@ def test_flag_and_correct_policies_for_contradicted_claims(tmp_path: Path) -> No
     with Engine(EngineConfig(store=store, contradicted="flag")) as flagging:
         flagged = flagging.verify(answer, evidence=[EIFFEL])
     assert flagged.abstained
+    assert flagged.references and flagged.references[0].quote in EIFFEL
     assert "the evidence says \u201cThe tower is 330 metres tall" in flagged.limitations[0]
     with Engine(EngineConfig(store=store, contradicted="correct")) as correcting:
         corrected = correcting.verify(answer, evidence=[EIFFEL])

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from rich.console import Console
 
 from veritype.aggregate import Aggregator, LearnedAggregator, VoteAggregator, create_aggregator
-from veritype.answer import ClaimReport, Confidence, GroundedAnswer, render
+from veritype.answer import ClaimReport, Confidence, GroundedAnswer, Reference, render
 from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, decompose
 from veritype.evidence import Chunk, Document, EvidencePack
@@ -339,6 +339,10 @@ class Engine:
             folded=folded,
             notes=notes,
         )
+        if grounded.abstained:
+            grounded = grounded.model_copy(
+                update={"references": _top_references(list(context) or list(evidence), evidence)}
+            )
         if mode == "brief" and not grounded.abstained:
             grounded = grounded.model_copy(update={"limitations": grounded.limitations[:5]})
         if on_claim is not None:
@@ -707,6 +711,27 @@ def _merge(packs: Sequence[EvidencePack]) -> EvidencePack:
     chunks = {chunk.chunk_id: chunk for pack in packs for chunk in pack}
     documents = {doc_id: doc for pack in packs for doc_id, doc in pack.documents.items()}
     return EvidencePack(chunks=list(chunks.values()), documents=documents)
+
+
+def _top_references(chunks: Sequence[Chunk], pack: EvidencePack, limit: int = 3) -> list[Reference]:
+    """Where a reader could look next when the answer abstains: the opening sentence of the
+    best-ranked chunk of up to ``limit`` documents."""
+    references: list[Reference] = []
+    seen: set[str] = set()
+    for chunk in chunks:
+        sentences = chunk.sentences()
+        if chunk.doc_id in seen or not sentences or not pack.has_chunk(chunk.chunk_id):
+            continue
+        seen.add(chunk.doc_id)
+        span = sentences[0]
+        references.append(Reference(
+            ref=len(references) + 1, doc_id=span.doc_id, chunk_id=span.chunk_id,
+            title=pack.title(span.doc_id), start=span.start, end=span.end,
+            quote=pack.quote(span),
+        ))
+        if len(references) == limit:
+            break
+    return references
 
 
 def _chunk_entry(chunk: Chunk, pack: EvidencePack) -> dict[str, Any]:
