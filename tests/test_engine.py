@@ -225,3 +225,9 @@ def test_an_uncertain_compound_is_refined_into_verified_parts(tmp_path: Path) ->
     assert compound.type is (
         EvidenceType.VERIFIED if refinements[0]["verified"] else EvidenceType.UNCERTAIN
     )
+
+
+def test_an_answer_without_a_checkable_claim_abstains(engine: Engine) -> None:
+    grounded = engine.verify("\u00a2 ?")
+    assert grounded.abstained
+    assert grounded.abstention_reason == "The answer contains no checkable claim."

@@ -421,6 +421,8 @@ class Engine:
         if fixed is not None:
             return {node.claim.claim_id: fixed for node in nodes}
         wanted = {node.claim.claim_id for node in nodes}
+        if not wanted:
+            return {}
         order = [claim_id for claim_id in graph.topological_order() if claim_id in wanted]
         texts = [
             f"{query} {graph.node(claim_id).claim.text}" if query else

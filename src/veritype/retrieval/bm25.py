@@ -108,7 +108,7 @@ class BM25Index:
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         import bm25s
 
-        if not self.chunk_ids or k < 1:
+        if not self.chunk_ids or k < 1 or not queries:
             return [[] for _ in queries]
         tokens = bm25s.tokenize(
             list(queries),

@@ -1,9 +1,133 @@
-"""The server commands of the CLI."""
+"""The server commands of the CLI: ``veritype serve``."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+_err = Console(stderr=True)
+
+# How `--workers N` hands the settings to each worker process, which builds its own engine.
+SETTINGS_ENV = "VERITYPE_SERVER_SETTINGS"
+ENGINE_CONFIG_ENV = "VERITYPE_SERVER_ENGINE_CONFIG"
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to bind (0: any free port).")] = 8000,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Engine config file (TOML).")
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option("--store", "-s", help="Store URL (default: $VERITYPE_STORE, else "
+                     ".veritype/store.sqlite).", show_default=False),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", help="Worker processes, each with its own engine.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Deadline of one request, in seconds.")
+    ] = 120.0,
+    max_pending: Annotated[
+        int, typer.Option("--max-pending", help="Requests queued or running per worker before "
+                          "the service answers 429.")
+    ] = 16,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Ingest the bundled demo corpus into an empty store.")
+    ] = False,
+) -> None:
+    """Serve the HTTP API, the OpenAI-compatible endpoint and the web trace viewer.
+
+    API keys come from VERITYPE_API_KEYS (comma-separated); without keys the service is
+    open and may only bind to a loopback address. Evaluation runs shown on the results
+    page are read from VERITYPE_EVAL_DIR (default: eval-runs).
+    """
+    try:
+        import uvicorn
+
+        from veritype.engine import EngineConfig, EngineError
+        from veritype.server.logs import configure_json_logging
+        from veritype.server.settings import ExposureError, ServerSettings, check_exposure
+    except ImportError as error:
+        raise _fail(
+            f"serving needs the serve extra ({error.name} is missing): "
+            'pip install "veritype[serve]"'
+        ) from None
+    if workers < 1:
+        raise _fail(f"--workers must be at least 1, got {workers}")
+    try:
+        settings = ServerSettings.from_env(
+            host=host, port=port, request_timeout=timeout, max_pending=max_pending
+        )
+        check_exposure(settings)
+    except ExposureError as error:
+        raise _fail(str(error)) from None
+    except ValidationError as error:
+        raise _fail(_first_problem(error)) from None
+    overrides: dict[str, Any] = {"store": store} if store is not None else {}
+    if demo:
+        overrides["demo"] = True
+    try:
+        engine_config = EngineConfig.load(config, **overrides)
+    except (EngineError, ValidationError) as error:
+        raise _fail(str(error)) from None
+
+    configure_json_logging()
+    if workers == 1:
+        app = _build_app(engine_config.model_dump_json(), settings.model_dump_json())
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        return
+    os.environ[SETTINGS_ENV] = settings.model_dump_json()
+    os.environ[ENGINE_CONFIG_ENV] = engine_config.model_dump_json()
+    uvicorn.run(
+        "veritype.server.commands:app_from_environment", factory=True, host=host, port=port,
+        workers=workers, log_config=None, access_log=False,
+    )
+
+
+def _first_problem(error: ValidationError) -> str:
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"])
+    return f"{field}: {first['msg']}"
+
+
+def _build_app(engine_config_json: str, settings_json: str) -> FastAPI:
+    from veritype.engine import Engine, EngineConfig, EngineError
+    from veritype.server.app import create_app
+    from veritype.server.settings import ServerSettings
+
+    try:
+        engine = Engine(EngineConfig.model_validate_json(engine_config_json))
+    except EngineError as error:
+        raise _fail(str(error)) from None
+    return create_app(
+        engine, ServerSettings.model_validate_json(settings_json), close_engine=True
+    )
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker process of ``serve --workers N``."""
+    from veritype.server.logs import configure_json_logging
+
+    configure_json_logging()
+    return _build_app(os.environ[ENGINE_CONFIG_ENV], os.environ[SETTINGS_ENV])
 
 
 def register(app: typer.Typer) -> None:
     """Add the server commands to the main CLI."""
+    app.command("serve")(serve)

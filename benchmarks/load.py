@@ -1,0 +1,214 @@
+"""A bounded load test of the HTTP service: N requests to ``POST /qa/verify``, C at a time,
+over loopback, against a real ``veritype serve`` process (or ``--url``).
+
+Each request verifies one HaluEval QA answer (rows 8000+, alternately the right and the
+hallucinated answer) against its knowledge passage, so every request is distinct and the
+engine's caches do not flatter the figures. Reports p50/p95/p99 latency, throughput and
+errors (any non-200 answer or transport failure); exits 1 when there was an error.
+
+Run: ``python benchmarks/load.py [--requests 1000] [--concurrency 8]`` (writes
+``benchmarks/results/load.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))
+DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "load.json"
+FIRST_EVAL_ROW = 8000  # rows before this one may be trained on; load uses the rest
+ENDPOINT = "/qa/verify"
+
+
+def verify_requests(data_dir: Path, count: int) -> list[dict[str, Any]]:
+    """``count`` distinct request bodies from the HaluEval QA evaluation rows."""
+    path = data_dir / "halueval" / "qa_data.json"
+    bodies: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as rows:
+        for number, line in enumerate(rows):
+            if number < FIRST_EVAL_ROW or not line.strip():
+                continue
+            row = json.loads(line)
+            answer = row["right_answer"] if number % 2 == 0 else row["hallucinated_answer"]
+            if answer.strip() and row["knowledge"].strip():
+                bodies.append({"answer": answer, "evidence": [row["knowledge"]]})
+            if len(bodies) == count:
+                return bodies
+    raise SystemExit(f"error: {path} has only {len(bodies)} usable evaluation rows")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def _run(
+    url: str, bodies: list[dict[str, Any]], concurrency: int, console: Console | None
+) -> dict[str, Any]:
+    latencies: list[float] = []
+    statuses: Counter[str] = Counter()
+    claims: Counter[str] = Counter()
+    errors: list[str] = []
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    for body in bodies:
+        queue.put_nowait(body)
+    progress = Progress(
+        TextColumn("load"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, disable=console is None,
+    )
+    task = progress.add_task("requests", total=len(bodies))
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+
+    async def worker(client: httpx.AsyncClient) -> None:
+        while True:
+            try:
+                body = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            started = time.perf_counter()
+            try:
+                response = await client.post(ENDPOINT, json=body)
+                statuses[str(response.status_code)] += 1
+                if response.status_code == 200:
+                    for claim in response.json()["claims"]:
+                        claims[claim["type"]] += 1
+                else:
+                    errors.append(f"{response.status_code}: {response.text[:200]}")
+            except httpx.HTTPError as error:
+                statuses["transport"] += 1
+                errors.append(f"{type(error).__name__}: {error}")
+            latencies.append(time.perf_counter() - started)
+            progress.advance(task)
+
+    with progress:
+        async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+            warm = await client.post(ENDPOINT, json={"answer": "Warm up.", "evidence": ["Warm."]})
+            warm.raise_for_status()
+            started = time.perf_counter()
+            await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+            wall = time.perf_counter() - started
+    return {
+        "endpoint": ENDPOINT,
+        "requests": len(bodies),
+        "concurrency": concurrency,
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "status_counts": dict(statuses),
+        "p50_ms": round(percentile(latencies, 0.50) * 1000, 1),
+        "p95_ms": round(percentile(latencies, 0.95) * 1000, 1),
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
+        "max_ms": round(max(latencies) * 1000, 1),
+        "mean_ms": round(sum(latencies) / len(latencies) * 1000, 1),
+        "throughput_rps": round(len(bodies) / wall, 2),
+        "wall_s": round(wall, 1),
+        "claims_by_type": dict(claims),
+    }
+
+
+def run_load(
+    url: str, bodies: list[dict[str, Any]], concurrency: int, console: Console | None = None
+) -> dict[str, Any]:
+    """Send every body to ``url`` with ``concurrency`` requests in flight; the figures."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    return asyncio.run(_run(url, bodies, concurrency, console))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def served(max_pending: int) -> Iterator[str]:
+    """``veritype serve`` on a free loopback port with an empty temporary store."""
+    with tempfile.TemporaryDirectory() as work:
+        port = _free_port()
+        env = {key: value for key, value in os.environ.items() if key != "VERITYPE_API_KEYS"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "veritype", "serve", "--host", "127.0.0.1", "--port",
+             str(port), "--store", str(Path(work) / "store.sqlite"), "--max-pending",
+             str(max_pending)],
+            stdout=subprocess.DEVNULL, stderr=open(Path(work) / "serve.log", "w"),  # noqa: SIM115
+            env=env, cwd=work,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if process.poll() is not None:
+                    log = (Path(work) / "serve.log").read_text()[-2000:]
+                    raise SystemExit(f"error: the server exited: {log}")
+                try:
+                    if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise SystemExit("error: the server did not answer /healthz in 120 s")
+                time.sleep(0.2)
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--url", help="Load this running service instead of starting one.")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    args = parser.parse_args()
+    if args.requests < 1 or args.concurrency < 1:
+        raise SystemExit("error: --requests and --concurrency must be at least 1")
+    console = Console(stderr=True)
+    bodies = verify_requests(args.data_dir, args.requests)
+    # The machine may be shared: the load before the run says how idle it was.
+    load_before = os.getloadavg()[0]
+    if args.url:
+        result = run_load(args.url, bodies, args.concurrency, console)
+        server = args.url
+    else:
+        with served(max_pending=2 * args.concurrency) as url:
+            result = run_load(url, bodies, args.concurrency, console)
+        server = "veritype serve, 1 worker process, loopback"
+    result.update({
+        "data": "HaluEval QA rows 8000+ (answer alternately right and hallucinated)",
+        "server": server,
+        "cpu_count": os.cpu_count(),
+        "load_average_1m_before": round(load_before, 2),
+        "python": platform.python_version(),
+    })
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    console.print(json.dumps(result, indent=2), highlight=False)
+    if result["errors"]:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,570 @@
+"""The HTTP service: question answering, verification, documents, traces, evaluation runs,
+an OpenAI-compatible endpoint and the web trace viewer, in one FastAPI app."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request, Response
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from veritype import __version__
+from veritype.answer import ClaimReport, GroundedAnswer
+from veritype.engine import EngineError
+from veritype.evidence import Document
+from veritype.server import evals
+from veritype.server.chat import OPENAI_PREFIX, chat_router
+from veritype.server.logs import ACCESS_LOGGER
+from veritype.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from veritype.server.metrics import ServiceMetrics
+from veritype.server.models import (
+    ChunkInfo,
+    DocumentDetail,
+    DocumentPage,
+    DocumentsIn,
+    DocumentSummary,
+    ErrorBody,
+    EvalRunDetail,
+    EvalRunSummary,
+    FieldProblem,
+    Health,
+    IngestResponse,
+    OpenAIError,
+    OpenAIErrorBody,
+    QARequest,
+    StoredDocument,
+    VerifyRequest,
+)
+from veritype.server.runner import DeadlineError, EngineRunner, Finished, SaturatedError
+from veritype.server.service import (
+    Answered,
+    AnswerEngine,
+    Authorized,
+    ClaimCallback,
+    Service,
+    ServiceDep,
+    outcome_fields,
+)
+from veritype.server.settings import ServerSettings
+from veritype.store import DocumentRecord
+
+STATIC_DIR = Path(__file__).parent / "static"
+DocIdParam = Annotated[str, PathParam(min_length=1, max_length=200)]
+RunParam = Annotated[str, PathParam(min_length=1, max_length=200)]
+SSE_MEDIA_TYPE = "text/event-stream"
+
+ASGIApp = Callable[
+    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+    Awaitable[None],
+]
+
+_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (400, "Malformed request body."),
+        (401, "Missing or invalid API key."),
+        (413, "Request body too large."),
+        (422, "Invalid field values; each problem names its field."),
+        (429, "Too many requests queued; retry after the Retry-After seconds."),
+        (504, "The request did not finish within its deadline."),
+    )
+}
+_SSE_DOC = {
+    "description": "The GroundedAnswer as JSON, or with `Accept: text/event-stream` a stream "
+    "of `claim` events (one ClaimReport each, as soon as it is typed) and a final `answer` "
+    "event (the GroundedAnswer); a failure arrives as an `error` event.",
+    "content": {SSE_MEDIA_TYPE: {"schema": {"type": "string"}}},
+}
+
+
+class BodyTooLargeError(HTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than the limit of {limit:,} bytes")
+
+
+class RequestMiddleware:
+    """Caps the request body, times the request, and logs and counts it once it ends."""
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, metrics: ServiceMetrics) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.metrics = metrics
+        self.log = logging.getLogger(ACCESS_LOGGER)
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        state: dict[str, Any] = scope.setdefault("state", {})
+        request_id = uuid.uuid4().hex[:16]
+        status = 500
+        received = 0
+
+        async def limited_receive() -> Any:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body_bytes:
+                    raise BodyTooLargeError(self.max_body_bytes)
+            return message
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []),
+                                      (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            declared = int(dict(scope["headers"]).get(b"content-length", b"0") or 0)
+        except ValueError:
+            declared = 0
+        try:
+            if declared > self.max_body_bytes:
+                error = BodyTooLargeError(self.max_body_bytes)
+                response = _error_response(413, "body_too_large", str(error.detail),
+                                           openai_shape=_is_openai(scope["path"]))
+                await response(scope, receive, tracking_send)
+            else:
+                await self.app(scope, limited_receive, tracking_send)
+        finally:
+            seconds = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", "unmatched")
+            self.metrics.observe_request(scope["method"], route, status, seconds)
+            fields = {
+                "request_id": request_id,
+                "method": scope["method"],
+                "path": scope["path"],
+                "route": route,
+                "status": status,
+                "latency_ms": round(seconds * 1000, 1),
+                **state.get("log_fields", {}),
+            }
+            self.log.info("request", extra={"fields": fields})
+
+
+def _is_openai(path: str) -> bool:
+    return path.startswith(OPENAI_PREFIX + "/")
+
+
+def _error_response(
+    status: int,
+    code: str,
+    message: str,
+    fields: list[FieldProblem] | None = None,
+    headers: Mapping[str, str] | None = None,
+    *,
+    openai_shape: bool = False,
+) -> JSONResponse:
+    """An ``ErrorBody``; under ``/v1`` the OpenAI error shape, which OpenAI clients read."""
+    fields = fields or []
+    if openai_shape:
+        content: dict[str, Any] = OpenAIErrorBody(error=OpenAIError(
+            message=message, type=code, code=code,
+            param=fields[0].field if fields else None, fields=fields,
+        )).model_dump()
+    else:
+        content = ErrorBody(error=code, message=message, fields=fields).model_dump()
+    return JSONResponse(content, status_code=status, headers=dict(headers or {}))
+
+
+_STATUS_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type",
+    422: "invalid_request", 429: "too_many_requests", 504: "deadline_exceeded",
+}
+
+
+def _field_name(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        return "body"
+    parts = [str(part) for part in error.get("loc", ())]
+    if parts and parts[0] in ("body", "query", "path", "header") and len(parts) > 1:
+        parts = parts[1:]
+    return ".".join(parts) or "body"
+
+
+def _problem(error: dict[str, Any]) -> str:
+    message = str(error.get("msg", "is invalid"))
+    if error.get("type") == "json_invalid":
+        detail = (error.get("ctx") or {}).get("error") or "cannot be parsed"
+        position = error.get("loc", ("body", "?"))[-1]
+        return f"not valid JSON at character {position}: {detail}"
+    return message.removeprefix("Value error, ")
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def invalid_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        errors = list(exc.errors())
+        fields = [FieldProblem(field=_field_name(e), problem=_problem(e))
+                  for e in errors]
+        _note_error(request, [f"{f.field}: {f.problem}" for f in fields])
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return _error_response(400, "malformed_json", "the request body is not valid JSON",
+                                   fields, openai_shape=_is_openai(request.url.path))
+        summary = "; ".join(f"{f.field}: {f.problem}" for f in fields)
+        return _error_response(422, "invalid_request", summary, fields,
+                               openai_shape=_is_openai(request.url.path))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        _note_error(request, [message])
+        code = _STATUS_CODES.get(exc.status_code, "error")
+        return _error_response(exc.status_code, code, message, headers=exc.headers,
+                               openai_shape=_is_openai(request.url.path))
+
+    async def saturated(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, SaturatedError)
+        _note_error(request, [str(exc)])
+        return _error_response(429, "too_many_requests", f"{exc}; retry later",
+                               headers={"Retry-After": str(exc.retry_after)},
+                               openai_shape=_is_openai(request.url.path))
+
+    async def deadline(request: Request, exc: Exception) -> Response:
+        _note_error(request, [str(exc)])
+        return _error_response(504, "deadline_exceeded", str(exc),
+                               openai_shape=_is_openai(request.url.path))
+
+    async def unprocessable(request: Request, exc: Exception) -> Response:
+        _note_error(request, [str(exc)])
+        return _error_response(422, "unprocessable", str(exc),
+                               openai_shape=_is_openai(request.url.path))
+
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(SaturatedError, saturated)
+    app.add_exception_handler(DeadlineError, deadline)
+    app.add_exception_handler(EngineError, unprocessable)
+
+
+def _note_error(request: Request, problems: list[str]) -> None:
+    fields = getattr(request.state, "log_fields", None) or {}
+    request.state.log_fields = {**fields, "errors": problems}
+
+
+def _sse(event: str, data: str) -> str:
+    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
+    return f"event: {event}\n{lines}\n"
+
+
+def _error_event(error: BaseException) -> str:
+    if isinstance(error, DeadlineError):
+        body = ErrorBody(error="deadline_exceeded", message=str(error))
+    elif isinstance(error, EngineError):
+        body = ErrorBody(error="unprocessable", message=str(error))
+    else:
+        body = ErrorBody(error="internal_error", message="the engine failed on this request")
+    return _sse("error", body.model_dump_json())
+
+
+def _wants_stream(request: Request) -> bool:
+    return SSE_MEDIA_TYPE in request.headers.get("accept", "")
+
+
+async def _respond(
+    request: Request,
+    service: Service,
+    kind: str,
+    work: Callable[[ClaimCallback | None], GroundedAnswer],
+) -> Response:
+    """The answer as JSON, or streamed as server-sent events when the client asks for them."""
+    if not _wants_stream(request):
+        answered = await service.answer(kind, lambda: work(None))
+        request.state.log_fields = outcome_fields(answered)
+        return Response(answered.grounded.model_dump_json(), media_type="application/json")
+    items = service.stream_answer(kind, work)
+
+    async def events() -> AsyncIterator[str]:
+        try:
+            async for item in items:
+                if isinstance(item, Finished):
+                    answered: Answered = item.result
+                    request.state.log_fields = outcome_fields(answered)
+                    yield _sse("answer", answered.grounded.model_dump_json())
+                elif isinstance(item, ClaimReport):
+                    yield _sse("claim", item.model_dump_json())
+        except Exception as error:
+            request.state.log_fields = {"errors": [str(error) or type(error).__name__]}
+            if not isinstance(error, DeadlineError | EngineError):
+                logging.getLogger(ACCESS_LOGGER).exception("streamed request failed")
+            yield _error_event(error)
+
+    return StreamingResponse(
+        events(),
+        media_type=SSE_MEDIA_TYPE,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _summary(record: DocumentRecord) -> dict[str, Any]:
+    return {
+        "doc_id": record.doc_id,
+        "title": record.document.title,
+        "source": record.source,
+        "media_type": record.media_type,
+        "chars": len(record.document.text),
+        "chunks": record.chunk_count,
+        "added_at": record.added_at,
+    }
+
+
+def default_source(text: str) -> str:
+    """The source of a posted text that names none: its content hash, so reposting merges."""
+    return "api:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def create_app(
+    engine: AnswerEngine, settings: ServerSettings | None = None, *, close_engine: bool = False
+) -> FastAPI:
+    """The service over ``engine``; with ``close_engine`` the app closes it on shutdown,
+    else the caller owns it."""
+    settings = settings or ServerSettings()
+    runner = EngineRunner(max_pending=settings.max_pending, timeout=settings.request_timeout)
+    metrics = ServiceMetrics(pending=lambda: float(runner.pending))
+    service = Service(engine=engine, runner=runner, settings=settings, metrics=metrics)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if settings.open_access:
+            logging.getLogger("veritype.server").warning(
+                "no API keys are set (VERITYPE_API_KEYS): the API is open to anyone who can "
+                "reach %s", settings.host,
+            )
+        yield
+        runner.shutdown()
+        if close_engine:
+            engine.close()
+
+    app = FastAPI(
+        title="veritype",
+        version=__version__,
+        description="Every claim of an answer typed Verified, Uncertain or Unsupported against "
+        "evidence; only Verified, cited claims are rendered.",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.add_middleware(
+        RequestMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        metrics=metrics,
+    )
+    _install_error_handlers(app)
+    @app.post(
+        "/qa", response_model=GroundedAnswer, responses={**_ERROR_RESPONSES, 200: _SSE_DOC},
+        dependencies=[Authorized], tags=["answers"],
+    )
+    async def ask(body: QARequest, request: Request, service: ServiceDep) -> Response:
+        """Answer a question from the corpus: only Verified, cited claims are rendered."""
+        return await _respond(
+            request, service, "ask",
+            lambda on_claim: service.engine.ask(
+                body.query, filters=body.filters, mode=body.mode, on_claim=on_claim
+            ),
+        )
+
+    @app.post(
+        "/qa/verify", response_model=GroundedAnswer,
+        responses={**_ERROR_RESPONSES, 200: _SSE_DOC}, dependencies=[Authorized],
+        tags=["answers"],
+    )
+    async def verify(body: VerifyRequest, request: Request, service: ServiceDep) -> Response:
+        """Type every claim of an answer against the given evidence texts or the corpus."""
+        return await _respond(
+            request, service, "verify",
+            lambda on_claim: service.engine.verify(
+                body.answer, body.evidence, on_claim=on_claim
+            ),
+        )
+
+    @app.post(
+        "/documents", response_model=IngestResponse, status_code=201,
+        responses=_ERROR_RESPONSES, dependencies=[Authorized], tags=["documents"],
+    )
+    async def add_documents(body: DocumentsIn, service: ServiceDep) -> IngestResponse:
+        """Ingest texts; a document whose source is already stored is replaced."""
+        items = body.documents
+        sources = [item.source or default_source(item.text) for item in items]
+        if len(set(sources)) != len(sources):
+            raise HTTPException(422, "two documents of the request have the same source")
+        engine = service.engine
+        report = await service.runner.call(
+            lambda: engine.ingest_texts(
+                [item.text for item in items],
+                titles=[item.title for item in items],
+                sources=sources,
+            )
+        )
+        return IngestResponse(
+            documents=[
+                StoredDocument(
+                    doc_id=Document.make_id(item.text, source), title=item.title, source=source
+                )
+                for item, source in zip(items, sources, strict=True)
+            ],
+            added=report.added,
+            replaced=report.replaced,
+            unchanged=report.unchanged,
+            chunks=report.chunks,
+            seconds=report.seconds,
+        )
+
+    @app.get(
+        "/documents", response_model=DocumentPage, responses=_ERROR_RESPONSES,
+        dependencies=[Authorized], tags=["documents"],
+    )
+    async def list_documents(
+        service: ServiceDep,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+    ) -> DocumentPage:
+        """Stored documents, oldest first, ``limit`` of them from ``offset``."""
+        store = service.engine.corpus.store
+        records, total = await service.runner.call(
+            lambda: (store.documents(limit=limit, offset=offset), store.count_documents())
+        )
+        return DocumentPage(
+            total=total, offset=offset, limit=limit,
+            items=[DocumentSummary(**_summary(record)) for record in records],
+        )
+
+    @app.get(
+        "/documents/{doc_id}", response_model=DocumentDetail,
+        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, dependencies=[Authorized],
+        tags=["documents"],
+    )
+    async def get_document(doc_id: DocIdParam, service: ServiceDep) -> DocumentDetail:
+        """A document's text and metadata, with its chunks' offsets."""
+        corpus = service.engine.corpus
+        found = await service.runner.call(
+            lambda: (corpus.store.document(doc_id), corpus.store.document_chunks(doc_id))
+        )
+        record, chunks = found
+        if record is None:
+            raise HTTPException(404, f"no document {doc_id!r}")
+        names = {spec.chunking.key: spec.name for spec in corpus.indexes}
+        return DocumentDetail(
+            **_summary(record),
+            text=record.document.text,
+            origin=record.origin,
+            chunk_spans=[
+                ChunkInfo(chunk_id=chunk.chunk_id, index=names.get(key, key),
+                          start=chunk.start, end=chunk.end)
+                for key, chunk in chunks
+            ],
+        )
+
+    @app.delete(
+        "/documents/{doc_id}", status_code=204,
+        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, dependencies=[Authorized],
+        tags=["documents"],
+    )
+    async def delete_document(doc_id: DocIdParam, service: ServiceDep) -> Response:
+        """Delete a document with its chunks and vectors."""
+        corpus = service.engine.corpus
+
+        def delete() -> int:
+            deleted = corpus.store.delete([doc_id])
+            if deleted:
+                corpus.refresh_indexes()
+            return deleted
+
+        if not await service.runner.call(delete):
+            raise HTTPException(404, f"no document {doc_id!r}")
+        return Response(status_code=204)
+
+    @app.get(
+        "/traces/{trace_id}", responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}},
+        dependencies=[Authorized], tags=["traces"],
+    )
+    async def get_trace(
+        trace_id: Annotated[str, PathParam(min_length=1, max_length=200)], service: ServiceDep
+    ) -> dict[str, Any]:
+        """A run's full trace: draft, belief graph with every view's result, evidence."""
+        trace = await service.runner.call(lambda: service.engine.trace(trace_id))
+        if trace is None:
+            raise HTTPException(404, f"no trace {trace_id!r}")
+        return trace
+
+    @app.get("/healthz", response_model=Health, tags=["service"])
+    async def healthz(service: ServiceDep) -> Health:
+        """Liveness: answers at once, even while engine work is queued."""
+        return Health(status="ok", version=__version__, pending=service.runner.pending)
+
+    @app.get(
+        "/metrics", dependencies=[Authorized], tags=["service"],
+        responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+        response_class=Response,
+    )
+    async def prometheus(service: ServiceDep) -> Response:
+        """Prometheus metrics of this process."""
+        return Response(service.metrics.exposition(), media_type=METRICS_CONTENT_TYPE)
+
+    @app.get(
+        "/evals", response_model=list[EvalRunSummary], dependencies=[Authorized],
+        responses=_ERROR_RESPONSES, tags=["evaluation"],
+    )
+    async def list_eval_runs(service: ServiceDep) -> list[EvalRunSummary]:
+        """Evaluation runs found under the eval directory, newest first."""
+        return evals.list_runs(service.settings.eval_dir)
+
+    @app.get(
+        "/evals/{run}", response_model=EvalRunDetail, dependencies=[Authorized],
+        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, tags=["evaluation"],
+    )
+    async def get_eval_run(run: RunParam, service: ServiceDep) -> EvalRunDetail:
+        """One run: headline figures, config, report and the names of its plots."""
+        try:
+            return evals.load_run(service.settings.eval_dir, run)
+        except evals.EvalRunError as error:
+            raise HTTPException(404, str(error)) from None
+
+    @app.get(
+        "/evals/{run}/files/{name}", dependencies=[Authorized], response_class=FileResponse,
+        responses={200: {"content": {"image/png": {}}}, 404: {"model": ErrorBody}},
+        tags=["evaluation"],
+    )
+    async def get_eval_plot(
+        run: RunParam, name: Annotated[str, PathParam(min_length=1, max_length=200)],
+        service: ServiceDep,
+    ) -> FileResponse:
+        """A plot of a run (PNG)."""
+        try:
+            path = evals.plot_file(service.settings.eval_dir, run, name)
+        except evals.EvalRunError as error:
+            raise HTTPException(404, str(error)) from None
+        return FileResponse(path, media_type="image/png")
+
+    app.include_router(chat_router(), dependencies=[Authorized])
+
+    @app.get("/", include_in_schema=False)
+    async def viewer() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/traces/{trace_id}/view", include_in_schema=False)
+    async def trace_viewer(trace_id: str) -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

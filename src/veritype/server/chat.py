@@ -1,0 +1,186 @@
+"""An OpenAI-compatible chat endpoint: the last user message is the query, the reply is the
+rendered Verified answer (or the reason for abstaining), and the full GroundedAnswer rides
+along in the extra top-level field ``veritype``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import StreamingResponse
+
+from veritype.answer import GroundedAnswer
+from veritype.engine import EngineError
+from veritype.server.logs import SERVER_LOGGER
+from veritype.server.models import (
+    MAX_QUERY_CHARS,
+    ChatChoice,
+    ChatCompletion,
+    ChatMessage,
+    ChatRequest,
+    ChatResponseMessage,
+    ChatUsage,
+    ModelCard,
+    ModelList,
+    OpenAIError,
+    OpenAIErrorBody,
+)
+from veritype.server.runner import DeadlineError, Finished
+from veritype.server.service import ServiceDep
+
+# Model name → answer mode (None: the engine's configured mode).
+MODELS: dict[str, str | None] = {
+    "veritype": None,
+    "veritype-brief": "brief",
+    "veritype-detailed": "detailed",
+}
+_STARTED = int(time.time())
+OPENAI_PREFIX = "/v1"
+
+
+def reply_text(grounded: GroundedAnswer) -> str:
+    """What a chat client shows: the Verified answer, or why there is none."""
+    if grounded.abstained:
+        return grounded.abstention_reason or "Not enough evidence to answer."
+    return grounded.answer
+
+
+def _text(message: ChatMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(part.text or "" for part in message.content or [] if part.type == "text")
+
+
+def _invalid(location: tuple[Any, ...], problem: str) -> RequestValidationError:
+    return RequestValidationError([{"loc": location, "msg": problem, "type": "value_error"}])
+
+
+def last_user_query(messages: list[ChatMessage]) -> str:
+    """The text of the last user message; a clear 422 if there is none or it is unusable."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
+            text = _text(messages[index])
+            location = ("body", "messages", index, "content")
+            if not text.strip():
+                raise _invalid(location, "the last user message has no text")
+            if len(text) > MAX_QUERY_CHARS:
+                raise _invalid(
+                    location,
+                    f"the last user message is {len(text):,} characters; the limit is "
+                    f"{MAX_QUERY_CHARS:,}",
+                )
+            return text
+    raise _invalid(("body", "messages"), "there is no message with role 'user'")
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _chunk(
+    completion_id: str,
+    model: str,
+    delta: dict[str, str],
+    *,
+    finish_reason: str | None = None,
+    grounded: GroundedAnswer | None = None,
+) -> str:
+    """One ``chat.completion.chunk`` event; the last one also carries the GroundedAnswer."""
+    body: dict[str, Any] = {
+        "id": completion_id,
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+    if grounded is not None:
+        body["veritype"] = grounded.model_dump(mode="json")
+    return "data: " + json.dumps(body, ensure_ascii=False) + "\n\n"
+
+
+def chat_router() -> APIRouter:
+    router = APIRouter(prefix=OPENAI_PREFIX, tags=["openai"])
+
+    @router.get("/models", response_model=ModelList)
+    async def list_models() -> ModelList:
+        """The model names the chat endpoint accepts (each an answer mode)."""
+        return ModelList(
+            object="list",
+            data=[ModelCard(id=name, object="model", created=_STARTED, owned_by="veritype")
+                  for name in MODELS],
+        )
+
+    @router.post(
+        "/chat/completions",
+        response_model=ChatCompletion,
+        responses={
+            200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+                  "description": "A chat completion, or with `stream: true` its chunks."},
+            **{status: {"model": OpenAIErrorBody} for status in (400, 401, 413, 422, 429, 504)},
+            404: {"model": OpenAIErrorBody, "description": "Unknown model."},
+        },
+    )
+    async def complete(body: ChatRequest, service: ServiceDep) -> Any:
+        """Answer the last user message; only Verified, cited claims reach the reply."""
+        if body.model not in MODELS:
+            raise HTTPException(
+                404, f"unknown model {body.model!r}; known: {', '.join(MODELS)}"
+            )
+        mode = MODELS[body.model]
+        query = last_user_query(body.messages)
+        prompt_words = _words(query)
+        completion_id = "chatcmpl-" + uuid.uuid4().hex
+
+        if not body.stream:
+            answered = await service.answer("chat", lambda: service.engine.ask(query, mode=mode))
+            text = reply_text(answered.grounded)
+            return ChatCompletion(
+                id=completion_id,
+                object="chat.completion",
+                created=int(time.time()),
+                model=body.model,
+                choices=[ChatChoice(
+                    index=0,
+                    message=ChatResponseMessage(role="assistant", content=text),
+                    finish_reason="stop",
+                )],
+                usage=ChatUsage(prompt_tokens=prompt_words, completion_tokens=_words(text),
+                                total_tokens=prompt_words + _words(text)),
+                veritype=answered.grounded,
+            )
+
+        items = service.stream_answer(
+            "chat", lambda on_claim: service.engine.ask(query, mode=mode, on_claim=on_claim)
+        )
+
+        async def chunks() -> AsyncIterator[str]:
+            yield _chunk(completion_id, body.model, {"role": "assistant", "content": ""})
+            try:
+                async for item in items:
+                    if isinstance(item, Finished):
+                        grounded = item.result.grounded
+                        yield _chunk(completion_id, body.model, {"content": reply_text(grounded)})
+                        yield _chunk(completion_id, body.model, {}, finish_reason="stop",
+                                     grounded=grounded)
+            except Exception as error:
+                code = "deadline_exceeded" if isinstance(error, DeadlineError) else (
+                    "unprocessable" if isinstance(error, EngineError) else "internal_error")
+                if code == "internal_error":
+                    logging.getLogger(SERVER_LOGGER).exception("a streamed chat request failed")
+                message = str(error) if code != "internal_error" else "the engine failed"
+                error_body = OpenAIErrorBody(
+                    error=OpenAIError(message=message, type=code, code=code)
+                )
+                yield "data: " + error_body.model_dump_json() + "\n\n"
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(chunks(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    return router

@@ -1,0 +1,165 @@
+"""Blocking engine and store work, run off the event loop with a deadline and a queue cap.
+
+All of it runs on one worker thread: the engine serialises its calls anyway, and the
+store's connection is then never used by two threads at once. Work that is still queued
+when its request gives up is skipped; work already running finishes and frees its slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+Item = TypeVar("Item")
+
+
+class SaturatedError(RuntimeError):
+    """Too much work is queued; the client should retry after ``retry_after`` seconds."""
+
+    def __init__(self, pending: int, retry_after: int) -> None:
+        super().__init__(f"the service is busy ({pending} requests queued or running)")
+        self.retry_after = retry_after
+
+
+class DeadlineError(TimeoutError):
+    """The work did not finish within the request's deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the request did not finish within {seconds:g} s")
+        self.seconds = seconds
+
+
+class _AbandonedError(Exception):
+    """Raised in place of work whose request had already given up when its turn came."""
+
+
+class Job(Generic[T]):
+    """Submitted work: its future and a way to skip it if it has not started yet."""
+
+    def __init__(self, future: Future[T], abandoned: threading.Event) -> None:
+        self.future = future
+        self._abandoned = abandoned
+
+    def abandon(self) -> None:
+        self._abandoned.set()
+        self.future.cancel()
+
+
+class EngineRunner:
+    """One worker thread, at most ``max_pending`` queued-or-running jobs, a per-job deadline."""
+
+    def __init__(self, *, max_pending: int, timeout: float) -> None:
+        self.max_pending = max_pending
+        self.timeout = timeout
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="veritype-engine")
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._mean_seconds = 1.0
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def submit(self, work: Callable[[], T]) -> Job[T]:
+        """Queue ``work`` or raise ``SaturatedError`` when the queue is full."""
+        with self._lock:
+            if self._pending >= self.max_pending:
+                wait = math.ceil(self._mean_seconds * self._pending)
+                raise SaturatedError(self._pending, retry_after=max(1, wait))
+            self._pending += 1
+        abandoned = threading.Event()
+
+        def run() -> T:
+            if abandoned.is_set():
+                raise _AbandonedError()
+            started = time.perf_counter()
+            try:
+                return work()
+            finally:
+                self._observe(time.perf_counter() - started)
+
+        try:
+            future = self._executor.submit(run)
+        except RuntimeError:
+            self._release()
+            raise
+        future.add_done_callback(lambda _: self._release())
+        return Job(future, abandoned)
+
+    async def call(self, work: Callable[[], T], *, timeout: float | None = None) -> T:
+        """Run ``work`` on the worker and wait for it, at most the deadline."""
+        job = self.submit(work)
+        seconds = self.timeout if timeout is None else timeout
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(job.future), seconds)
+        except TimeoutError:
+            job.abandon()
+            raise DeadlineError(seconds) from None
+        except asyncio.CancelledError:
+            job.abandon()
+            raise
+
+    def stream(
+        self, work: Callable[[Callable[[Item], None]], T]
+    ) -> AsyncIterator[Item | Finished[T]]:
+        """Queue ``work(emit)`` now (so a full queue is reported before any response
+        starts) and return the items it emits, as they come, then ``Finished(result)``."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Item | _Done] = asyncio.Queue()
+
+        def emit(item: Item) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        job = self.submit(lambda: work(emit))
+        job.future.add_done_callback(lambda _: loop.call_soon_threadsafe(queue.put_nowait, _DONE))
+        return self._drain(job, queue)
+
+    async def _drain(
+        self, job: Job[T], queue: asyncio.Queue[Item | _Done]
+    ) -> AsyncIterator[Item | Finished[T]]:
+        deadline = time.monotonic() + self.timeout
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                try:
+                    item = await asyncio.wait_for(queue.get(), max(remaining, 0.0))
+                except TimeoutError:
+                    raise DeadlineError(self.timeout) from None
+                if isinstance(item, _Done):
+                    yield Finished(job.future.result())
+                    return
+                yield item
+        finally:
+            if not job.future.done():
+                job.abandon()
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def _observe(self, seconds: float) -> None:
+        with self._lock:
+            self._mean_seconds = 0.8 * self._mean_seconds + 0.2 * seconds
+
+
+class _Done:
+    """Marks the end of a stream."""
+
+
+_DONE = _Done()
+
+
+class Finished(Generic[T]):
+    """The result of streamed work, after every emitted item."""
+
+    def __init__(self, result: T) -> None:
+        self.result = result

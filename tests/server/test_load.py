@@ -1,0 +1,31 @@
+"""The load benchmark on a small scale: concurrent requests against the real service."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+LOAD_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
+
+
+def load_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("veritype_load_benchmark", LOAD_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_concurrent_verify_requests_all_succeed(base_url: str, data_dir: Path) -> None:
+    load = load_module()
+    bodies = load.verify_requests(data_dir, 48)
+    assert len({body["answer"] for body in bodies}) > 40  # distinct requests
+    result = load.run_load(base_url, bodies, concurrency=8)
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["status_counts"] == {"200": 48}
+    assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
+    assert sum(result["claims_by_type"].values()) >= 40  # a few answers hold no claim

@@ -1,0 +1,69 @@
+"""The engine runner: one worker thread, a deadline per job, a cap on queued work."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from veritype.server.runner import DeadlineError, EngineRunner, Finished, SaturatedError
+
+
+def test_work_runs_in_order_on_one_thread() -> None:
+    runner = EngineRunner(max_pending=4, timeout=5)
+
+    async def main() -> list[str]:
+        return list(await asyncio.gather(
+            *(runner.call(lambda: threading.current_thread().name) for _ in range(3))))
+
+    names = asyncio.run(main())
+    runner.shutdown()
+    assert len(set(names)) == 1 and names[0].startswith("veritype-engine")
+
+
+def test_work_queued_past_its_deadline_never_runs() -> None:
+    runner = EngineRunner(max_pending=4, timeout=0.05)
+    release = threading.Event()
+    ran: list[str] = []
+
+    async def main() -> None:
+        blocker = runner.submit(lambda: release.wait(5))
+        with pytest.raises(DeadlineError):
+            await runner.call(lambda: ran.append("late"))
+        release.set()
+        assert await asyncio.wrap_future(blocker.future) is True
+
+    asyncio.run(main())
+    runner.shutdown()
+    assert ran == [] and runner.pending == 0
+
+
+def test_a_full_queue_is_refused_with_a_retry_hint() -> None:
+    runner = EngineRunner(max_pending=1, timeout=5)
+    release = threading.Event()
+    job = runner.submit(lambda: release.wait(5))
+    with pytest.raises(SaturatedError) as refused:
+        runner.submit(lambda: None)
+    assert refused.value.retry_after >= 1
+    release.set()
+    assert job.future.result(timeout=5) is True
+    runner.shutdown()
+    assert runner.pending == 0
+
+
+def test_a_stream_yields_items_then_the_result() -> None:
+    runner = EngineRunner(max_pending=2, timeout=5)
+
+    def work(emit: object) -> str:
+        for number in range(3):
+            emit(number)  # type: ignore[operator]
+        return "done"
+
+    async def main() -> list[object]:
+        return [item async for item in runner.stream(work)]
+
+    items = asyncio.run(main())
+    runner.shutdown()
+    assert items[:3] == [0, 1, 2]
+    assert isinstance(items[3], Finished) and items[3].result == "done"

@@ -1,0 +1,65 @@
+"""``veritype serve`` as a real process: it starts, logs JSON lines, answers, and stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
+    port = free_port()
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("VERITYPE_") or key == "VERITYPE_DATA_DIR"}
+    env["VERITYPE_EVAL_DIR"] = str(tmp_path / "runs")
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "veritype", "serve", "--port", str(port),
+             "--store", str(tmp_path / "store.sqlite"), "--timeout", "60"],
+            stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=tmp_path,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                if httpx.get(url + "/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server never became healthy"
+            time.sleep(0.2)
+        added = httpx.post(url + "/documents", timeout=60, json={"documents": [{
+            "text": "Lake Baikal is the deepest lake on Earth.", "title": "Baikal"}]})
+        assert added.status_code == 201
+        answer = httpx.post(url + "/qa", timeout=60,
+                            json={"query": "Which lake is the deepest on Earth?"}).json()
+        assert "Baikal" in answer["answer"]
+        assert httpx.get(url + "/evals").json() == []
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    assert any(line["level"] == "warning" and "no API keys" in line["message"]
+               for line in lines)
+    asked = next(line for line in lines if line.get("path") == "/qa")
+    assert asked["query_id"] == answer["trace_id"] and asked["status"] == 200
+    assert asked["claims"]["verified"] >= 1 and asked["latency_ms"] > 0

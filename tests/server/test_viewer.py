@@ -1,0 +1,198 @@
+"""The web trace viewer end to end: Debian's headless Chromium, driven by Playwright,
+against the real service."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from server_support import EVAL_RUN
+
+sync_api = pytest.importorskip("playwright.sync_api")
+Browser = sync_api.Browser
+Page = sync_api.Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+TIMEOUT_MS = 60_000
+
+# The relative luminance contrast of two CSS rgb() colours (WCAG 2).
+CONTRAST_JS = """
+(element) => {
+  const parse = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (rgb) => {
+    const [r, g, b] = rgb.map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let node = element, background = null;
+  while (node && node.nodeType === 1) {
+    const value = getComputedStyle(node).backgroundColor;
+    if (!/rgba\\(.*, 0\\)$/.test(value) && value !== "transparent") { background = value; break; }
+    node = node.parentElement;
+  }
+  const a = lum(parse(getComputedStyle(element).color));
+  const b = lum(parse(background || "rgb(255, 255, 255)"));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    yield opened
+    context.close()
+
+
+def save_screenshot(page: Page, tmp_path: Path, name: str, *, for_docs: bool = True) -> Path:
+    """Save to ``tmp_path``; also to ``$VERITYPE_SCREENSHOTS`` when the page shows only real
+    figures (the results page here shows the fixture's made-up run)."""
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=True)
+    wanted = os.environ.get("VERITYPE_SCREENSHOTS")
+    if wanted and for_docs:
+        Path(wanted).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, Path(wanted) / name)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def ask(page: Page, base_url: str, question: str) -> None:
+    page.goto(base_url + "/")
+    page.get_by_label("Question", exact=True).fill(question)
+    page.get_by_role("button", name="Ask", exact=True).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#status:has-text('Done')")
+
+
+def test_ask_colours_claims_and_a_citation_highlights_its_span(
+    page: Page, base_url: str, tmp_path: Path
+) -> None:
+    ask(page, base_url, "When was the Eiffel Tower completed?")
+    verified = page.locator("#checked-text .claim.t-verified")
+    assert verified.count() >= 1
+    assert "Verified" in (verified.first.text_content() or "")
+    labels = page.locator("#claims .tag").all_text_contents()
+    assert "Verified" in labels
+    assert "1889" in page.locator("#rendered-answer").inner_text()
+
+    citation = page.locator("#rendered-answer .cite").first
+    citation.click()
+    mark = page.locator("#passage mark")
+    mark.wait_for()
+    quote = citation.get_attribute("title") or ""
+    assert mark.inner_text() and mark.inner_text() in quote
+    assert "Eiffel Tower" in page.locator("#passage h4").inner_text()
+    assert citation.get_attribute("aria-pressed") == "true"
+    save_screenshot(page, tmp_path, "viewer.png")
+
+
+def test_the_inspector_opens_and_closes_with_the_keyboard(
+    page: Page, base_url: str, tmp_path: Path
+) -> None:
+    page.goto(base_url + "/#/verify")
+    page.get_by_label("Answer to check").fill(
+        "The Eiffel Tower was completed in 1889. The tower is 500 metres tall.")
+    page.get_by_label(re.compile("^Evidence")).fill(
+        "The Eiffel Tower is in Paris. It was completed in 1889. The tower is 330 metres tall.")
+    page.get_by_role("button", name="Verify", exact=True).click()
+    page.wait_for_selector("#status:has-text('Done')")
+
+    failed = page.locator("#claims li:not(.t-verified)").first
+    assert "500 metres" in failed.inner_text()
+    button = failed.get_by_role("button", name=re.compile("^Inspect claim"))
+    button.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    assert button.evaluate("(el) => el === document.activeElement")
+    outline = button.evaluate("(el) => getComputedStyle(el).outlineStyle")
+    assert outline == "solid"  # a visible focus ring
+    page.keyboard.press("Enter")
+    dialog = page.locator("dialog#inspector")
+    dialog.wait_for(state="visible")
+    assert "Every view's verdict" in dialog.inner_text()
+    views = dialog.locator("tbody tr th[scope=row]").all_inner_texts()
+    assert "numeric" in views  # the view that caught the wrong height
+    assert "contradicted" in dialog.inner_text()
+    assert "Dependencies in the belief graph" in dialog.inner_text()
+    assert page.evaluate("document.activeElement.id") == "inspector-close"
+    save_screenshot(page, tmp_path, "viewer-inspector.png")
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="hidden")
+    focused = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert focused and focused.startswith("Inspect claim")
+
+
+def test_a_trace_opens_by_url(page: Page, base_url: str) -> None:
+    ask(page, base_url, "When did Marie Curie win the Nobel Prize in Chemistry?")
+    link = page.locator("#permalink a").get_attribute("href")
+    trace_id = link.rsplit("/", 1)[-1]
+    claims = page.locator("#claims li").count()
+    assert claims >= 1
+    for url in (f"{base_url}/#/traces/{trace_id}", f"{base_url}/traces/{trace_id}/view"):
+        page.goto("about:blank")
+        page.goto(url)
+        page.wait_for_selector("#status:has-text('Done')")
+        assert page.locator("#claims li").count() == claims
+    page.goto(f"{base_url}/#/traces/not-a-trace")
+    page.wait_for_selector("#status.error")
+    assert "no trace" in page.locator("#status").inner_text()
+
+
+def test_the_results_page_shows_headline_figures_and_plots(
+    page: Page, base_url: str, tmp_path: Path
+) -> None:
+    page.goto(base_url + "/#/results")
+    page.get_by_role("link", name=EVAL_RUN).click()
+    page.wait_for_selector("#run-heading")
+    table = page.locator("#run-detail table").first
+    assert "precision" in table.inner_text() and "0.9712" in table.inner_text()
+    image = page.locator("#run-detail img")
+    page.wait_for_function(
+        "() => { const img = document.querySelector('#run-detail img');"
+        " return img && img.complete && img.naturalWidth > 0; }")
+    assert image.count() == 1
+    save_screenshot(page, tmp_path, "viewer-results.png", for_docs=False)
+
+
+def test_controls_are_labelled_and_text_has_aa_contrast(page: Page, base_url: str) -> None:
+    ask(page, base_url, "When was the Eiffel Tower completed?")
+    unlabelled = page.evaluate(
+        "() => [...document.querySelectorAll('input, select, textarea')]"
+        ".filter((c) => !c.labels || !c.labels.length).map((c) => c.id)")
+    assert unlabelled == []
+    nameless = page.evaluate(
+        "() => [...document.querySelectorAll('button')]"
+        ".filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim())).length")
+    assert nameless == 0
+    for selector in (".tag", "#rendered-answer", ".cite", "nav a", "#summary .badge",
+                     "#checked-text .claim", "button[type=submit]"):
+        elements = page.locator(selector)
+        for index in range(min(elements.count(), 5)):
+            ratio = elements.nth(index).evaluate(CONTRAST_JS)
+            assert ratio >= 4.5, (selector, index, ratio)
