@@ -1,0 +1,191 @@
+"""The guard contract of truth-aware decoding: a Protocol, a registry by name, shared text rules.
+
+A guard looks at the answer decoded so far (``prefix``) and at candidate continuations
+(the text of each candidate token) and says which candidates are safe. The decoder keeps
+only the candidates every enabled guard accepts: S_t is the intersection of the guards.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from veritype._registry import Registry
+
+# The candidate that ends generation (end-of-sequence) is passed to guards as this text, so
+# that a guard can refuse to let an answer stop half-way through a number or an object.
+END_OF_TEXT = "\x03"
+
+
+@runtime_checkable
+class Guard(Protocol):
+    """Decides which candidate continuations of a decoded prefix are safe.
+
+    ``enabled`` switches the guard off for ablation without removing it from a
+    configuration; the decoder skips disabled guards. ``exact`` says that the tokens the
+    guard accepts are the truth itself (a computed result, an object the knowledge base
+    holds), so steering the model into them is right however little probability the model
+    gave them; blocks by guards that only know what is wrong (the context monitor) make the
+    decoder back off when too little safe mass remains.
+    """
+
+    name: str
+    enabled: bool
+    exact: bool
+
+    def safe(self, prefix: str, candidates: Sequence[str]) -> list[bool]: ...
+
+    def safe_batch(
+        self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
+    ) -> list[list[bool]]: ...
+
+
+class GuardError(ValueError):
+    """A guard that cannot be built from what it was given, with the problem named."""
+
+
+class GuardRegistryError(KeyError):
+    """An unknown guard name, or a name registered twice."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+GuardFactory = Callable[..., Guard]
+_REGISTRY = Registry[GuardFactory](
+    lambda name: GuardRegistryError(f"a guard named {name!r} is already registered")
+)
+
+# Guards whose module loads a model (the context monitor's NLI cross-encoder on
+# onnxruntime): imported only when first created.
+_LAZY: dict[str, str] = {"context": "veritype.decoding.context:context_guard"}
+
+
+def register_guard(name: str) -> Callable[[GuardFactory], GuardFactory]:
+    """Register a guard factory under ``name`` so configurations can select it by name."""
+    return _REGISTRY.register(name)
+
+
+def create_guard(name: str, **options: Any) -> Guard:
+    """Build the guard registered as ``name``; unknown names list the known ones."""
+    factory = _REGISTRY.get(name)
+    if factory is None and name in _LAZY:
+        module, attribute = _LAZY[name].split(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    if factory is None:
+        raise GuardRegistryError(
+            f"unknown guard {name!r}; known guards: {', '.join(available_guards())}"
+        )
+    return factory(**options)
+
+
+def available_guards() -> list[str]:
+    return sorted({*_REGISTRY, *_LAZY})
+
+
+class PrefixGuard:
+    """``safe``/``safe_batch`` for guards that derive one constraint per prefix and then
+    test each candidate against it; subclasses give ``_constraint`` and ``_accepts``.
+
+    ``_constraint`` returns None when the prefix constrains nothing (the common case), and
+    the last prefixes' constraints are kept, since the decoder asks about one prefix with
+    many candidates and the next prefix extends it.
+    """
+
+    name: str = ""
+    enabled: bool = True
+    exact: bool = True
+    _cache_size = 256
+
+    def __init__(self) -> None:
+        self._constraints: dict[str, object | None] = {}
+
+    def _constraint(self, prefix: str) -> object | None:
+        raise NotImplementedError
+
+    def _accepts(self, constraint: object, candidate: str) -> bool:
+        raise NotImplementedError
+
+    def constraint_for(self, prefix: str) -> object | None:
+        if prefix in self._constraints:
+            return self._constraints[prefix]
+        constraint = self._constraint(prefix)
+        if len(self._constraints) >= self._cache_size:
+            self._constraints.pop(next(iter(self._constraints)))
+        self._constraints[prefix] = constraint
+        return constraint
+
+    def safe(self, prefix: str, candidates: Sequence[str]) -> list[bool]:
+        constraint = self.constraint_for(prefix)
+        if constraint is None:
+            return [True] * len(candidates)
+        return [self._accepts(constraint, candidate) for candidate in candidates]
+
+    def safe_batch(
+        self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
+    ) -> list[list[bool]]:
+        check_batch(prefixes, candidates)
+        return [self.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+
+
+def check_batch(prefixes: Sequence[str], candidates: Sequence[Sequence[str]]) -> None:
+    """Raise if a batch does not pair each prefix with its candidates."""
+    if len(prefixes) != len(candidates):
+        raise ValueError(
+            f"safe_batch needs one candidate list per prefix: {len(prefixes)} prefixes, "
+            f"{len(candidates)} candidate lists"
+        )
+
+
+_MAX_LEAD = 2
+
+
+def continues_literal(written: str, candidate: str, answers: Sequence[str]) -> bool:
+    """Whether ``written + candidate`` can still become one of ``answers``, or has just
+    finished one at a word boundary.
+
+    ``written`` is what the answer already holds after the point the constraint starts;
+    up to two blanks (no line break) may come first, and matching is case-insensitive.
+    Finishing an answer means the text goes on with something that cannot extend it: not
+    a letter or digit, and not a decimal separator followed by a digit.
+    """
+    ended = candidate.endswith(END_OF_TEXT)
+    raw = written + candidate.replace(END_OF_TEXT, "")
+    text = raw.lstrip().lower()
+    # A space before the answer is fine; a line break or a run of blanks only delays it.
+    lead = raw[: len(raw) - len(text)]
+    if len(lead) > _MAX_LEAD or "\n" in lead:
+        return False
+    for answer in answers:
+        if answer.startswith(text):
+            if not ended or text == answer:
+                return True
+            continue
+        if text.startswith(answer) and _finishes(text[len(answer) :], answer):
+            return True
+    return False
+
+
+def literal_open(written: str, answers: Sequence[str]) -> bool:
+    """Whether ``written`` is still on its way to one of ``answers``: it can grow into one,
+    or has just written one and a "." that may yet turn out to be a decimal point. A guard
+    whose constraint is no longer open stops constraining."""
+    text = written.lstrip().lower()
+    for answer in answers:
+        if answer.startswith(text):
+            return True
+        if text.startswith(answer) and text[len(answer) :] == ".":
+            return answer[-1].isdigit()
+    return False
+
+
+def _finishes(rest: str, answer: str) -> bool:
+    first = rest[0]
+    if first.isalnum() and (answer[-1].isalnum() or first.isdigit()):
+        return False
+    if first in ".," and answer[-1].isdigit():
+        # "88" + ".5" or "1" + ",234" would extend a number, not end it; a bare "," after
+        # a number usually starts another thousands group, a bare "." usually a full stop.
+        return rest != "," and not (len(rest) > 1 and rest[1].isdigit())
+    return True

@@ -1,0 +1,58 @@
+import pytest
+
+from veritype.decoding import END_OF_TEXT, Guard, GuardError, create_guard
+from veritype.decoding.context import ContextGuard, closed_clause, earlier_clauses
+from veritype.evidence import EvidencePack
+
+EVIDENCE = [
+    "The Eiffel Tower is in Paris. It was completed in 1889.",
+    "Water boils at 100 degrees Celsius at sea level.",
+]
+
+
+@pytest.fixture(scope="module")
+def guard() -> ContextGuard:
+    return ContextGuard(EVIDENCE)
+
+
+def test_blocks_closing_a_clause_the_evidence_contradicts(guard: ContextGuard) -> None:
+    assert isinstance(guard, Guard) and not guard.exact
+    prefix = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
+    # "." and the end close the contradicted clause; " city" does not close it.
+    assert guard.safe(prefix, [".", END_OF_TEXT, " city"]) == [False, False, True]
+    assert guard.safe("Water boils at 50 degrees Celsius at sea level", ["."]) == [False]
+    score, premise = guard.contradiction("The Eiffel Tower is in Berlin")
+    assert score >= guard.contradiction_threshold and premise == "The Eiffel Tower is in Paris."
+
+
+def test_accepts_what_the_evidence_supports(guard: ContextGuard) -> None:
+    assert guard.safe("A: The Eiffel Tower is in Paris", [".", END_OF_TEXT]) == [True, True]
+    assert guard.safe("A: The Eiffel Tower is a tall tower", ["."]) == [True]
+
+
+def test_blocks_contradicting_an_earlier_clause_of_the_answer() -> None:
+    guard = ContextGuard([])
+    assert guard.safe("The sky is green. The sky is not green", ["."]) == [False]
+    assert guard.safe("The sky is green. The grass is green", ["."]) == [True]
+
+
+def test_clause_boundaries() -> None:
+    assert closed_clause("It rained. The road is wet", ".") == "The road is wet"
+    assert closed_clause("The road is wet,", " and") == "The road is wet"
+    assert closed_clause("The value is 3", ".") is None  # may be "3.5"
+    assert closed_clause("The value is 3.", " Then") == "The value is 3"
+    assert closed_clause("The road is", " wet") is None
+    assert earlier_clauses("Is it wet? It rained; the road is wet. Now") == [
+        "It rained", "the road is wet",
+    ]
+
+
+def test_evidence_pack_registry_and_errors(guard: ContextGuard) -> None:
+    shared = guard.with_evidence(EvidencePack.from_texts(["Mount Everest is 8,849 metres tall."]))
+    assert shared.encoder is guard.encoder
+    assert shared.evidence_sentences == ["Mount Everest is 8,849 metres tall."]
+    assert create_guard("context", encoder=guard.encoder, evidence=EVIDENCE).name == "context"
+    with pytest.raises(GuardError, match="not one string"):
+        ContextGuard("The Eiffel Tower is in Paris.", encoder=guard.encoder)
+    with pytest.raises(GuardError, match="contradiction_threshold"):
+        ContextGuard(EVIDENCE, encoder=guard.encoder, contradiction_threshold=0.0)

@@ -1,0 +1,126 @@
+"""The decoder on the real SmolLM2-135M-Instruct GGUF model through llama.cpp."""
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from veritype.decoding import (
+    ArithmeticGuard,
+    KnowledgeBase,
+    KnowledgeBaseGuard,
+    Triple,
+    TruthAwareDecoder,
+    TruthAwareLogitsProcessor,
+    available_guards,
+    create_guard,
+    guarded_generate,
+    load_llama,
+)
+from veritype.decoding.context import ContextGuard
+
+llama_cpp = pytest.importorskip("llama_cpp")
+
+ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
+BERLIN = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[object]:
+    model = load_llama()
+    yield model
+    model.close()
+
+
+@pytest.mark.slow
+def test_arithmetic_guard_corrects_a_wrong_answer(llama: object) -> None:
+    unguarded = guarded_generate(llama, ARITHMETIC, [], max_tokens=6, stop=["\n"])
+    assert "888" not in unguarded.text and not unguarded.interventions
+    guarded = guarded_generate(llama, ARITHMETIC, [ArithmeticGuard()], max_tokens=6,
+                               stop=["\n"])
+    assert guarded.text.strip().startswith("888") and not guarded.abstained
+    steered = [step for step in guarded.interventions if step.action == "steer"]
+    assert steered and all(step.guards == ("arithmetic",) for step in steered)
+    for step in guarded.interventions:
+        assert 0.0 <= step.safe_mass <= 1.0
+        assert step.blocked and all(token.text for token in step.blocked)
+        assert step.chosen_id not in {token.token_id for token in step.blocked}
+    assert 0.0 <= guarded.mean_safe_mass <= 1.0 and guarded.tokens_per_s > 0
+    json.dumps(guarded.to_dict())
+
+
+@pytest.mark.slow
+def test_switching_a_guard_off_removes_its_interventions(llama: object) -> None:
+    unguarded = guarded_generate(llama, ARITHMETIC, [], max_tokens=6, stop=["\n"])
+    off = guarded_generate(llama, ARITHMETIC, [ArithmeticGuard(enabled=False)], max_tokens=6,
+                           stop=["\n"])
+    assert off.text == unguarded.text and off.interventions == []
+
+
+@pytest.mark.slow
+def test_kb_guard_steers_to_the_known_object(llama: object) -> None:
+    knowledge = KnowledgeBase()
+    knowledge.add(Triple("Brazil", "capital", "Brasília"))
+    knowledge.add(Triple("Brazil", "capital", "Brasilia"))
+    knowledge.add_relation_alias("capital", "the capital of {subject} is")
+    prompt = "Q: What is the capital of Brazil?\nA: The capital of Brazil is"
+    unguarded = guarded_generate(llama, prompt, [], max_tokens=8, stop=["\n"])
+    guarded = guarded_generate(llama, prompt, [KnowledgeBaseGuard(knowledge),
+                                               ArithmeticGuard()], max_tokens=8, stop=["\n"])
+    assert "Rio" in unguarded.text
+    assert guarded.text.strip().startswith(("Brasília", "Brasilia")) and not guarded.abstained
+    assert any(step.guards == ("kb",) for step in guarded.interventions)
+
+
+@pytest.mark.slow
+def test_context_monitor_backs_off_then_retries(llama: object) -> None:
+    context = ContextGuard(["The Eiffel Tower is in Paris, France."])
+    abstained = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+                                 stop=["\n"])
+    assert abstained.abstained and "context" in abstained.abstention_reason
+    assert abstained.interventions[-1].action == "abstain"
+    prompts: list[str] = []
+
+    def more_evidence() -> str:
+        prompts.append("Evidence: The Eiffel Tower is in Paris, France.\n"
+                       "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in")
+        return prompts[-1]
+
+    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+                               retry=more_evidence, stop=["\n"])
+    assert len(prompts) == 1 and retried.retried
+    assert any(step.action == "retry" for step in retried.interventions)
+    assert "Paris" in retried.text and not retried.abstained
+
+
+@pytest.mark.slow
+def test_logits_processor_with_create_completion(llama: object) -> None:
+    processor = TruthAwareLogitsProcessor(llama, [ArithmeticGuard()], ARITHMETIC)
+    completion = llama.create_completion(
+        ARITHMETIC, max_tokens=4, temperature=0.0,
+        logits_processor=llama_cpp.LogitsProcessorList([processor]),
+    )
+    assert completion["choices"][0]["text"].strip().startswith("888")
+    assert processor.decoder.interventions
+
+
+def test_decoder_backs_off_when_no_candidate_is_safe() -> None:
+    texts = {0: b" 7", 1: b" 9", 2: b"!"}
+    decoder = TruthAwareDecoder([ArithmeticGuard()], token_bytes=texts.__getitem__,
+                                is_end=lambda token: False, top_k=2)
+    decoder.start("2 + 2 =")
+    choice = decoder.choose(np.array([2.0, 1.0, -5.0], dtype=np.float32))
+    assert choice.token_id is None and decoder.halted
+    assert "arithmetic" in decoder.halt_reason and 0.0 <= choice.safe_mass < 0.01
+
+
+def test_registry_and_argument_errors() -> None:
+    assert available_guards() == ["arithmetic", "context", "kb"]
+    with pytest.raises(KeyError, match="known guards: arithmetic, context, kb"):
+        create_guard("oracle")
+    with pytest.raises(ValueError, match="guard names must be unique"):
+        TruthAwareDecoder([ArithmeticGuard(), ArithmeticGuard()], token_bytes=bytes,
+                          is_end=bool)
+    with pytest.raises(ValueError, match="top_k"):
+        TruthAwareDecoder([], token_bytes=bytes, is_end=bool, top_k=0)
