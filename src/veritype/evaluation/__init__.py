@@ -1,1 +1,38 @@
-"""evaluation."""
+"""Evaluation on public benchmarks: ``veritype eval`` and its Python API.
+
+A benchmark (registered by name) loads its examples, scores them with every view through a
+scoring engine (``local`` or ``ray``, registered by name), compares configurations (single
+views, the vote, the learned aggregator) with bootstrap intervals and McNemar tests, and
+returns a ``RunResult`` that ``write_run`` turns into a run directory.
+"""
+
+from veritype.evaluation.engine import (
+    ScoreTable,
+    ScoringEngine,
+    available_engines,
+    create_engine,
+    register_engine,
+    score_examples,
+)
+from veritype.evaluation.report import RunResult, write_run
+from veritype.evaluation.runner import (
+    EvalSettings,
+    available_benchmarks,
+    register_benchmark,
+    run_benchmark,
+)
+
+__all__ = [
+    "EvalSettings",
+    "RunResult",
+    "ScoreTable",
+    "ScoringEngine",
+    "available_benchmarks",
+    "available_engines",
+    "create_engine",
+    "register_benchmark",
+    "register_engine",
+    "run_benchmark",
+    "score_examples",
+    "write_run",
+]

@@ -1,9 +1,234 @@
-"""The evaluation commands of the CLI."""
+"""The evaluation commands of the CLI: ``veritype eval BENCHMARK`` plus annotation helpers."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from veritype.evaluation.data import DataError
+from veritype.evaluation.engine import EngineError, OnBlock
+from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
+from veritype.evaluation.report import format_cell, write_run
+from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
+from veritype.views import ViewRegistryError, available_views
+
+_out = Console()
+_err = Console(stderr=True)
+DEFAULT_TAU_TEXT = ",".join(f"{t:g}" for t in DEFAULT_TAUS)
+BENCHMARKS = ("truthfulqa", "halueval", "scifact", "nli")
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+@contextmanager
+def _progress(description: str, total: int) -> Iterator[OnBlock]:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pairs"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=_err, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.advance(task, done)
+
+
+def _parse_list(text: str, label: str) -> tuple[str, ...]:
+    items = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not items:
+        raise _fail(f"{label} names nothing")
+    return items
+
+
+def _parse_taus(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(part) for part in _parse_list(text, "--tau"))
+    except ValueError:
+        raise _fail(f"--tau must be comma-separated numbers, got {text!r}") from None
+
+
+def _evaluate(
+    benchmark: str,
+    *,
+    data_dir: Path,
+    views: str,
+    aggregator: str,
+    tau: str,
+    engine: str,
+    ray_address: str | None,
+    workers: int,
+    out: Path,
+    limit: int | None,
+    subset: str | None,
+    seed: int,
+    resamples: int,
+    cache_dir: Path | None,
+) -> None:
+    if not data_dir.is_dir():
+        raise _fail(f"data directory not found: {data_dir}")
+    engine_options: dict[str, Any] = {}
+    if engine == "ray":
+        engine_options = {"address": ray_address, "workers": workers}
+    elif ray_address is not None:
+        raise _fail("--ray-address needs --engine ray")
+    started = time.perf_counter()
+    try:
+        settings = EvalSettings(
+            data_dir=data_dir,
+            views=_parse_list(views, "--views"),
+            aggregator=aggregator,
+            taus=_parse_taus(tau),
+            engine=engine,
+            engine_options=engine_options,
+            limit=limit,
+            subsets=_parse_list(subset, "--subset") if subset is not None else None,
+            seed=seed,
+            resamples=resamples,
+            cache_dir=cache_dir if cache_dir is not None else out / "cache",
+            progress=_progress,
+            console=_err,
+        )
+        result = run_benchmark(benchmark, settings)
+    except (DataError, EngineError, ViewRegistryError, ValueError) as error:
+        raise _fail(str(error)) from None
+    path = write_run(result, out, started=started)
+    table = [(k, format_cell(v)) for k, v in result.headline.items()]
+    width = max(len(k) for k, _ in table)
+    for key, value in table:
+        _out.print(f"{key:<{width}}  {value}", highlight=False)
+    _out.print(f"run written to {path}", highlight=False)
+
+
+DataDirOption = Annotated[
+    Path,
+    typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
+                 help="The datasets folder (truthfulqa/, halueval/, scifact/, nli/)."),
+]
+ViewsOption = Annotated[
+    str,
+    typer.Option("--views", help=f"Comma-separated views; known: {', '.join(available_views())}."),
+]
+AggregatorOption = Annotated[
+    str, typer.Option("--aggregator", help="Family of the headline configuration: vote or learned.")
+]
+TauOption = Annotated[
+    str, typer.Option("--tau", help="Comma-separated τ values of the vote sweep.")
+]
+EngineOption = Annotated[str, typer.Option("--engine", help="local, or ray (Ray Data).")]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="A running Ray cluster (default: start one).")
+]
+WorkersOption = Annotated[int, typer.Option("--workers", help="Ray workers (one model copy each).")]
+OutOption = Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
+LimitOption = Annotated[
+    int | None, typer.Option("--limit", help="Only the first N questions/rows/claims (quick runs).")
+]
+SubsetOption = Annotated[
+    str | None,
+    typer.Option("--subset", help="Comma-separated tasks or sets (halueval: qa,dialogue,"
+                 "summarization,general; nli: set names). Default: all."),
+]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the calibration split.")]
+ResamplesOption = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
+CacheOption = Annotated[
+    Path | None,
+    typer.Option("--cache-dir",
+                 help="Where the SciFact corpus store is kept (default: under --out)."),
+]
+
+
+def _benchmark_command(name: str, summary: str) -> Any:
+    def command(
+        data_dir: DataDirOption,
+        views: ViewsOption = "numeric,lexical,nli,align",
+        aggregator: AggregatorOption = "learned",
+        tau: TauOption = DEFAULT_TAU_TEXT,
+        engine: EngineOption = "local",
+        ray_address: RayAddressOption = None,
+        workers: WorkersOption = 2,
+        out: OutOption = Path("eval-runs"),
+        limit: LimitOption = None,
+        subset: SubsetOption = None,
+        seed: SeedOption = 2024,
+        resamples: ResamplesOption = 1000,
+        cache_dir: CacheOption = None,
+    ) -> None:
+        _evaluate(name, data_dir=data_dir, views=views, aggregator=aggregator, tau=tau,
+                  engine=engine, ray_address=ray_address, workers=workers, out=out,
+                  limit=limit, subset=subset, seed=seed, resamples=resamples, cache_dir=cache_dir)
+
+    command.__doc__ = summary
+    return command
 
 
 def register(app: typer.Typer) -> None:
     """Add the evaluation commands to the main CLI."""
+    eval_app = typer.Typer(
+        help="Evaluate verification on public benchmarks; each run writes "
+        "<out>/<benchmark>-<time>/ with report.json, report.md, table.tex and plots.",
+        no_args_is_help=True,
+    )
+    summaries = {
+        "truthfulqa": "TruthfulQA claim verification (30/70 split by question).",
+        "halueval": "HaluEval qa, dialogue, summarization (rows ≥ 8000) and general.",
+        "scifact": "SciFact end to end: retrieve from the corpus, verify, cite.",
+        "nli": "Every NLI evaluation set.",
+    }
+    for name in BENCHMARKS:
+        eval_app.command(name)(_benchmark_command(name, summaries[name]))
+
+    @eval_app.command("export")
+    def export(
+        run_dir: Annotated[Path, typer.Argument(help="A run directory of veritype eval.")],
+        output: Annotated[
+            Path, typer.Option("--output", "-o", help="The .csv or .jsonl to write.")
+        ],
+        count: Annotated[int | None, typer.Option("--count", help="How many claims.")] = None,
+        seed: Annotated[int, typer.Option("--seed", help="Shuffle seed.")] = 0,
+    ) -> None:
+        """Export a run's claims with their evidence, shuffled, for human annotators."""
+        try:
+            written, key = export_for_annotation(run_dir, output, count=count, seed=seed)
+        except AnnotationError as error:
+            raise _fail(str(error)) from None
+        _out.print(f"wrote {written} (answer key: {key})", highlight=False)
+
+    @eval_app.command("kappa")
+    def kappa(
+        files: Annotated[list[Path], typer.Argument(help="One returned file per annotator.")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """Fleiss' κ of the annotators' labels on the items they all labelled."""
+        try:
+            result = kappa_from_files(files)
+        except AnnotationError as error:
+            raise _fail(str(error)) from None
+        if as_json:
+            typer.echo(json.dumps(result, indent=2))
+        else:
+            _out.print(f"Fleiss' kappa {result['fleiss_kappa']:.3f} over {result['items']} items, "
+                       f"{result['annotators']} annotators", highlight=False)
+
+    app.add_typer(eval_app, name="eval")

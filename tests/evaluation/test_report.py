@@ -1,0 +1,52 @@
+"""The run directory contract: names, files and JSON that the web viewer can read."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from veritype.evaluation.report import (
+    RunResult,
+    Table,
+    latex_table,
+    run_directory,
+    write_run,
+)
+
+
+def test_run_directory_is_named_by_benchmark_and_time(tmp_path: Path) -> None:
+    moment = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first = run_directory(tmp_path, "nli", moment)
+    second = run_directory(tmp_path, "nli", moment)
+    assert first.name == "nli-20260102-030405"
+    assert second.name == "nli-20260102-030405-2"
+
+
+def test_write_run_files_and_json(tmp_path: Path) -> None:
+    def plot(path: Path) -> None:
+        path.write_bytes(b"\x89PNG\r\n")
+
+    result = RunResult(
+        benchmark="demo",
+        config={"views": ["nli"]},
+        headline={"precision": 0.5, "configuration": "vote @ τ=0.8"},
+        sections={"details": {"nan": float("nan"), "pair": (1, 2)}},
+        tables=[Table("Rates & more_τ", ("name", "value"), [("a_b", 0.12345), ("c", None)])],
+        plots={"curve": plot},
+        examples=[{"id": "x", "claim": "c"}],
+    )
+    path = write_run(result, tmp_path)
+    report = json.loads((path / "report.json").read_text())
+    assert report["benchmark"] == "demo" and report["headline"]["precision"] == 0.5
+    assert datetime.fromisoformat(report["created_at"]).tzinfo is not None
+    assert report["details"] == {"nan": None, "pair": [1, 2]}
+    assert report["images"] == ["curve.png"] and (path / "curve.png").is_file()
+    markdown = (path / "report.md").read_text()
+    assert "| a_b | 0.123 |" in markdown and "![curve.png](curve.png)" in markdown
+    assert (path / "examples.jsonl").read_text().count("\n") == 1
+
+
+def test_latex_table_escapes_specials() -> None:
+    text = latex_table(Table("P & R at τ", ("name", "50%"), [("a_b", 1.0)]), "t")
+    assert r"P \& R at $\tau$" in text and r"50\%" in text and r"a\_b & 1.000 \\" in text
