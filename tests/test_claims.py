@@ -1,5 +1,8 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from veritype._text import content_words, has_negation
 from veritype.claims import Claim, ClaimClass, classify, decompose
 
 
@@ -90,3 +93,113 @@ def test_claim_validation_and_round_trip() -> None:
         Claim("c1", "text", start=5, end=2)
     claim = Claim("c1", "The tower is tall.", ClaimClass.FACTUAL, 3, 21)
     assert Claim.from_dict(claim.to_dict()) == claim
+
+
+def spans(answer: str) -> list[str]:
+    return [answer[claim.start : claim.end] for claim in decompose(answer).claims]
+
+
+def test_exact_and_reordered_repeats_are_dropped_keeping_the_first() -> None:
+    answer = (
+        "The drug lowers blood pressure. The drug lowers blood pressure. "
+        "Blood pressure the drug lowers. The drug does not lower blood pressure."
+    )
+    claims = decompose(answer).claims
+    assert [c.text for c in claims] == [
+        "The drug lowers blood pressure.",
+        "The drug does not lower blood pressure.",  # opposite polarity: not a repeat
+    ]
+    assert [c.claim_id for c in claims] == ["c1", "c2"]
+    assert answer[claims[1].start : claims[1].end] == "The drug does not lower blood pressure."
+
+
+def test_a_pronoun_claim_repeats_only_with_the_same_referent() -> None:
+    answer = (
+        "Rome has a colosseum. It is very old. It is very old. Paris has a tower. "
+        "It is very old."
+    )
+    decomposition = decompose(answer)
+    assert texts(answer) == [
+        "Rome has a colosseum.", "It is very old.", "Paris has a tower.", "It is very old."
+    ]
+    assert decomposition.edges == [("c1", "c2"), ("c3", "c4")]
+
+
+def test_a_repetition_loop_cut_off_by_the_token_limit_is_dropped() -> None:
+    answer = "Vitamin D reduced fractures by 20%. Vitamin D reduced fractures by 20%. Vitamin D red"
+    assert texts(answer) == ["Vitamin D reduced fractures by 20%."]
+    # An unfinished sentence that says something new stays.
+    assert texts("Vitamin D reduced fractures. Calcium helped bone density in wom") == [
+        "Vitamin D reduced fractures.", "Calcium helped bone density in wom."
+    ]
+
+
+def test_list_items_and_comma_splices_are_split() -> None:
+    answer = "- The trial enrolled 300 adults\n- It ran for two years\n3) Mortality fell by 5%."
+    assert spans(answer) == ["The trial enrolled 300 adults", "It ran for two years",
+                             "Mortality fell by 5%."]
+    assert decompose(answer).edges == [("c1", "c2")]
+    splice = "The trial enrolled many adult patients, they received aspirin daily."
+    assert texts(splice) == ["The trial enrolled many adult patients.",
+                             "They received aspirin daily."]
+
+
+def test_lead_ins_and_citation_markers_leave_the_claim() -> None:
+    answer = (
+        "Answer: According to the evidence, aspirin reduces stroke risk [1]. "
+        "The study shows that the effect is larger in women [2, 3]."
+    )
+    claims = decompose(answer).claims
+    assert [c.text for c in claims] == [
+        "Aspirin reduces stroke risk.", "The effect is larger in women."
+    ]
+    assert [answer[c.start : c.end] for c in claims] == [
+        "aspirin reduces stroke risk [1].", "the effect is larger in women [2, 3]."
+    ]
+
+
+def test_questions_are_not_claims_and_hedges_are_flagged_not_removed() -> None:
+    answer = "Does aspirin prevent strokes? Aspirin may prevent strokes. Aspirin thins blood."
+    claims = decompose(answer).claims
+    assert [(c.text, c.hedged) for c in claims] == [
+        ("Aspirin may prevent strokes.", True), ("Aspirin thins blood.", False)
+    ]
+    hedged = claims[0]
+    assert Claim.from_dict(hedged.to_dict()) == hedged
+    assert "hedged" not in claims[1].to_dict()  # unhedged claims keep their exact JSON
+
+
+_SENTENCES = st.sampled_from([
+    "The tower is 330 metres tall.", "It opened in 1889.", "According to the evidence, it is old.",
+    "The bridge opened in 1900 and was closed in 1950.", "Is it tall?", "Yes.",
+    "The drug may lower blood pressure [2].", "- Rome has a colosseum", "Paris is big, it is busy",
+    "Dr. Smith earned 3.5 million dollars in 2020, and he was promoted in 2021.",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_SENTENCES, min_size=1, max_size=8), st.sampled_from([" ", "\n", "  "]))
+def test_every_claim_keeps_an_exact_span_of_the_answer(parts: list[str], joiner: str) -> None:
+    answer = joiner.join(parts)
+    decomposition = decompose(answer)
+    ids = [c.claim_id for c in decomposition.claims]
+    assert ids == [f"c{i}" for i in range(1, len(ids) + 1)]
+    previous_start = -1
+    for claim in decomposition.claims:
+        assert 0 <= claim.start < claim.end <= len(answer)
+        assert claim.start >= previous_start
+        previous_start = claim.start
+        source = answer[claim.start : claim.end]
+        # A claim says nothing its span does not, except a subject it borrowed.
+        borrowed = set(content_words(answer[: claim.start]))
+        assert set(content_words(claim.text)) <= set(content_words(source)) | borrowed
+    dependent = {child for _, child in decomposition.edges}
+    # Claims that repeat an earlier one's words are only kept when they depend on a referent.
+    keys = [
+        (has_negation(c.text), tuple(sorted(content_words(c.text))))
+        for c in decomposition.claims
+        if c.claim_id not in dependent
+    ]
+    assert len(set(keys)) == len(keys)
+    for parent, child in decomposition.edges:
+        assert ids.index(parent) < ids.index(child)

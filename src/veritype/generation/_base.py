@@ -1,0 +1,237 @@
+"""The generator contract: drafts with token metadata, a Protocol and a registry by name.
+
+A generator turns a question plus its evidence into a *draft*: the answer text and, where
+the backend exposes them, per-token log-probabilities and entropies. Drafts are what the
+engine decomposes into claims; the token metadata feeds the uncertainty views.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections import abc
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from veritype._registry import Registry
+from veritype.evidence import Chunk
+
+
+class GeneratorError(RuntimeError):
+    """A generator that cannot run: an unreachable server, a missing model file or extra.
+
+    The message says what is wrong and how to fix it.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationParams:
+    """Decoding settings; ``temperature`` 0 means greedy decoding."""
+
+    max_tokens: int = 160
+    temperature: float = 0.0
+    top_p: float = 0.95
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if not 0.0 <= self.temperature <= 5.0:
+            raise ValueError(f"temperature must lie in [0, 5], got {self.temperature}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must lie in (0, 1], got {self.top_p}")
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """One generated token: its text, its character offset in ``Draft.text``, and (when the
+    backend gives them) its log-probability and the entropy in nats of the distribution it
+    was drawn from."""
+
+    text: str
+    start: int
+    logprob: float | None = None
+    entropy: float | None = None
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A generated answer. Every token lies in the text: ``text[t.start:t.end] == t.text``."""
+
+    text: str
+    tokens: tuple[TokenInfo, ...]
+    generator: str
+    model: str
+    elapsed_s: float
+
+    def __post_init__(self) -> None:
+        for token in self.tokens:
+            if self.text[token.start : token.end] != token.text:
+                raise ValueError(
+                    f"token {token.text!r} at {token.start} does not match the draft text "
+                    f"{self.text[token.start : token.end]!r}"
+                )
+
+    def mean_entropy(self, start: int, end: int) -> float | None:
+        """Mean token entropy over the tokens overlapping ``[start, end)``; ``None`` when no
+        overlapping token carries an entropy."""
+        values = [
+            token.entropy
+            for token in self.tokens
+            if token.entropy is not None and token.start < end and token.end > start
+        ]
+        return math.fsum(values) / len(values) if values else None
+
+    @property
+    def tokens_per_second(self) -> float:
+        return len(self.tokens) / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Writes a draft answer to ``prompt`` (the user's question) from ``evidence``."""
+
+    name: str
+
+    def generate(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Draft: ...
+
+    def generate_batch(
+        self,
+        prompts: Sequence[str],
+        evidence: Sequence[Sequence[Chunk]],
+        params: GenerationParams | None = None,
+    ) -> list[Draft]: ...
+
+    def stream(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Iterator[TokenInfo]: ...
+
+
+class GeneratorRegistryError(KeyError):
+    """An unknown generator name, or a name registered twice."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+GeneratorFactory = Callable[..., Generator]
+_REGISTRY = Registry[GeneratorFactory](
+    lambda name: GeneratorRegistryError(f"a generator named {name!r} is already registered")
+)
+
+# Generators whose module needs a runtime the core does without (llama.cpp, an HTTP client):
+# registered by "module:attribute" and imported only when first created.
+_LAZY: dict[str, str] = {
+    "local": "veritype.generation.local:LocalGenerator",
+    "openai": "veritype.generation.openai:OpenAIGenerator",
+}
+
+
+def register_generator(name: str) -> Callable[[GeneratorFactory], GeneratorFactory]:
+    """Register a generator factory under ``name`` so configurations can select it by name."""
+    return _REGISTRY.register(name)
+
+
+def create_generator(name: str, **options: Any) -> Generator:
+    """Build the generator registered as ``name``; unknown names list the known ones."""
+    factory = _REGISTRY.get(name)
+    if factory is None and name in _LAZY:
+        module, attribute = _LAZY[name].split(":")
+        try:
+            factory = getattr(importlib.import_module(module), attribute)
+        except ImportError as error:
+            raise GeneratorError(
+                f"the {name} generator needs {error.name or 'a missing package'}: "
+                "pip install 'veritype[llm]'"
+            ) from None
+    if factory is None:
+        raise GeneratorRegistryError(
+            f"unknown generator {name!r}; known generators: {', '.join(available_generators())}"
+        )
+    return factory(**options)
+
+
+def available_generators() -> list[str]:
+    return sorted({*_REGISTRY, *_LAZY})
+
+
+def check_batch(prompts: Sequence[str], evidence: Sequence[Sequence[Chunk]]) -> None:
+    """Raise if a batch does not pair each prompt with one evidence list."""
+    if len(prompts) != len(evidence):
+        raise ValueError(
+            f"generate_batch needs one evidence list per prompt: {len(prompts)} prompts, "
+            f"{len(evidence)} evidence lists"
+        )
+
+
+# A generated token as (text, logprob, entropy), before its offset in the draft is known.
+Piece = tuple[str, float | None, float | None]
+# Pieces as a closable generator, so an abandoned stream releases what it holds at once.
+PieceStream = abc.Generator[Piece, None, None]
+
+
+def draft_from_pieces(
+    pieces: Sequence[Piece],
+    *,
+    generator: str,
+    model: str,
+    elapsed_s: float,
+) -> Draft:
+    """A draft whose text is the concatenation of token pieces ``(text, logprob, entropy)``."""
+    tokens: list[TokenInfo] = []
+    offset = 0
+    for text, logprob, entropy in pieces:
+        tokens.append(TokenInfo(text, offset, logprob, entropy))
+        offset += len(text)
+    return Draft("".join(piece[0] for piece in pieces), tuple(tokens), generator, model,
+                 elapsed_s)
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> int | None:
+    """The offset of the earliest stop string in ``text``, or ``None``."""
+    found = [index for index in (text.find(s) for s in stop if s) if index >= 0]
+    return min(found) if found else None
+
+
+def until_stop(pieces: Iterator[Piece], stop: Sequence[str]) -> PieceStream:
+    """``pieces`` up to (not including) the first stop string.
+
+    Pieces that might begin a stop string are held back until the next piece decides, so a
+    stop split across two tokens is never emitted. The source is closed when a stop is hit.
+    """
+    stop = [s for s in stop if s]
+    if not stop:
+        yield from pieces
+        return
+    held: list[Piece] = []
+    try:
+        for piece in pieces:
+            held.append(piece)
+            pending = "".join(text for text, _, _ in held)
+            cut = cut_at_stop(pending, stop)
+            if cut is not None:
+                offset = 0
+                for text, logprob, entropy in held:
+                    if offset + len(text) > cut:
+                        if cut > offset:
+                            yield text[: cut - offset], logprob, entropy
+                        return
+                    yield text, logprob, entropy
+                    offset += len(text)
+                return
+            if not any(pending.endswith(s[:size]) for s in stop for size in range(1, len(s))):
+                yield from held
+                held = []
+        yield from held
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()

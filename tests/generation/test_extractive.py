@@ -1,0 +1,51 @@
+import pytest
+
+from veritype.evidence import Chunk, Document, chunk_document
+from veritype.generation import ExtractiveGenerator, GenerationParams, create_generator
+
+
+def test_the_best_matching_evidence_sentences_make_the_answer(eiffel: list[Chunk]) -> None:
+    draft = create_generator("extractive").generate("How tall is the Eiffel Tower?", eiffel)
+    assert draft.text.startswith("The Eiffel Tower in Paris was opened on 31 March 1889.")
+    assert draft.generator == "extractive"
+    evidence_text = " ".join(chunk.text for chunk in eiffel)
+    sentences = [s.strip() + "." for s in draft.text.split(".") if s.strip()]
+    assert all(sentence in evidence_text for sentence in sentences)
+
+
+def test_tokens_are_words_at_their_offsets_without_logprobs(eiffel: list[Chunk]) -> None:
+    draft = ExtractiveGenerator().generate("Who built the tower?", eiffel)
+    assert draft.tokens
+    for token in draft.tokens:
+        assert draft.text[token.start : token.end] == token.text
+        assert token.logprob is None and token.entropy is None
+    assert draft.mean_entropy(0, len(draft.text)) is None
+    streamed = list(ExtractiveGenerator().stream("Who built the tower?", eiffel))
+    assert streamed == list(draft.tokens)
+
+
+def test_repeated_evidence_is_said_once() -> None:
+    text = "Aspirin lowers the risk of stroke. Aspirin lowers the risk of stroke in adults."
+    chunks = [
+        *chunk_document(Document.from_text(text, source="a")),
+        *chunk_document(Document.from_text("Aspirin lowers the risk of stroke.", source="b")),
+    ]
+    draft = ExtractiveGenerator().generate("Does aspirin lower stroke risk?", chunks)
+    assert draft.text.count("lowers the risk of stroke") == 1
+
+
+def test_max_tokens_bounds_the_answer(eiffel: list[Chunk]) -> None:
+    generator = ExtractiveGenerator(max_sentences=3)
+    draft = generator.generate("Eiffel tower Paris", eiffel, GenerationParams(max_tokens=5))
+    assert len(draft.tokens) == 5
+
+
+def test_no_evidence_gives_an_empty_draft_and_batches_pair_up(eiffel: list[Chunk]) -> None:
+    generator = ExtractiveGenerator()
+    assert generator.generate("Anything?", []).text == ""
+    drafts = generator.generate_batch(["How tall?", "Who built it?"], [eiffel, eiffel])
+    assert len(drafts) == 2
+    with pytest.raises(ValueError, match="one evidence list per prompt"):
+        generator.generate_batch(["How tall?"], [eiffel, eiffel])
+    with pytest.raises(ValueError, match="max_sentences"):
+        ExtractiveGenerator(max_sentences=0)

@@ -1,0 +1,97 @@
+import math
+from pathlib import Path
+
+import pytest
+
+from veritype.evidence import Chunk
+from veritype.generation import Draft, GenerationParams, GeneratorError, create_generator
+from veritype.generation.local import LocalGenerator
+
+pytestmark = pytest.mark.slow
+QUESTION = "How tall is the Eiffel Tower?"
+SHORT = GenerationParams(max_tokens=16)
+
+
+@pytest.fixture(scope="module")
+def local(smollm2_path: Path) -> LocalGenerator:
+    generator = create_generator("local", model_path=smollm2_path)
+    assert isinstance(generator, LocalGenerator)
+    return generator
+
+
+def check_tokens(draft: Draft, vocabulary: int) -> None:
+    assert draft.text == "".join(token.text for token in draft.tokens)
+    offset = 0
+    for token in draft.tokens:
+        assert token.start == offset
+        offset += len(token.text)
+        if token.logprob is None:
+            continue
+        assert token.entropy is not None
+        assert token.logprob <= 0.0
+        assert 0.0 <= token.entropy <= math.log(vocabulary) + 1e-6
+
+
+def test_a_short_greedy_draft_has_exact_token_metadata(
+    local: LocalGenerator, eiffel: list[Chunk]
+) -> None:
+    draft = local.generate(QUESTION, eiffel, SHORT)
+    assert draft.text.strip()
+    assert 1 <= len(draft.tokens) <= 16
+    assert draft.generator == "local" and draft.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    vocabulary = local._model.llama.n_vocab()
+    check_tokens(draft, vocabulary)
+    for token in draft.tokens:
+        if token.logprob is not None and token.entropy is not None:
+            # Greedy picks the most likely token, and the most likely token's surprisal
+            # (the min-entropy) never exceeds the Shannon entropy.
+            assert -token.logprob <= token.entropy + 1e-6
+    assert draft.mean_entropy(0, len(draft.text)) is not None
+
+
+def test_greedy_is_deterministic_and_stream_matches_generate(
+    local: LocalGenerator, eiffel: list[Chunk]
+) -> None:
+    first = local.generate(QUESTION, eiffel, SHORT)
+    again = local.generate(QUESTION, eiffel, SHORT)
+    assert again.text == first.text
+    streamed = list(local.stream(QUESTION, eiffel, SHORT))
+    assert "".join(token.text for token in streamed) == first.text
+    assert [t.logprob for t in streamed] == pytest.approx([t.logprob for t in first.tokens],
+                                                         abs=1e-3)
+
+
+def test_sampling_follows_the_seed(local: LocalGenerator, eiffel: list[Chunk]) -> None:
+    params = GenerationParams(max_tokens=16, temperature=1.0, seed=7)
+    first, second = local.generate_batch([QUESTION, QUESTION], [eiffel, eiffel], params)
+    assert first.text == second.text
+    check_tokens(first, local._model.llama.n_vocab())
+    seeds = {local.generate(QUESTION, eiffel, GenerationParams(max_tokens=16, temperature=1.5,
+                                                               seed=seed)).text
+             for seed in range(4)}
+    assert len(seeds) > 1
+
+
+def test_a_stop_string_ends_the_draft(local: LocalGenerator, eiffel: list[Chunk]) -> None:
+    full = local.generate(QUESTION, eiffel, SHORT)
+    words = full.text.split()
+    assert len(words) >= 2
+    stopped = local.generate(QUESTION, eiffel,
+                             GenerationParams(max_tokens=16, stop=(f" {words[1]}",)))
+    assert stopped.text == full.text[: full.text.index(f" {words[1]}")]
+
+
+def test_the_prompt_uses_the_chat_template_with_the_evidence(
+    local: LocalGenerator, eiffel: list[Chunk]
+) -> None:
+    prompt = local.prompt_text(QUESTION, eiffel)
+    assert "<|im_start|>system" in prompt and prompt.rstrip().endswith("assistant")
+    assert "[1] The Eiffel Tower in Paris" in prompt and f"Question: {QUESTION}" in prompt
+
+
+def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.gguf"
+    with pytest.raises(GeneratorError, match=r"model file not found: .*nowhere\.gguf"):
+        LocalGenerator(model_path=missing)
+    with pytest.raises(ValueError, match="n_threads"):
+        LocalGenerator(n_threads=0)
