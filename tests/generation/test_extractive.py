@@ -49,3 +49,17 @@ def test_no_evidence_gives_an_empty_draft_and_batches_pair_up(eiffel: list[Chunk
         generator.generate_batch(["How tall?"], [eiffel, eiffel])
     with pytest.raises(ValueError, match="max_sentences"):
         ExtractiveGenerator(max_sentences=0)
+
+
+def test_section_labels_are_dropped_and_aims_are_not_answers() -> None:
+    from veritype.evidence import Document, chunk_document
+    from veritype.generation import create_generator
+
+    text = (
+        "OBJECTIVE To determine whether surgery improves mental health. "
+        "CONCLUSIONS AND RELEVANCE Mental health conditions are common among surgery patients."
+    )
+    chunks = chunk_document(Document.from_text(text))
+    draft = create_generator("extractive").generate("Is mental health after surgery better?",
+                                                    chunks)
+    assert draft.text == "Mental health conditions are common among surgery patients."

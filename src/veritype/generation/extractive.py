@@ -7,6 +7,7 @@ quoted from the evidence, so it is the safe default when no language model is in
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 
@@ -22,6 +23,13 @@ from veritype.generation._base import (
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
+# Structured abstracts open sections with capitalised labels ("CONCLUSIONS AND RELEVANCE").
+_SECTION_LABEL = re.compile(r"^(?:[A-Z][A-Z&/-]+:?\s+)+(?=[A-Z][a-z])")
+# Sentences that state what a study set out to do answer no question about its findings.
+_AIM = re.compile(
+    r"^(?:To [a-z]+\b|(?:We|This study|The study|This trial)\s+(?:aimed|aims|sought|set out)\b"
+    r"|(?:The )?(?:aim|objective|purpose|goal)s? of (?:this|the|our)\b)"
+)
 
 
 @register_generator("extractive")
@@ -65,8 +73,9 @@ class ExtractiveGenerator:
         for rank, chunk in enumerate(evidence):
             for span in chunk.sentences():
                 sentence = " ".join(chunk.slice(span.start, span.end).split())
+                sentence = _SECTION_LABEL.sub("", sentence)
                 words = set(content_words(sentence))
-                if not words:
+                if not words or _AIM.match(sentence):
                     continue
                 overlap = len(wanted & words) / len(wanted) if wanted else 0.0
                 candidates.append((overlap, rank, sentence, words))
