@@ -58,12 +58,12 @@ class EngineConfig(BaseModel):
     tau: float = 0.8
     tau_low: float = 0.3
     budget: float | None = None
-    k: int = Field(default=6, ge=1, le=100)
+    k: int = Field(default=3, ge=1, le=100)
     claim_k: int = Field(default=3, ge=1, le=50)
     contradicted: Literal["drop", "flag", "correct"] = "drop"
     refine_depth: int = Field(default=1, ge=0, le=4)
     mode: Literal["brief", "detailed"] = "brief"
-    max_tokens: int = Field(default=160, ge=1, le=4096)
+    max_tokens: int = Field(default=96, ge=1, le=4096)
     demo: bool = False
 
     @field_validator("views")

@@ -21,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from veritype.evaluation import e2e
 from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError, OnBlock
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
@@ -198,6 +199,7 @@ def register(app: typer.Typer) -> None:
     }
     for name in BENCHMARKS:
         eval_app.command(name)(_benchmark_command(name, summaries[name]))
+    e2e.register(eval_app)
 
     @eval_app.command("export")
     def export(
