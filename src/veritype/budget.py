@@ -46,6 +46,15 @@ class Spend:
     saved_by_early_stop: int
     cut_by_budget: int
 
+    def to_dict(self) -> dict[str, float | int | None]:
+        return {
+            "limit": self.limit,
+            "spent": self.spent,
+            "calls": self.calls,
+            "saved_by_early_stop": self.saved_by_early_stop,
+            "cut_by_budget": self.cut_by_budget,
+        }
+
 
 def _mass_range(node: Node, remaining: int) -> tuple[float, float]:
     """The lowest and highest vote mass the claim can still reach."""

@@ -328,7 +328,7 @@ class Engine:
         notes, corrections = self._handle_contradictions(graph, packs, views)
         timings["refine_s"] = time.perf_counter() - mark
 
-        evidence = _merge(list(packs.values()))
+        evidence = EvidencePack.merge(packs.values())
         trace_id = uuid.uuid4().hex
         grounded = render(
             graph,
@@ -358,7 +358,7 @@ class Engine:
             "graph": graph.to_dict(),
             "evidence": [_chunk_entry(chunk, evidence) for chunk in evidence],
             "views": [view.name for view in views],
-            "budget": _spend_dict(spend),
+            "budget": spend.to_dict(),
             "timings": grounded.timings,
             "generator": None if draft is None else draft.generator,
             "refinements": refinements,
@@ -543,7 +543,7 @@ class Engine:
         merged: dict[str, EvidencePack] = {}
         for compound_id, ids in parts_of.items():
             for part_id in ids:
-                merged[part_id] = _merge([own[part_id], packs[compound_id]])
+                merged[part_id] = EvidencePack.merge([own[part_id], packs[compound_id]])
         return merged
 
     def _handle_contradictions(
@@ -697,22 +697,6 @@ def _add_spend(first: Spend, second: Spend) -> Spend:
         saved_by_early_stop=first.saved_by_early_stop + second.saved_by_early_stop,
         cut_by_budget=first.cut_by_budget + second.cut_by_budget,
     )
-
-
-def _spend_dict(spend: Spend) -> dict[str, float | int | None]:
-    return {
-        "limit": spend.limit,
-        "spent": spend.spent,
-        "calls": spend.calls,
-        "saved_by_early_stop": spend.saved_by_early_stop,
-        "cut_by_budget": spend.cut_by_budget,
-    }
-
-
-def _merge(packs: Sequence[EvidencePack]) -> EvidencePack:
-    chunks = {chunk.chunk_id: chunk for pack in packs for chunk in pack}
-    documents = {doc_id: doc for pack in packs for doc_id, doc in pack.documents.items()}
-    return EvidencePack(chunks=list(chunks.values()), documents=documents)
 
 
 def _top_references(chunks: Sequence[Chunk], pack: EvidencePack, limit: int = 3) -> list[Reference]:

@@ -166,6 +166,14 @@ class EvidencePack:
         return cls(chunks=chunks, documents={doc.doc_id: doc for doc in docs})
 
     @classmethod
+    def merge(cls, packs: Iterable[EvidencePack]) -> EvidencePack:
+        """One pack holding every distinct chunk and document of ``packs``."""
+        packs = list(packs)
+        chunks = {chunk.chunk_id: chunk for pack in packs for chunk in pack}
+        documents = {doc_id: doc for pack in packs for doc_id, doc in pack.documents.items()}
+        return cls(chunks=list(chunks.values()), documents=documents)
+
+    @classmethod
     def from_texts(cls, texts: Sequence[str], *, max_chars: int = 1200) -> EvidencePack:
         return cls.from_documents(
             (Document.from_text(text, source=f"text-{i}") for i, text in enumerate(texts)),

@@ -84,7 +84,7 @@ def verify_answer(
         pack = evidence
     else:
         packs = evidence
-        pack = _merge(list({id(p): p for p in evidence.values()}.values()))
+        pack = EvidencePack.merge({id(p): p for p in evidence.values()}.values())
     spend = run_views(graph, packs, views, aggregator=aggregator, thresholds=thresholds,
                       budget=budget)
     type_graph(graph, aggregator, thresholds)
@@ -103,18 +103,5 @@ def verify_answer(
         aggregator=type(aggregator).__name__,
         tau=thresholds.tau,
         tau_low=thresholds.tau_low,
-        budget={
-            "limit": spend.limit,
-            "spent": spend.spent,
-            "calls": spend.calls,
-            "saved_by_early_stop": spend.saved_by_early_stop,
-            "cut_by_budget": spend.cut_by_budget,
-        },
+        budget=spend.to_dict(),
     )
-
-
-def _merge(packs: list[EvidencePack]) -> EvidencePack:
-    """One pack holding every distinct chunk of ``packs``, for rendering citations."""
-    chunks = {chunk.chunk_id: chunk for pack in packs for chunk in pack}
-    documents = {doc_id: doc for pack in packs for doc_id, doc in pack.documents.items()}
-    return EvidencePack(chunks=list(chunks.values()), documents=documents)

@@ -172,6 +172,17 @@ def check_batch(prompts: Sequence[str], evidence: Sequence[Sequence[Chunk]]) -> 
         )
 
 
+def generate_each(
+    generator: Generator,
+    prompts: Sequence[str],
+    evidence: Sequence[Sequence[Chunk]],
+    params: GenerationParams | None,
+) -> list[Draft]:
+    """The batched twin for generators that draft one prompt at a time."""
+    check_batch(prompts, evidence)
+    return [generator.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+
+
 # A generated token as (text, logprob, entropy), before its offset in the draft is known.
 Piece = tuple[str, float | None, float | None]
 # Pieces as a closable generator, so an abandoned stream releases what it holds at once.

@@ -17,7 +17,7 @@ from veritype.generation._base import (
     Draft,
     GenerationParams,
     TokenInfo,
-    check_batch,
+    generate_each,
     register_generator,
 )
 
@@ -59,8 +59,7 @@ class ExtractiveGenerator:
         evidence: Sequence[Sequence[Chunk]],
         params: GenerationParams | None = None,
     ) -> list[Draft]:
-        check_batch(prompts, evidence)
-        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+        return generate_each(self, prompts, evidence, params)
 
     def stream(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None

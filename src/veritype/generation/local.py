@@ -28,8 +28,8 @@ from veritype.generation._base import (
     GeneratorError,
     PieceStream,
     TokenInfo,
-    check_batch,
     draft_from_pieces,
+    generate_each,
     until_stop,
 )
 from veritype.generation._prompt import DEFAULT_EVIDENCE_CHARS, SYSTEM_PROMPT, user_message
@@ -175,8 +175,7 @@ class LocalGenerator:
         params: GenerationParams | None = None,
     ) -> list[Draft]:
         """One draft per prompt, in turn: a repeated prompt reuses its evaluated context."""
-        check_batch(prompts, evidence)
-        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+        return generate_each(self, prompts, evidence, params)
 
     def stream(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None

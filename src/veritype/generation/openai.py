@@ -25,8 +25,8 @@ from veritype.generation._base import (
     GeneratorError,
     Piece,
     TokenInfo,
-    check_batch,
     draft_from_pieces,
+    generate_each,
     until_stop,
 )
 from veritype.generation._prompt import DEFAULT_EVIDENCE_CHARS, chat_messages
@@ -115,8 +115,7 @@ class OpenAIGenerator:
         evidence: Sequence[Sequence[Chunk]],
         params: GenerationParams | None = None,
     ) -> list[Draft]:
-        check_batch(prompts, evidence)
-        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+        return generate_each(self, prompts, evidence, params)
 
     def stream(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
