@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator
 from veritype.answer import GroundedAnswer, grounded_answer_schema
@@ -40,11 +41,6 @@ _TYPE_STYLE = {
     EvidenceType.UNSUPPORTED: "bold red",
 }
 DEFAULT_VIEWS = "numeric,lexical,nli,align"
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(code=2)
 
 
 @app.command()

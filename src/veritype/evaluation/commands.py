@@ -4,26 +4,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
+from veritype._cli import fail as _fail
+from veritype._cli import progress as _progress
 from veritype.evaluation import e2e
 from veritype.evaluation.data import DataError
-from veritype.evaluation.engine import EngineError, OnBlock
+from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
 from veritype.evaluation.report import format_cell, write_run
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
@@ -33,27 +25,6 @@ _out = Console()
 _err = Console(stderr=True)
 DEFAULT_TAU_TEXT = ",".join(f"{t:g}" for t in DEFAULT_TAUS)
 BENCHMARKS = ("truthfulqa", "halueval", "scifact", "nli")
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
-
-
-@contextmanager
-def _progress(description: str, total: int) -> Iterator[OnBlock]:
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("pairs"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=_err, transient=False) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda done: progress.advance(task, done)
 
 
 def _parse_list(text: str, label: str) -> tuple[str, ...]:
@@ -108,7 +79,7 @@ def _evaluate(
             seed=seed,
             resamples=resamples,
             cache_dir=cache_dir if cache_dir is not None else out / "cache",
-            progress=_progress,
+            progress=partial(_progress, unit="pairs"),
             console=_err,
         )
         result = run_benchmark(benchmark, settings)

@@ -31,16 +31,9 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
+from veritype._cli import fail as _fail
+from veritype._cli import progress as _progress
 from veritype.claims import Claim, decompose
 from veritype.evaluation.data import (
     HALUEVAL_EVAL_START,
@@ -679,26 +672,6 @@ def run(settings: E2ESettings, scorer: EntailmentScorer | None = None) -> RunRes
 
 _out = Console()
 _err = Console(stderr=True)
-
-
-@contextmanager
-def _progress(description: str, total: int) -> Iterator[Advance]:
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=_err, transient=False) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda done: progress.advance(task, done)
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 def command(

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
 from veritype.evidence import Chunk, Document, chunk_document
@@ -32,11 +33,6 @@ if TYPE_CHECKING:
 
 _out = Console()
 _err = Console(stderr=True)
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 def generate(

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import fail as _fail
 from veritype.ingest.corpus import HYBRID, Corpus
 from veritype.ingest.pipeline import IngestReport
 from veritype.ingest.readers import RecordFields
@@ -32,11 +33,6 @@ StoreOption = Annotated[
         show_default=False,
     ),
 ]
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 def _open(store: str | None, indexes: list[IndexSpec] | None = None) -> Corpus:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
+
+from veritype._cli import fail as _fail
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -19,11 +20,6 @@ _err = Console(stderr=True)
 # How `--workers N` hands the settings to each worker process, which builds its own engine.
 SETTINGS_ENV = "VERITYPE_SERVER_SETTINGS"
 ENGINE_CONFIG_ENV = "VERITYPE_SERVER_ENGINE_CONFIG"
-
-
-def _fail(message: str) -> typer.Exit:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 def serve(
