@@ -140,6 +140,7 @@ def test_filters_keep_only_matching_documents(engine: Engine) -> None:
         (lambda e: e.ask("x" * 2001), "query: 2001 characters"),
         (lambda e: e.ask("bridge", mode="long"), "mode:"),
         (lambda e: e.ask("bridge", filters={"colour": "red"}), "unknown filter 'colour'"),
+        (lambda e: e.ask("bridge", filters={"added_after": "soon"}), "added_after must be"),
         (lambda e: e.verify("The bridge opened in 1937.", evidence=[" "]), "evidence:"),
         (lambda e: e.verify(""), "answer: must not be empty"),
     ],

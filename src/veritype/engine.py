@@ -226,6 +226,7 @@ class Engine:
         """Answer ``query`` from the corpus with only Verified, cited claims (or abstain)."""
         query = _checked_text("query", query, MAX_QUERY_CHARS)
         mode = _checked_mode(mode or self.config.mode)
+        _check_filters(filters or {})
         with self._lock:
             started = time.perf_counter()
             hits = self._retrieve(query, self.config.k, filters)
@@ -400,11 +401,6 @@ class Engine:
                 limit = _timestamp(key, wanted)
                 if (key == "added_after") != (record.added_at >= limit):
                     return False
-            if key not in ("source", "title", "added_after", "added_before"):
-                raise EngineError(
-                    f"filters: unknown filter {key!r}; known: source, title, added_after, "
-                    "added_before"
-                )
         return True
 
     def _packs(
@@ -745,6 +741,17 @@ def _checked_mode(mode: str) -> str:
     if mode not in ("brief", "detailed"):
         raise EngineError(f"mode: must be 'brief' or 'detailed', got {mode!r}")
     return mode
+
+
+_FILTERS = ("source", "title", "added_after", "added_before")
+
+
+def _check_filters(filters: Mapping[str, str]) -> None:
+    for key, value in filters.items():
+        if key not in _FILTERS:
+            raise EngineError(f"filters: unknown filter {key!r}; known: {', '.join(_FILTERS)}")
+        if key in ("added_after", "added_before"):
+            _timestamp(key, value)
 
 
 def _timestamp(key: str, value: str) -> float:
