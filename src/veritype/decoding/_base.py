@@ -7,7 +7,6 @@ only the candidates every enabled guard accepts: S_t is the intersection of the 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -53,13 +52,12 @@ class GuardRegistryError(KeyError):
 
 
 GuardFactory = Callable[..., Guard]
-_REGISTRY = Registry[GuardFactory](
-    lambda name: GuardRegistryError(f"a guard named {name!r} is already registered")
-)
-
 # Guards whose module loads a model (the context monitor's NLI cross-encoder on
 # onnxruntime): imported only when first created.
-_LAZY: dict[str, str] = {"context": "veritype.decoding.context:context_guard"}
+_REGISTRY = Registry[GuardFactory](
+    lambda name: GuardRegistryError(f"a guard named {name!r} is already registered"),
+    lazy={"context": "veritype.decoding.context:context_guard"},
+)
 
 
 def register_guard(name: str) -> Callable[[GuardFactory], GuardFactory]:
@@ -69,10 +67,7 @@ def register_guard(name: str) -> Callable[[GuardFactory], GuardFactory]:
 
 def create_guard(name: str, **options: Any) -> Guard:
     """Build the guard registered as ``name``; unknown names list the known ones."""
-    factory = _REGISTRY.get(name)
-    if factory is None and name in _LAZY:
-        module, attribute = _LAZY[name].split(":")
-        factory = getattr(importlib.import_module(module), attribute)
+    factory = _REGISTRY.find(name)
     if factory is None:
         raise GuardRegistryError(
             f"unknown guard {name!r}; known guards: {', '.join(available_guards())}"
@@ -81,7 +76,7 @@ def create_guard(name: str, **options: Any) -> Guard:
 
 
 def available_guards() -> list[str]:
-    return sorted({*_REGISTRY, *_LAZY})
+    return _REGISTRY.names()
 
 
 class PrefixGuard:

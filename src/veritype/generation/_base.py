@@ -7,7 +7,6 @@ engine decomposes into claims; the token metadata feeds the uncertainty views.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections import abc
 from collections.abc import Callable, Iterator, Sequence
@@ -123,16 +122,15 @@ class GeneratorRegistryError(KeyError):
 
 
 GeneratorFactory = Callable[..., Generator]
-_REGISTRY = Registry[GeneratorFactory](
-    lambda name: GeneratorRegistryError(f"a generator named {name!r} is already registered")
-)
-
 # Generators whose module needs a runtime the core does without (llama.cpp, an HTTP client):
 # registered by "module:attribute" and imported only when first created.
-_LAZY: dict[str, str] = {
-    "local": "veritype.generation.local:LocalGenerator",
-    "openai": "veritype.generation.openai:OpenAIGenerator",
-}
+_REGISTRY = Registry[GeneratorFactory](
+    lambda name: GeneratorRegistryError(f"a generator named {name!r} is already registered"),
+    lazy={
+        "local": "veritype.generation.local:LocalGenerator",
+        "openai": "veritype.generation.openai:OpenAIGenerator",
+    },
+)
 
 
 def register_generator(name: str) -> Callable[[GeneratorFactory], GeneratorFactory]:
@@ -142,12 +140,9 @@ def register_generator(name: str) -> Callable[[GeneratorFactory], GeneratorFacto
 
 def create_generator(name: str, **options: Any) -> Generator:
     """Build the generator registered as ``name``; unknown names list the known ones."""
-    factory = _REGISTRY.get(name)
-    if factory is None and name in _LAZY:
-        module, attribute = _LAZY[name].split(":")
-        try:
-            factory = getattr(importlib.import_module(module), attribute)
-        except ImportError as error:
+    try:
+        factory = _REGISTRY.find(name)
+    except ImportError as error:
             raise GeneratorError(
                 f"the {name} generator needs {error.name or 'a missing package'}: "
                 "pip install 'veritype[llm]'"
@@ -160,7 +155,7 @@ def create_generator(name: str, **options: Any) -> Generator:
 
 
 def available_generators() -> list[str]:
-    return sorted({*_REGISTRY, *_LAZY})
+    return _REGISTRY.names()
 
 
 def check_batch(prompts: Sequence[str], evidence: Sequence[Sequence[Chunk]]) -> None:

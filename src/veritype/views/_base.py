@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -98,8 +97,14 @@ class ViewRegistryError(KeyError):
 
 
 ViewFactory = Callable[..., VerificationView]
+# Views whose module needs a runtime the core does without (onnxruntime, an HTTP client):
+# registered by "module:attribute" and imported only when first created.
 _REGISTRY = Registry[ViewFactory](
-    lambda name: ViewRegistryError(f"a view named {name!r} is already registered")
+    lambda name: ViewRegistryError(f"a view named {name!r} is already registered"),
+    lazy={
+        "nli": "veritype.models.views:nli_view",
+        "align": "veritype.models.views:align_view",
+    },
 )
 
 
@@ -108,20 +113,10 @@ def register_view(name: str) -> Callable[[ViewFactory], ViewFactory]:
     return _REGISTRY.register(name)
 
 
-# Views whose module needs a runtime the core does without (onnxruntime, an HTTP client):
-# registered by "module:attribute" and imported only when first created.
-_LAZY: dict[str, str] = {
-    "nli": "veritype.models.views:nli_view",
-    "align": "veritype.models.views:align_view",
-}
-
 
 def create_view(name: str, **options: Any) -> VerificationView:
     """Build the view registered as ``name``; unknown names list the known ones."""
-    factory = _REGISTRY.get(name)
-    if factory is None and name in _LAZY:
-        module, attribute = _LAZY[name].split(":")
-        factory = getattr(importlib.import_module(module), attribute)
+    factory = _REGISTRY.find(name)
     if factory is None:
         raise ViewRegistryError(
             f"unknown view {name!r}; known views: {', '.join(available_views())}"
@@ -130,7 +125,7 @@ def create_view(name: str, **options: Any) -> VerificationView:
 
 
 def available_views() -> list[str]:
-    return sorted({*_REGISTRY, *_LAZY})
+    return _REGISTRY.names()
 
 
 def once_per_pack(
