@@ -330,12 +330,10 @@ class Engine:
         timings["refine_s"] = time.perf_counter() - mark
 
         evidence = EvidencePack.merge(packs.values())
-        trace_id = uuid.uuid4().hex
         grounded = render(
             graph,
             evidence,
             min_confidence=Confidence.INSUFFICIENT_EVIDENCE,
-            trace_id=trace_id,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,
@@ -349,23 +347,17 @@ class Engine:
         if on_claim is not None:
             for claim in grounded.claims:
                 on_claim(claim)
-        self.corpus.store.save_trace(trace_id, kind, {
-            "trace_id": trace_id,
-            "kind": kind,
-            "query": query,
-            "draft": text,
-            "created_at": time.time(),
-            "grounded": grounded.model_dump(mode="json"),
-            "graph": graph.to_dict(),
-            "evidence": [_chunk_entry(chunk, evidence) for chunk in evidence],
-            "views": [view.name for view in views],
-            "budget": spend.to_dict(),
-            "timings": grounded.timings,
-            "generator": None if draft is None else draft.generator,
-            "refinements": refinements,
-            "corrections": corrections,
-            "folded": sorted(folded),
-        })
+        self._save_trace(
+            kind, grounded, query=query, draft=text,
+            generator=None if draft is None else draft.generator,
+            graph=graph.to_dict(),
+            evidence=[_chunk_entry(chunk, evidence) for chunk in evidence],
+            views=[view.name for view in views],
+            budget=spend.to_dict(),
+            refinements=refinements,
+            corrections=corrections,
+            folded=sorted(folded),
+        )
         return grounded
 
     def _all_views(
@@ -603,7 +595,6 @@ class Engine:
         timings: dict[str, float],
         on_claim: Callable[[ClaimReport], None] | None,
     ) -> GroundedAnswer:
-        trace_id = uuid.uuid4().hex
         grounded = GroundedAnswer(
             answer="",
             claims=[],
@@ -613,17 +604,43 @@ class Engine:
             query_refinements=[query] if len(query.split()) > 1 else [],
             abstained=True,
             abstention_reason=reason,
-            trace_id=trace_id,
+            trace_id=uuid.uuid4().hex,
             timings={**timings, "total_s": sum(timings.values())},
         )
-        self.corpus.store.save_trace(trace_id, "ask", {
-            "trace_id": trace_id, "kind": "ask", "query": query, "draft": "",
-            "created_at": time.time(), "grounded": grounded.model_dump(mode="json"),
-            "graph": BeliefGraph().to_dict(), "evidence": [], "views": [], "budget": {},
-            "timings": grounded.timings, "generator": self.config.generator,
-            "refinements": [], "corrections": [], "folded": [],
-        })
+        self._save_trace("ask", grounded, query=query, draft="", generator=self.config.generator)
         return grounded
+
+    def _save_trace(
+        self,
+        kind: str,
+        grounded: GroundedAnswer,
+        *,
+        query: str | None,
+        draft: str,
+        generator: str | None,
+        **details: Any,
+    ) -> None:
+        """Save the run's trace under the answer's id; ``details`` fill in what the run did
+        (nothing, for an answer that abstained before drafting)."""
+        trace: dict[str, Any] = {
+            "trace_id": grounded.trace_id,
+            "kind": kind,
+            "query": query,
+            "draft": draft,
+            "created_at": time.time(),
+            "grounded": grounded.model_dump(mode="json"),
+            "timings": grounded.timings,
+            "generator": generator,
+            "graph": BeliefGraph().to_dict(),
+            "evidence": [],
+            "views": [],
+            "budget": {},
+            "refinements": [],
+            "corrections": [],
+            "folded": [],
+        }
+        trace.update(details)
+        self.corpus.store.save_trace(grounded.trace_id, kind, trace)
 
     def close(self) -> None:
         self.corpus.close()
