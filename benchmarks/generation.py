@@ -11,12 +11,18 @@ machine load hits every backend alike:
   serving the same SmolLM2 file;
 - ``extractive`` (no model).
 
+SmolLM2 also answers each question without evidence: its prompt is then ~60 tokens
+instead of ~1,000, the regime of llama.cpp's own ``tg128`` figure. Decode time per token
+grows with the context the model attends to, so both regimes are reported; the target
+(100 tokens/s) is read on the short one, with the evidence regime beside it.
+
 Every draft is streamed. Decode tokens/s counts the tokens after the first over the time
 from the first token to the last (prompt processing excluded); end-to-end tokens/s counts
-all tokens over the whole call; time to first token covers prompt processing. llama.cpp's
-OpenMP threads sleep while waiting unless OMP_WAIT_POLICY says otherwise; on free cores
-``OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=3000`` is about three times faster (see
-``veritype.generation.local``). The policy in force is recorded with the results.
+all tokens over the whole call; time to first token covers prompt processing. Build
+llama.cpp with ``CMAKE_ARGS="-DGGML_OPENMP=OFF"`` (as ``.ci/run`` does): its own thread
+pool polls briefly before sleeping, which measured 105 tokens/s where an OpenMP build with
+sleeping threads gave 62 (see ``veritype.generation.local``). The build's features are
+recorded with the results.
 
     python benchmarks/generation.py [--store URL] [--threads N] [--rounds R]
                                     [--max-tokens N] [--output FILE]
@@ -49,6 +55,7 @@ from veritype.ingest import Corpus
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPO / "benchmarks" / "results" / "generation.json"
 TARGET_TOKENS_PER_S = 100.0
+SHORT_CONTEXT = "local/SmolLM2-135M-Instruct-Q4_1/question-only"
 QUESTIONS = [
     "How does a folate deficiency affect blood levels of homocysteine?",
     "Does a breast cancer patient's ability to metabolize tamoxifen influence the outcome?",
@@ -92,6 +99,13 @@ def start_server(model: Path, threads: int, log: Path) -> tuple[subprocess.Popen
         time.sleep(0.3)
     server.terminate()
     raise GeneratorError("the llama.cpp server did not start within 120 s")
+
+
+def _llama_build() -> str:
+    """What llama.cpp was built with (OpenMP or its own thread pool, SIMD flags)."""
+    import llama_cpp
+
+    return str(llama_cpp.llama_print_system_info().decode().strip())
 
 
 def timed_stream(
@@ -152,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     backends: dict[str, tuple[str, dict[str, Any], str]] = {
         "local/SmolLM2-135M-Instruct-Q4_1": ("local", {"model_path": smollm2,
                                                        "n_threads": args.threads}, ""),
+        SHORT_CONTEXT: ("local", {"model_path": smollm2, "n_threads": args.threads}, ""),
         "local/gemma-3-270m-Q4_K_M": ("local", {"n_threads": args.threads}, "gemma"),
         "openai/llama.cpp-server/SmolLM2-135M-Instruct-Q4_1": ("openai", {}, "server"),
         "extractive": ("extractive", {}, ""),
@@ -190,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for label, generator in generators.items():
                     for question, chunks in zip(QUESTIONS, evidence, strict=True):
                         progress.update(task, description=label)
-                        runs[label].append(timed_stream(generator, question, chunks, params))
+                        given = [] if label == SHORT_CONTEXT else chunks
+                        runs[label].append(timed_stream(generator, question, given, params))
                         progress.advance(task)
         load_after = os.getloadavg()
     finally:
@@ -199,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             server.wait(timeout=30)
 
     results = {label: summarise(label_runs) for label, label_runs in runs.items()}
-    smol = results.get("local/SmolLM2-135M-Instruct-Q4_1", {})
+    smol = results.get(SHORT_CONTEXT, {})
+    with_evidence = results.get("local/SmolLM2-135M-Instruct-Q4_1", {})
     output = {
         "questions": QUESTIONS,
         "evidence": f"top {args.k} hybrid-retrieved chunks of the bundled demo corpus "
@@ -210,10 +227,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load_s": load_s,
         "skipped": skipped,
         "target": {
-            "what": "local SmolLM2-135M decode tokens/s on 2 cores",
+            "what": "local SmolLM2-135M decode tokens/s on 2 cores, question-only prompts",
             "threshold": TARGET_TOKENS_PER_S,
             "measured": smol.get("decode_tokens_per_s"),
             "met": (smol.get("decode_tokens_per_s") or 0) >= TARGET_TOKENS_PER_S,
+            "with_evidence": with_evidence.get("decode_tokens_per_s"),
         },
         "sample_drafts": {label: label_runs[0]["text"] for label, label_runs in runs.items()
                           if label_runs},
@@ -221,8 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "platform": platform.platform(),
             "python": platform.python_version(),
             "cpus_available": default_threads(),
-            "openmp": {name: os.environ.get(name) for name in ("OMP_WAIT_POLICY",
-                                                                "GOMP_SPINCOUNT")},
+            "llama_cpp": _llama_build(),
             "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in load_after],
         },

@@ -8,12 +8,12 @@ Three prompt sets on SmolLM2-135M-Instruct (llama.cpp, greedy):
     subject and relation and ask for the object;
   * arithmetic: 50 prompts "What is a op b? Answer: a op b =" (× + − ÷, decimals,
     thousands separators, units).
-Configurations: off (plain llama.cpp greedy), on (kb + arithmetic + context), on
-without the retry back-off (abstain instead), and each guard ablated. A wrong answer is a
-hallucination; an abstention is not. Guarded runs may back off once to a prompt that
-carries the evidence sentence. Tokens/s off and on are measured on the same prompts in
-one run, interleaved, each from a cold cache: end to end (prompt evaluation and retries
-included) and per decoded token after the first.
+Configurations: off (the same greedy loop with no guard), on (kb + arithmetic +
+context), on without the retry back-off (abstain instead), and each guard ablated. A
+wrong answer is a hallucination; an abstention is not. Guarded runs may back off once to
+a prompt that carries the evidence sentence before the answer's lead. Tokens/s off and on
+are measured on the same prompts in one run, interleaved, each from a cold cache: end to
+end (prompt evaluation and retries included) and per decoded token after the first.
 
     python benchmarks/tad.py [--limit 10] [--out benchmarks/results/tad.json]
 """
@@ -26,7 +26,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -193,29 +193,6 @@ def _format(value: Fraction) -> str:
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
 
 
-def plain_generate(
-    llama: Any, prompt: str, max_tokens: int, stop: Sequence[str]
-) -> tuple[str, int, float]:
-    """Unguarded greedy llama.cpp decoding, the baseline with no processor at all: the
-    text, the tokens and the seconds after the first token (as ``guarded_generate``)."""
-    tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
-    pieces: list[bytes] = []
-    first = time.perf_counter()
-    for token in llama.generate(tokens, temp=0.0, repeat_penalty=1.0):
-        if not pieces:
-            first = time.perf_counter()
-        if token == llama.token_eos():
-            break
-        pieces.append(llama.detokenize([token]))
-        text = b"".join(pieces).decode("utf-8", "ignore")
-        if len(pieces) >= max_tokens or any(marker in text for marker in stop):
-            break
-    seconds = time.perf_counter() - first
-    text = b"".join(pieces).decode("utf-8", "ignore")
-    cut = min([text.find(m) for m in stop if m in text], default=len(text))
-    return text[:cut], len(pieces), seconds
-
-
 def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
                context: ContextGuard) -> list[Guard]:
     return [guard for guard in (kb, arithmetic, context)
@@ -224,10 +201,14 @@ def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
 
 def retry_for(config: str, case: Case) -> Callable[[], str] | None:
     """Back off to a prompt that carries the evidence sentence (retrieval), except in
-    ``on_no_retry``, which abstains instead."""
-    if config == "on_no_retry":
+    ``off`` and ``on_no_retry``, which abstain instead. The evidence goes before the
+    prompt's last line (the answer's lead), as retrieved passages join a prompt's context:
+    the lines before it stay a prefix the model has already read."""
+    if config in ("off", "on_no_retry"):
         return None
-    return lambda: f"Evidence: {case.evidence}\n{case.prompt}"
+    head, _, lead = case.prompt.rpartition("\n")
+    context = f"{head}\n" if head else ""
+    return lambda: f"{context}Evidence: {case.evidence}\n{lead}"
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -257,26 +238,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for config in configs:
                 llama.reset()  # every run evaluates its prompt from a cold cache
                 cpu, wall = time.process_time(), time.perf_counter()
-                if config == "off":
-                    text, tokens, decode_seconds = plain_generate(
-                        llama, case.prompt, args.max_tokens, stop)
-                    decode_tokens = max(0, tokens - 1)
-                    abstained, retried, interventions, mass, reason = False, False, 0, 1.0, ""
-                else:
-                    guards = guards_for(config, kb, arithmetic, context.with_evidence(
-                        [case.evidence] if case.kind != "arithmetic" else []))
-                    draft = guarded_generate(
-                        llama, case.prompt, guards, max_tokens=args.max_tokens,
-                        top_k=args.top_k, tau_safe=args.tau_safe, stop=stop,
-                        retry=retry_for(config, case),
-                    )
-                    text, tokens, abstained = draft.text, draft.tokens, draft.abstained
-                    retried, mass, reason = draft.retried, draft.mean_safe_mass, \
-                        draft.abstention_reason
-                    interventions = sum(i.action == "steer" for i in draft.interventions)
-                    decode_tokens = max(0, tokens - (2 if retried else 1))
-                    decode_seconds = (decode_tokens / draft.decode_tokens_per_s
-                                      if draft.decode_tokens_per_s else 0.0)
+                guards = guards_for(config, kb, arithmetic, context.with_evidence(
+                    [case.evidence] if case.kind != "arithmetic" else []))
+                draft = guarded_generate(
+                    llama, case.prompt, guards, max_tokens=args.max_tokens,
+                    top_k=args.top_k, tau_safe=args.tau_safe, stop=stop,
+                    retry=retry_for(config, case),
+                )
+                text, tokens, abstained = draft.text, draft.tokens, draft.abstained
+                retried, mass, reason = draft.retried, draft.mean_safe_mass, \
+                    draft.abstention_reason
+                interventions = sum(i.action == "steer" for i in draft.interventions)
+                decode_tokens = max(0, tokens - (2 if retried else 1))
+                decode_seconds = (decode_tokens / draft.decode_tokens_per_s
+                                  if draft.decode_tokens_per_s else 0.0)
                 rows[config].append({
                     "kind": case.kind, "prompt": case.prompt, "expected": case.expected,
                     "text": text, "tokens": tokens, "abstained": abstained,

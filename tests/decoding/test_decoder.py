@@ -2,6 +2,7 @@
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ llama_cpp = pytest.importorskip("llama_cpp")
 
 ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
 BERLIN = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
+RETRY = ("Q: Where is the Eiffel Tower?\nEvidence: The Eiffel Tower is in Paris, France.\n"
+         "A: The Eiffel Tower is in")
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +86,7 @@ def test_context_monitor_backs_off_then_retries(llama: object) -> None:
     prompts: list[str] = []
 
     def more_evidence() -> str:
-        prompts.append("Evidence: The Eiffel Tower is in Paris, France.\n"
-                       "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in")
+        prompts.append(RETRY)
         return prompts[-1]
 
     retried = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
@@ -92,6 +94,33 @@ def test_context_monitor_backs_off_then_retries(llama: object) -> None:
     assert len(prompts) == 1 and retried.retried
     assert any(step.action == "retry" for step in retried.interventions)
     assert "Paris" in retried.text and not retried.abstained
+
+
+@pytest.mark.slow
+def test_a_retry_rereads_only_what_follows_the_prefix_it_shares(
+    llama: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    context = ContextGuard(["The Eiffel Tower is in Paris, France."])
+    llama.reset()
+    cold = guarded_generate(llama, RETRY, [context], max_tokens=8, tau_safe=0.5, stop=["\n"])
+    evaluated: list[int] = []
+    evaluate = llama.eval
+
+    def counting(tokens: list[int]) -> None:
+        evaluated.append(len(tokens))
+        evaluate(tokens)
+
+    monkeypatch.setattr(llama, "eval", counting)
+    llama.reset()
+    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+                               retry=lambda: RETRY, stop=["\n"])
+    assert retried.retried and retried.text == cold.text
+    first_prompt = len(llama.tokenize(BERLIN.encode(), add_bos=True, special=True))
+    retry_prompt = len(llama.tokenize(RETRY.encode(), add_bos=True, special=True))
+    prompt_reads = [count for count in evaluated if count > 1]
+    assert prompt_reads[0] == first_prompt
+    # "Q: Where is the Eiffel Tower?\n" stays in the model's memory.
+    assert 1 < prompt_reads[1] < retry_prompt - 8
 
 
 @pytest.mark.slow

@@ -1,11 +1,12 @@
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from veritype.evidence import Chunk
 from veritype.generation import Draft, GenerationParams, GeneratorError, create_generator
-from veritype.generation.local import LocalGenerator
+from veritype.generation.local import LocalGenerator, _log_partition_and_entropy
 
 pytestmark = pytest.mark.slow
 QUESTION = "How tall is the Eiffel Tower?"
@@ -95,3 +96,14 @@ def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
         LocalGenerator(model_path=missing)
     with pytest.raises(ValueError, match="n_threads"):
         LocalGenerator(n_threads=0)
+
+
+def test_log_partition_and_entropy_match_a_float64_reference() -> None:
+    logits = np.random.default_rng(3).normal(0.0, 4.0, 49_152).astype(np.float32)
+    reference = logits.astype(np.float64)
+    log_partition = float(np.log(np.exp(reference - reference.max()).sum()) + reference.max())
+    probabilities = np.exp(reference - log_partition)
+    entropy = float(-(probabilities * (reference - log_partition)).sum())
+    measured_partition, measured_entropy = _log_partition_and_entropy(logits)
+    assert measured_partition == pytest.approx(log_partition, abs=1e-4)
+    assert measured_entropy == pytest.approx(entropy, abs=1e-4)

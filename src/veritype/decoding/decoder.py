@@ -12,8 +12,8 @@ continuation and steer into it whatever its probability. Backing off asks an opt
 the reason.
 
 ``TruthAwareDecoder`` holds the model-independent part; ``TruthAwareLogitsProcessor`` is a
-llama.cpp (``llama-cpp-python``) logits processor over it, and ``guarded_generate`` the
-entry point that drives a ``llama_cpp.Llama`` with it.
+llama.cpp (``llama-cpp-python``) logits processor over it, for ``create_completion``, and
+``guarded_generate`` the entry point that steps a ``llama_cpp.Llama`` under it directly.
 """
 
 from __future__ import annotations
@@ -390,16 +390,22 @@ def guarded_generate(
     import llama_cpp
 
     started = time.perf_counter()
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
     draft = GuardedDraft("")
     masses: list[float] = []
     decode_tokens, decode_seconds = 0, 0.0
     current = prompt
+    # One decoder for every attempt: token texts and guard decisions carry over to a retry.
+    decoder = TruthAwareDecoder(
+        guards,
+        token_bytes=lambda token: llama.detokenize([token]),
+        is_end=lambda token: bool(llama_cpp.llama_vocab_is_eog(vocab, token)),
+        top_k=top_k,
+        tau_safe=tau_safe,
+    )
     while True:
-        processor = TruthAwareLogitsProcessor(
-            llama, guards, current, top_k=top_k, tau_safe=tau_safe
-        )
-        decoder = processor.decoder
-        attempt = _run(llama, processor, current, max_tokens, stop, llama_cpp)
+        decoder.start(_answer_context(current))
+        attempt = _run(llama, decoder, current, max_tokens, stop, llama_cpp)
         draft.text = attempt.text
         draft.tokens += attempt.tokens
         decode_tokens += max(0, attempt.tokens - 1)
@@ -425,35 +431,74 @@ def guarded_generate(
 
 def _run(
     llama: llama_cpp.Llama,
-    processor: TruthAwareLogitsProcessor,
+    decoder: TruthAwareDecoder,
     prompt: str,
     max_tokens: int,
     stop: Sequence[str],
     runtime: Any,
 ) -> _Attempt:
-    """Generate under ``processor``; the first token's time includes the prompt's."""
-    decoder = processor.decoder
+    """Decode greedily under ``decoder``, stepping llama.cpp directly.
+
+    Each step reads the last logits, lets the decoder choose, and evaluates only that
+    token: llama-cpp-python's sampler chain would copy the whole vocabulary through
+    Python twice per token around a logits processor. The prompt keeps whatever prefix the
+    model's memory already holds, so a retry that adds evidence after the original
+    prompt's start re-reads only what changed. The first token's time includes the
+    prompt's.
+    """
     tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+    room = llama.n_ctx() - len(tokens)
+    if room < 1:
+        raise ValueError(
+            f"the prompt has {len(tokens)} tokens but the context holds {llama.n_ctx()}"
+        )
+    _evaluate_keeping_prefix(llama, tokens, runtime)
     attempt = _Attempt()
     first = time.perf_counter()
-    for token in llama.generate(
-        tokens,
-        temp=0.0,
-        repeat_penalty=1.0,
-        logits_processor=runtime.LogitsProcessorList([processor]),
-    ):
+    guarded = any(guard.enabled for guard in decoder.guards)
+    vocabulary = llama.n_vocab()
+    for _ in range(min(max_tokens, room)):
+        pointer = runtime.llama_get_logits_ith(llama.ctx, -1)
+        logits = np.ctypeslib.as_array(pointer, shape=(vocabulary,))
+        if guarded:
+            choice = decoder.choose(logits)
+            if choice.token_id is None:
+                break
+            token = choice.token_id
+        else:
+            token = int(np.argmax(logits))
+            decoder.safe_masses.append(1.0)
         if attempt.tokens == 0:
             first = time.perf_counter()
-        if decoder.halted or decoder.token_text(token) == END_OF_TEXT:
+        if decoder.token_text(token) == END_OF_TEXT:
             break
         attempt.tokens += 1
-        processor.accept(token)
+        decoder.accept(token)
         if attempt.tokens >= max_tokens or _stop_position(decoder.text, stop) is not None:
             break
+        llama.eval([token])
     cut = _stop_position(decoder.text, stop)
     attempt.text = decoder.text if cut is None else decoder.text[:cut]
     attempt.decode_seconds = time.perf_counter() - first
     return attempt
+
+
+def _evaluate_keeping_prefix(llama: llama_cpp.Llama, tokens: list[int], runtime: Any) -> None:
+    """Evaluate ``tokens`` after the longest prefix of them the model's memory holds."""
+    held = llama.input_ids[: llama.n_tokens]
+    shared = 0
+    for before, wanted in zip(held, tokens, strict=False):
+        if before != wanted:
+            break
+        shared += 1
+    # At least the last prompt token is evaluated again, for fresh logits.
+    keep = min(shared, len(tokens) - 1)
+    memory = runtime.llama_get_memory(llama.ctx)
+    # Some caches (sliding-window attention) cannot drop a suffix; they start over.
+    if keep and not runtime.llama_memory_seq_rm(memory, -1, keep, -1):
+        keep = 0
+    llama.n_tokens = keep
+    llama.eval(tokens[keep:])
 
 
 @dataclass(slots=True)

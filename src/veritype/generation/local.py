@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import codecs
 import importlib.util
+import math
 import os
 import threading
 import time
@@ -95,11 +96,11 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
     key = (str(path.resolve()), n_ctx, n_threads)
     with _MODELS_LOCK:
         if key not in _MODELS:
-            # llama.cpp's OpenMP threads meet at hundreds of barriers per token. Measured on
-            # 2 cores with SmolLM2: spinning is fastest on free cores (79 tokens/s) but
-            # collapses when another process holds a core (4-21); sleeping is robust there
-            # (39) but slower on free cores (26). Shared machines are the common case, so
-            # threads sleep unless OMP_WAIT_POLICY says otherwise (read once, at load).
+            # An OpenMP build of llama.cpp meets at hundreds of barriers per token: spinning
+            # threads collapse when another process holds a core, sleeping ones are slow
+            # on free cores (SmolLM2 on 2 cores: 62 tokens/s). Such a build sleeps unless
+            # OMP_WAIT_POLICY says otherwise; a build with GGML_OPENMP=OFF ignores this and
+            # uses llama.cpp's own pool, which polls briefly first (105 tokens/s).
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from llama_cpp import Llama
@@ -243,15 +244,12 @@ class LocalGenerator:
         with loaded.lock:
             logits = self._evaluate_prompt(loaded, tokens)
             for _ in range(min(params.max_tokens, room)):
-                logprobs = _log_softmax(logits)
-                token = _choose(logits, logprobs, params, rng)
+                token = _choose(logits, params, rng)
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
                     break
-                # Elementwise, not np.dot: a BLAS call may wake its own thread pool, which
-                # then competes with llama.cpp's threads for the same cores.
-                entropy = float(-(np.exp(logprobs) * logprobs).sum())
+                log_partition, entropy = _log_partition_and_entropy(logits)
                 piece = decoder.decode(llama.detokenize([token]))
-                yield piece, float(logprobs[token]), entropy
+                yield piece, float(logits[token]) - log_partition, entropy
                 llama.eval([token])
                 loaded.evaluated.append(token)
                 logits = _last_logits(llama)
@@ -293,25 +291,32 @@ def _last_logits(llama: Llama) -> np.ndarray:
     import llama_cpp
 
     pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
-    return np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),)).astype(np.float64)
+    # A copy: llama.cpp overwrites this buffer at the next evaluation.
+    return np.ctypeslib.as_array(pointer, shape=(llama.n_vocab(),)).copy()
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max()
-    result: np.ndarray = shifted - np.log(np.exp(shifted).sum())
-    return result
+def _log_partition_and_entropy(logits: np.ndarray) -> tuple[float, float]:
+    """log Σ exp(logits) and the entropy (nats) of their softmax, with one exp pass.
+
+    In float32 over the whole vocabulary: at ~100 tokens/s, a float64 log-softmax plus a
+    second exp for the entropy cost a third of each step's time. Elementwise, not np.dot:
+    a BLAS call may wake its own thread pool, which competes with llama.cpp's threads.
+    """
+    peak = float(logits.max())
+    shifted = logits - peak
+    weights = np.exp(shifted)
+    total = float(weights.sum())
+    log_total = math.log(total)
+    return peak + log_total, log_total - float((weights * shifted).sum()) / total
 
 
-def _choose(
-    logits: np.ndarray, logprobs: np.ndarray, params: GenerationParams,
-    rng: np.random.Generator,
-) -> int:
+def _choose(logits: np.ndarray, params: GenerationParams, rng: np.random.Generator) -> int:
     """Greedy at temperature 0; otherwise top-p sampling at the given temperature."""
     if params.temperature == 0.0:
-        return int(np.argmax(logprobs))
+        return int(np.argmax(logits))
     candidates = np.argpartition(logits, -_CANDIDATES)[-_CANDIDATES:]
     candidates = candidates[np.argsort(-logits[candidates])]
-    scaled = logits[candidates] / params.temperature
+    scaled = logits[candidates].astype(np.float64) / params.temperature
     weights = np.exp(scaled - scaled.max())
     weights /= weights.sum()
     keep = min(len(weights), int(np.searchsorted(np.cumsum(weights), params.top_p)) + 1)
