@@ -71,6 +71,8 @@ class Case:
     prompt: str
     expected: str
     evidence: str
+    # Other spellings the knowledge base lists for the same fact ("Brasilia", "Brasília").
+    alternatives: tuple[str, ...] = ()
 
     def correct(self, text: str) -> bool:
         stripped = text.strip()
@@ -81,11 +83,15 @@ class Case:
             return number is not None and Fraction(number.group(0).replace(",", "")) == Fraction(
                 self.expected
             )
-        return normalise(self.expected) in normalise(first)
+        return any(normalise(answer) in normalise(first)
+                   for answer in (self.expected, *self.alternatives))
 
 
 def general_cases(knowledge: KnowledgeBase) -> list[Case]:
     cases: list[Case] = []
+    objects: dict[tuple[str, str], list[str]] = {}
+    for triple in knowledge.triples:
+        objects.setdefault((triple.subject, triple.relation), []).append(triple.object)
     seen: set[tuple[str, str]] = set()
     for triple in knowledge.triples:
         if triple.relation == "president" or (triple.subject, triple.relation) in seen:
@@ -95,8 +101,9 @@ def general_cases(knowledge: KnowledgeBase) -> list[Case]:
         lead = surface.replace("{subject}", triple.subject)
         lead = lead[0].upper() + lead[1:]
         question = QUESTIONS[triple.relation].format(subject=triple.subject)
+        others = tuple(o for o in objects[(triple.subject, triple.relation)] if o != triple.object)
         cases.append(Case("general", f"Q: {question}\nA: {lead}", triple.object,
-                          f"{lead} {triple.object}."))
+                          f"{lead} {triple.object}.", others))
     for year in PRESIDENT_YEARS:
         holder = next(t for t in knowledge.triples if t.relation == "president"
                       and t.valid_from and t.valid_to

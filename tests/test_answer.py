@@ -84,6 +84,24 @@ def test_a_verified_claim_with_an_unverified_parent_is_not_rendered() -> None:
     assert "1 uncertain" in (answer.abstention_reason or "")
 
 
+def test_an_off_question_claim_is_not_shown_nor_counted_for_confidence() -> None:
+    graph = typed_graph(("c1", V, E, [SENTENCES[0]]), ("c2", V, E, [SENTENCES[1]]))
+    answer = render(graph, EVIDENCE, off_question={"c2"})
+    assert answer.answer == "Claim c1 states a fact [1]."
+    assert [c.rendered for c in answer.claims] == [True, False]
+    assert answer.limitations == [
+        "Verified but not shown, because it does not address the question: "
+        "\u201cClaim c2 states a fact.\u201d"
+    ]
+    assert answer.confidence is Confidence.HIGH
+    alone = render(graph, EVIDENCE, off_question={"c1", "c2"})
+    assert alone.abstained and alone.answer == ""
+    assert alone.abstention_reason == (
+        "No claim of the answer is both verified by the evidence and on the question "
+        "(2 verified but off the question)."
+    )
+
+
 def test_claim_class_minimum_support() -> None:
     classes = {
         "c1": ClaimClass.COMPARATIVE,

@@ -232,3 +232,27 @@ def test_an_answer_without_a_checkable_claim_abstains(engine: Engine) -> None:
     grounded = engine.verify("\u00a2 ?")
     assert grounded.abstained
     assert grounded.abstention_reason == "The answer contains no checkable claim."
+
+
+def test_ask_does_not_show_a_verified_claim_off_the_question(tmp_path: Path) -> None:
+    texts = [
+        "Apple computers can get viruses and other malware from downloaded files.",
+        "Sharks can get cancer, despite the popular myth that they cannot.",
+    ]
+    question = "Can Apple computers get viruses?"
+    for relevance in (True, False):
+        store = tmp_path / f"relevance-{relevance}.sqlite"
+        with Engine(EngineConfig(store=f"sqlite:///{store}", relevance=relevance)) as engine:
+            engine.ingest_texts(texts, titles=["Macs", "Sharks"])
+            answer = engine.ask(question)
+            trace = engine.trace(answer.trace_id)
+        assert trace is not None
+        sharks = [claim for claim in answer.claims if "Sharks" in claim.text]
+        assert sharks and all(claim.type is EvidenceType.VERIFIED for claim in sharks)
+        assert "Apple computers can get viruses" in answer.answer
+        if relevance:
+            assert "Sharks" not in answer.answer
+            assert trace["off_question"] == [claim.id for claim in sharks]
+            assert any("does not address the question" in note for note in answer.limitations)
+        else:
+            assert "Sharks" in answer.answer and trace["off_question"] == []

@@ -227,6 +227,7 @@ def render(
     timings: Mapping[str, float] | None = None,
     folded: Collection[str] = (),
     notes: Mapping[str, str] | None = None,
+    off_question: Collection[str] = (),
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -237,6 +238,8 @@ def render(
     ``folded`` claims are parts of a refined claim that renders in their place: they stay
     in ``claims`` but are neither shown on their own nor counted for confidence.
     ``notes`` replace the default limitation wording of unrendered claims.
+    ``off_question`` claims do not address the question (``veritype.relevance``): they are
+    not shown, even when Verified, and do not count for confidence.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -257,6 +260,12 @@ def render(
             limitations[claim_id] = (
                 f"Not shown, because a claim it depends on is not verified "
                 f"({', '.join(blocked)}): \u201c{node.claim.text}\u201d"
+            )
+            continue
+        if claim_id in off_question:
+            limitations[claim_id] = (
+                f"Verified but not shown, because it does not address the question: "
+                f"\u201c{node.claim.text}\u201d"
             )
             continue
         spans = _narrowest(sorted({span for span in node.evidence if evidence.resolves(span)}))
@@ -281,9 +290,12 @@ def render(
             if note is not None:
                 limitations[claim_id] = note
 
-    contradicted = any(node.status is Status.CONTRADICTED for node in nodes)
-    confidence = confidence_label(len(rendered), len(nodes), contradicted=contradicted)
-    abstention_reason = _abstention_reason(nodes, rendered, evidence, confidence, min_confidence)
+    answering = [node for node in nodes if node.claim.claim_id not in off_question]
+    contradicted = any(node.status is Status.CONTRADICTED for node in answering)
+    confidence = confidence_label(len(rendered), len(answering), contradicted=contradicted)
+    abstention_reason = _abstention_reason(
+        nodes, rendered, evidence, confidence, min_confidence, off_question
+    )
     abstained = abstention_reason is not None
     if abstained:
         rendered, citations = set(), {}
@@ -324,6 +336,7 @@ def _abstention_reason(
     evidence: EvidencePack,
     confidence: Confidence,
     min_confidence: Confidence,
+    off_question: Collection[str],
 ) -> str | None:
     if not nodes:
         return "The answer contains no checkable claim."
@@ -337,8 +350,15 @@ def _abstention_reason(
                 for n in nodes
             ),
             "uncertain": sum(n.evidence_type is EvidenceType.UNCERTAIN for n in nodes),
+            "verified but off the question": sum(
+                n.evidence_type is EvidenceType.VERIFIED and n.claim.claim_id in off_question
+                for n in nodes
+            ),
         }
         detail = ", ".join(f"{count} {label}" for label, count in counts.items() if count)
+        if counts["verified but off the question"]:
+            return (f"No claim of the answer is both verified by the evidence and on the "
+                    f"question ({detail}).")
         return f"No claim of the answer is verified by the evidence ({detail or 'none shown'})."
     if _CONFIDENCE_RANK[confidence] < _CONFIDENCE_RANK[min_confidence]:
         return (

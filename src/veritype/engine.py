@@ -30,6 +30,7 @@ from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.ingest import Corpus, IngestReport
 from veritype.pipeline import type_graph
+from veritype.relevance import Similarity, off_question_claims
 from veritype.retrieval import ScoredChunk
 from veritype.typing import ThresholdError, Thresholds
 from veritype.views import Verdict, VerificationView, available_views, create_view
@@ -64,6 +65,8 @@ class EngineConfig(BaseModel):
     refine_depth: int = Field(default=1, ge=0, le=4)
     mode: Literal["brief", "detailed"] = "brief"
     max_tokens: int = Field(default=96, ge=1, le=4096)
+    relevance: bool = True
+    relevance_floor: float = Field(default=0.35, ge=0.0, le=1.0)
     demo: bool = False
 
     @field_validator("views")
@@ -329,6 +332,10 @@ class Engine:
         notes, corrections = self._handle_contradictions(graph, packs, views)
         timings["refine_s"] = time.perf_counter() - mark
 
+        off_question: set[str] = set()
+        if query is not None and self.config.relevance:
+            off_question = off_question_claims(graph, query, similarity=self._similarity(),
+                                               floor=self.config.relevance_floor)
         evidence = EvidencePack.merge(packs.values())
         grounded = render(
             graph,
@@ -337,6 +344,7 @@ class Engine:
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,
+            off_question=off_question,
         )
         if grounded.abstained:
             grounded = grounded.model_copy(
@@ -357,8 +365,24 @@ class Engine:
             refinements=refinements,
             corrections=corrections,
             folded=sorted(folded),
+            off_question=sorted(off_question),
         )
         return grounded
+
+    def _similarity(self) -> Similarity | None:
+        """Cosine similarity in the corpus's dense embedding space, if it has one."""
+        dense = next((spec for spec in self.corpus.indexes if spec.kind == "dense"), None)
+        if dense is None:
+            return None
+        from veritype.retrieval.embedding import create_embedder
+
+        embedder = create_embedder(dense.model, max_tokens=dense.max_tokens)
+
+        def cosine(question: str, texts: Sequence[str]) -> list[float]:
+            vectors = embedder.embed_batch([question, *texts])
+            return [float(score) for score in vectors[1:] @ vectors[0]]
+
+        return cosine
 
     def _all_views(
         self, draft: Any, query: str | None, context: Sequence[Chunk]
@@ -638,6 +662,7 @@ class Engine:
             "refinements": [],
             "corrections": [],
             "folded": [],
+            "off_question": [],
         }
         trace.update(details)
         self.corpus.store.save_trace(grounded.trace_id, kind, trace)

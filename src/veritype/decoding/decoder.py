@@ -452,7 +452,9 @@ def _run(
         raise ValueError(
             f"the prompt has {len(tokens)} tokens but the context holds {llama.n_ctx()}"
         )
-    _evaluate_keeping_prefix(llama, tokens, runtime)
+    from veritype.generation.local import evaluate_after_shared_prefix
+
+    evaluate_after_shared_prefix(llama, llama.input_ids[: llama.n_tokens].tolist(), tokens)
     attempt = _Attempt()
     first = time.perf_counter()
     guarded = any(guard.enabled for guard in decoder.guards)
@@ -481,24 +483,6 @@ def _run(
     attempt.text = decoder.text if cut is None else decoder.text[:cut]
     attempt.decode_seconds = time.perf_counter() - first
     return attempt
-
-
-def _evaluate_keeping_prefix(llama: llama_cpp.Llama, tokens: list[int], runtime: Any) -> None:
-    """Evaluate ``tokens`` after the longest prefix of them the model's memory holds."""
-    held = llama.input_ids[: llama.n_tokens]
-    shared = 0
-    for before, wanted in zip(held, tokens, strict=False):
-        if before != wanted:
-            break
-        shared += 1
-    # At least the last prompt token is evaluated again, for fresh logits.
-    keep = min(shared, len(tokens) - 1)
-    memory = runtime.llama_get_memory(llama.ctx)
-    # Some caches (sliding-window attention) cannot drop a suffix; they start over.
-    if keep and not runtime.llama_memory_seq_rm(memory, -1, keep, -1):
-        keep = 0
-    llama.n_tokens = keep
-    llama.eval(tokens[keep:])
 
 
 @dataclass(slots=True)

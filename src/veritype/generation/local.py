@@ -260,31 +260,38 @@ class LocalGenerator:
     @staticmethod
     def _evaluate_prompt(loaded: _LoadedModel, tokens: list[int]) -> np.ndarray:
         """Evaluate ``tokens``, keeping whatever prefix the model's memory already holds."""
-        import llama_cpp
 
         llama = loaded.llama
         if tokens == loaded.evaluated[: len(tokens)] and loaded.last_logits is not None and (
             len(loaded.evaluated) == len(tokens)
         ):
             return loaded.last_logits.copy()
-        shared = 0
-        for held, wanted in zip(loaded.evaluated, tokens, strict=False):
-            if held != wanted:
-                break
-            shared += 1
-        keep = min(shared, len(tokens) - 1)
-        memory = llama_cpp.llama_get_memory(llama.ctx)
-        # Some caches (sliding-window attention) cannot drop a suffix; they start over.
-        if keep and not llama_cpp.llama_memory_seq_rm(memory, -1, keep, -1):
-            keep = 0
-        llama.n_tokens = keep
-        loaded.evaluated = tokens[:keep]
-        loaded.last_logits = None
-        llama.eval(tokens[keep:])
+        held, loaded.evaluated, loaded.last_logits = loaded.evaluated, [], None
+        evaluate_after_shared_prefix(llama, held, tokens)
         loaded.evaluated = list(tokens)
         logits = _last_logits(llama)
         loaded.last_logits = logits.copy()
         return logits
+
+
+def evaluate_after_shared_prefix(llama: Llama, held: Sequence[int], tokens: list[int]) -> None:
+    """Evaluate ``tokens``, keeping the longest prefix of them that ``held`` (what the
+    model's memory holds) shares; the last token is always evaluated again, for fresh
+    logits."""
+    import llama_cpp
+
+    shared = 0
+    for before, wanted in zip(held, tokens, strict=False):
+        if before != wanted:
+            break
+        shared += 1
+    keep = min(shared, len(tokens) - 1)
+    memory = llama_cpp.llama_get_memory(llama.ctx)
+    # Some caches (sliding-window attention) cannot drop a suffix; they start over.
+    if keep and not llama_cpp.llama_memory_seq_rm(memory, -1, keep, -1):
+        keep = 0
+    llama.n_tokens = keep
+    llama.eval(tokens[keep:])
 
 
 def _last_logits(llama: Llama) -> np.ndarray:
