@@ -290,6 +290,7 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
                 "retried": sum(r["retried"] for r in chosen),
                 "steered_steps": sum(r["steered_steps"] for r in chosen),
                 "mean_safe_mass": sum(r["mean_safe_mass"] for r in chosen) / n,
+                "seconds_per_prompt": sum(r["seconds"] for r in chosen) / n,
                 "tokens_per_s": tokens / sum(r["seconds"] for r in chosen),
                 "tokens_per_cpu_s": tokens / sum(r["cpu_seconds"] for r in chosen),
                 "decode_tokens_per_s": sum(r["decode_tokens"] for r in chosen)
@@ -306,6 +307,7 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
         "arithmetic_accuracy_on": table["on"].get("arithmetic", {}).get("accuracy"),
         "decode_tokens_per_s_overhead": 1 - on["decode_tokens_per_s"] / off["decode_tokens_per_s"],
         "end_to_end_tokens_per_s_overhead": 1 - on["tokens_per_s"] / off["tokens_per_s"],
+        "seconds_per_prompt_overhead": on["seconds_per_prompt"] / off["seconds_per_prompt"] - 1,
         "tokens_per_cpu_s_overhead": 1 - on["tokens_per_cpu_s"] / off["tokens_per_cpu_s"],
         "mean_safe_mass_on": on["mean_safe_mass"],
     }
@@ -315,6 +317,9 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
                      "max_tokens": args.max_tokens, "threads": args.threads},
         "targets": {"fact_hallucination_reduction": ">= 0.60", "arithmetic_accuracy_on": ">= 0.95",
                     "decode_tokens_per_s_overhead": "<= 0.25"},
+        "notes": "End-to-end tokens/s also falls when guarded answers are shorter (a corrected "
+                 "sum ends sooner) at the same prompt cost; seconds per prompt is the wall "
+                 "time a user waits for an answer.",
         "headline": headline,
         "table": table,
         "examples": {config: results[:: max(1, len(results) // 12)]
@@ -324,12 +329,13 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
 
 def print_report(report: dict[str, Any]) -> None:
     print(f"{'config':<14}{'set':<12}{'n':>4}{'acc':>7}{'halluc':>8}{'abst':>7}{'retry':>6}"
-          f"{'π mean':>8}{'tok/s':>8}{'tok/cpu-s':>10}{'decode tok/s':>13}")
+          f"{'π mean':>8}{'s/prompt':>9}{'tok/s':>8}{'tok/cpu-s':>10}{'decode tok/s':>13}")
     for config, kinds in report["table"].items():
         for kind, m in kinds.items():
             print(f"{config:<14}{kind:<12}{m['prompts']:>4}{m['accuracy']:>7.2f}"
                   f"{m['hallucination_rate']:>8.2f}{m['abstention_rate']:>7.2f}{m['retried']:>6}"
-                  f"{m['mean_safe_mass']:>8.2f}{m['tokens_per_s']:>8.1f}"
+                  f"{m['mean_safe_mass']:>8.2f}{m['seconds_per_prompt']:>9.3f}"
+                  f"{m['tokens_per_s']:>8.1f}"
                   f"{m['tokens_per_cpu_s']:>10.1f}{m['decode_tokens_per_s']:>13.1f}")
     print(json.dumps(report["headline"], indent=2))
 

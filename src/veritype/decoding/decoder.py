@@ -181,7 +181,7 @@ class TruthAwareDecoder:
 
     def token_text(self, token_id: int) -> str:
         """The text a token adds to the answer (the end marker for an ending token)."""
-        if self._ends.setdefault(token_id, self._is_end(token_id)):
+        if self._ending(token_id):
             return END_OF_TEXT
         raw = self._bytes.get(token_id)
         if raw is None:
@@ -194,6 +194,12 @@ class TruthAwareDecoder:
         if text is None:
             text = self._texts[token_id] = raw.decode("utf-8", "replace")
         return text
+
+    def _ending(self, token_id: int) -> bool:
+        ending = self._ends.get(token_id)
+        if ending is None:
+            ending = self._ends[token_id] = self._is_end(token_id)
+        return ending
 
     def choose(self, logits: npt.NDArray[np.floating[Any]]) -> Choice:
         """The most probable top-k token every enabled guard accepts, or a back-off."""
@@ -248,7 +254,7 @@ class TruthAwareDecoder:
     def accept(self, token_id: int) -> None:
         """Append a decoded token to the answer."""
         self.step += 1
-        if self._ends.setdefault(token_id, self._is_end(token_id)):
+        if self._ending(token_id):
             return
         raw = self._bytes.get(token_id)
         if raw is None:
