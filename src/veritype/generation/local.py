@@ -260,7 +260,6 @@ class LocalGenerator:
     @staticmethod
     def _evaluate_prompt(loaded: _LoadedModel, tokens: list[int]) -> np.ndarray:
         """Evaluate ``tokens``, keeping whatever prefix the model's memory already holds."""
-
         llama = loaded.llama
         if tokens == loaded.evaluated[: len(tokens)] and loaded.last_logits is not None and (
             len(loaded.evaluated) == len(tokens)

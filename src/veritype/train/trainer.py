@@ -43,6 +43,16 @@ def resolve_base_model(name: str) -> str:
     return name
 
 
+def fresh_classifier(base: str) -> Any:
+    """The base encoder with a new, untrained 3-way head labelled as veritype's models."""
+    return AutoModelForSequenceClassification.from_pretrained(
+        base,
+        num_labels=len(LABELS),
+        id2label=dict(enumerate(LABELS)),
+        label2id={label: i for i, label in enumerate(LABELS)},
+    )
+
+
 def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
     """All training pairs of ``config``, shuffled with its seed and capped."""
     rng = random.Random(config.seed)
@@ -162,12 +172,7 @@ class Trainer:
         per_epoch = math.ceil(len(pairs) / config.batch_size)
         total_steps = max(1, math.ceil(per_epoch * config.epochs))
 
-        model: Any = AutoModelForSequenceClassification.from_pretrained(
-            self.base,
-            num_labels=len(LABELS),
-            id2label=dict(enumerate(LABELS)),
-            label2id={label: i for i, label in enumerate(LABELS)},
-        )
+        model = fresh_classifier(self.base)
         no_decay = ("bias", "LayerNorm.weight")
         groups = [
             {
