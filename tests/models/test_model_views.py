@@ -19,12 +19,28 @@ def test_windows_overlap_and_resolve() -> None:
     windows = evidence_windows(pack, 2)
     assert [pack.quote(w.span) for w in windows] == [
         "The tower is 330 metres tall. It opened in 1889.",
-        "It opened in 1889. It was built of iron.",
-        "It was built of iron. Visitors climb it daily.",
+        "The tower is 330 metres tall. It opened in 1889. It was built of iron.",
+        "It opened in 1889. It was built of iron. Visitors climb it daily.",
         "One sentence only.",
     ]
     assert all(w.text == pack.quote(w.span) for w in windows)
-    assert len(evidence_windows(pack, 1)) == 5
+    single = [pack.quote(w.span) for w in evidence_windows(pack, 1)]
+    assert single[1] == "The tower is 330 metres tall. It opened in 1889."
+    assert single[3] == "Visitors climb it daily."
+    assert len(single) == 5
+
+
+def test_a_window_opening_with_a_pronoun_reads_its_antecedent() -> None:
+    pack = EvidencePack.from_texts(
+        [
+            "The Eiffel Tower is a wrought-iron lattice tower in Paris. "
+            "It was completed in 1889. The tower is 330 metres tall."
+        ]
+    )
+    view = _shipped_align(sentences_per_window=1)
+    result = view.verify(Claim("c1", "The Eiffel Tower was completed in 1889."), pack)
+    assert result.verdict is not Verdict.CONTRADICTED
+    assert "Eiffel Tower" in pack.quote(result.spans[0])
 
 
 @pytest.mark.slow

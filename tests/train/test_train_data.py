@@ -60,3 +60,19 @@ def test_polarity_flip_is_reversible() -> None:
     assert flipped == "The drug was not effective in mice."
     assert data._flip_polarity(flipped) == "The drug was effective in mice."
     assert data._flip_polarity("Mice respond quickly.") is None
+
+
+def test_a_pronoun_for_the_subject_name_is_neutral_evidence() -> None:
+    assert data._pronoun_subject("The Eiffel Tower was completed in 1889.") == (
+        "It was completed in 1889."
+    )
+    assert data._pronoun_subject("Sonic Youth were an American band.") == (
+        "They were an American band."
+    )
+    assert data._pronoun_subject("In 1990 Paris grew.") is None
+    document = "Paris is the capital of France. The city has two million inhabitants."
+    pairs = data.synthetic([document], random.Random(1), per_document=2, source="t")
+    pronominal = [p for p in pairs if p.premise == "It is the capital of France."]
+    assert [(p.hypothesis, p.label) for p in pronominal] == [
+        ("Paris is the capital of France.", "neutral")
+    ]

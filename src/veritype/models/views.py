@@ -10,6 +10,7 @@ claim's words can neither entail nor contradict it, and the model is the costly 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,8 +33,15 @@ class _Window:
     words: frozenset[str]
 
 
+_LEADING_PRONOUN = re.compile(r"(?:It|Its|He|His|She|Her|They|Their|This|These|Those)\b")
+
+
 def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
-    """Overlapping windows of consecutive sentences within each chunk (stride one sentence)."""
+    """Overlapping windows of consecutive sentences within each chunk (stride one sentence).
+
+    A window whose first sentence opens with a pronoun also takes the sentence before it:
+    "It was completed in 1889." alone cannot say what "it" is, and a model reads the
+    missing name as a different one."""
     windows: list[_Window] = []
     for chunk in pack:
         sentences = chunk.sentences()
@@ -42,6 +50,9 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
             group = sentences[first : first + sentences_per_window]
             if not group:
                 continue
+            opening = chunk.slice(group[0].start, group[0].end)
+            if first > 0 and _LEADING_PRONOUN.match(opening):
+                group = [sentences[first - 1], *group]
             span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
             text = chunk.slice(span.start, span.end)
             windows.append(_Window(span, text, frozenset(content_words(text))))

@@ -187,11 +187,27 @@ def _clause(sentence: str) -> str | None:
     return clause + "."
 
 
+_PLURAL_VERB = re.compile(r"\s+(are|were|have)\b")
+
+
+def _pronoun_subject(sentence: str) -> str | None:
+    """The sentence with its leading name ("The Eiffel Tower was ...") replaced by a pronoun
+    ("It was ..."): what an evidence window that starts mid-paragraph reads like."""
+    values = [v for v in extract_values(sentence) if v.kind is ValueKind.ENTITY]
+    if not values or sentence[: values[0].start] not in ("", "The "):
+        return None
+    rest = sentence[values[0].end :]
+    pronoun = "They" if _PLURAL_VERB.match(rest) else "It"
+    return pronoun + rest
+
+
 def synthetic(
     documents: list[str], rng: random.Random, per_document: int, source: str
 ) -> list[Pair]:
     """Perturbation pairs from real text: the sentence (or a clause) itself → entailment;
-    a number, date, name or polarity changed → contradiction; another sentence → neutral."""
+    a number, date, name or polarity changed → contradiction; another sentence → neutral;
+    the sentence with its subject name turned into a pronoun, as premise of the sentence
+    itself → neutral (a pronoun neither confirms nor denies whom it stands for)."""
     names = [
         v.text
         for doc in documents[:2000]
@@ -213,6 +229,9 @@ def synthetic(
             for label, hypothesis in candidates:
                 if hypothesis is not None and (hypothesis != premise or label == "entailment"):
                     pairs.append(Pair(premise, hypothesis, label, source))
+            pronominal = _pronoun_subject(premise)
+            if pronominal is not None:
+                pairs.append(Pair(pronominal, premise, "neutral", source))
             other = rng.choice([s for s in sentences if s != premise] or [premise])
             if other != premise:
                 pairs.append(Pair(premise, other, "neutral", source))
