@@ -28,6 +28,14 @@ def test_windows_overlap_and_resolve() -> None:
     assert single[1] == "The tower is 330 metres tall. It opened in 1889."
     assert single[3] == "Visitors climb it daily."
     assert len(single) == 5
+    bridge = EvidencePack.from_texts(
+        ["The Golden Gate Bridge spans a strait. The bridge opened in 1937. Ships pass it."]
+    )
+    assert [bridge.quote(w.span) for w in evidence_windows(bridge, 1)] == [
+        "The Golden Gate Bridge spans a strait.",
+        "The Golden Gate Bridge spans a strait. The bridge opened in 1937.",
+        "Ships pass it.",
+    ]
 
 
 def test_a_window_opening_with_a_pronoun_reads_its_antecedent() -> None:

@@ -33,15 +33,20 @@ class _Window:
     words: frozenset[str]
 
 
-_LEADING_PRONOUN = re.compile(r"(?:It|Its|He|His|She|Her|They|Their|This|These|Those)\b")
+# A pronoun, or a definite description with a common noun ("The bridge ...", "This study ..."):
+# both usually point back to a name given earlier.
+_ANAPHORIC_OPENING = re.compile(
+    r"(?:It|Its|He|His|She|Her|They|Their)\b|(?:The|This|That|These|Those)\s+[a-z]"
+)
 
 
 def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
     """Overlapping windows of consecutive sentences within each chunk (stride one sentence).
 
-    A window whose first sentence opens with a pronoun also takes the sentence before it:
-    "It was completed in 1889." alone cannot say what "it" is, and a model reads the
-    missing name as a different one."""
+    A window whose first sentence opens with a pronoun or a definite description also takes
+    the sentence before it: "It was completed in 1889." or "The bridge opened in 1937." alone
+    cannot say what "it" or "the bridge" is, and a model reads the missing name as a different
+    one."""
     windows: list[_Window] = []
     for chunk in pack:
         sentences = chunk.sentences()
@@ -51,7 +56,7 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
             if not group:
                 continue
             opening = chunk.slice(group[0].start, group[0].end)
-            if first > 0 and _LEADING_PRONOUN.match(opening):
+            if first > 0 and _ANAPHORIC_OPENING.match(opening):
                 group = [sentences[first - 1], *group]
             span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
             text = chunk.slice(span.start, span.end)
