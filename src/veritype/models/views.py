@@ -55,8 +55,8 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
             group = sentences[first : first + sentences_per_window]
             if not group:
                 continue
-            opening = chunk.slice(group[0].start, group[0].end)
-            if first > 0 and _ANAPHORIC_OPENING.match(opening):
+            opening = group[0]
+            if first > 0 and _ANAPHORIC_OPENING.match(chunk.slice(opening.start, opening.end)):
                 group = [sentences[first - 1], *group]
             span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
             text = chunk.slice(span.start, span.end)
