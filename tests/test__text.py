@@ -1,7 +1,13 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from veritype._text import content_words, has_negation, normalise_word, sentence_spans
+from veritype._text import (
+    ANAPHORIC_LEAD,
+    content_words,
+    has_negation,
+    normalise_word,
+    sentence_spans,
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -72,3 +78,11 @@ def test_negation_detection() -> None:
     assert has_negation("It wasn\u2019t built in 1889.")
     assert has_negation("They never met.")
     assert not has_negation("It was built in 1889 and knotted.")
+
+
+def test_anaphoric_lead_takes_pronouns_and_demonstratives_not_words_that_start_alike() -> None:
+    leading = ("It was completed in 1889.", "their roots", "These results hold.", "That is all.")
+    for sentence in leading:
+        assert ANAPHORIC_LEAD.match(sentence), sentence
+    for sentence in ("Italy is large.", "Theirs is red.", "Thesis defended.", "Hermes flew."):
+        assert not ANAPHORIC_LEAD.match(sentence), sentence

@@ -127,6 +127,13 @@ NEGATIONS = frozenset(
     without n't""".split()  # noqa: SIM905
 )
 
+# A sentence opening with one of these leans on an earlier sentence for what it is about
+# ("It was completed in 1889.", "These results ..."): claims, decomposition and evidence
+# windows all look back one sentence for it.
+ANAPHORIC_LEAD = re.compile(
+    r"(?:he|she|it|they|its|his|her|their|this|that|these|those)\b", re.IGNORECASE
+)
+
 
 def normalise_word(word: str) -> str:
     """Lower-case a word and strip a light English suffix so inflections match.

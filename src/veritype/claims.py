@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from veritype._text import content_words, has_negation, sentence_spans
+from veritype._text import ANAPHORIC_LEAD, content_words, has_negation, sentence_spans
 
 
 class ClaimClass(StrEnum):
@@ -143,9 +143,8 @@ def classify(text: str) -> ClaimClass:
     return ClaimClass.FACTUAL
 
 
-_PRONOUN_LEAD = re.compile(
-    r"^(?:he|she|it|they|this|these|those|that|its|his|her|their|there)\b", re.IGNORECASE
-)
+# "There" also points back, to a place named before ("There it was rebuilt.").
+_THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
 _AUXILIARY = (
     r"(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
@@ -315,7 +314,7 @@ def build_decomposition(
         text = strip_citation_markers(candidate.text).strip()
         if not text or not content_words(text):
             continue
-        led_by_pronoun = _PRONOUN_LEAD.match(text) is not None
+        led_by_pronoun = bool(ANAPHORIC_LEAD.match(text) or _THERE_LEAD.match(text))
         depends = (led_by_pronoun or candidate.borrowed_subject) and referent is not None
         key: tuple[object, ...] = (referent if depends else None, *_content_key(text))
         if key in seen or (not candidate.finished and _repeats_a_start(text, claims)):

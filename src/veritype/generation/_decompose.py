@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from veritype._text import content_words, has_negation, sentence_spans
+from veritype._text import ANAPHORIC_LEAD, content_words, has_negation, sentence_spans
 from veritype.claims import (
     ClaimCandidate,
     Decomposition,
@@ -32,7 +32,6 @@ INSTRUCTION = (
     "List every fact that the text states, as short standalone sentences, one per line. "
     "Use only words from the text, replace pronouns with what they refer to, and add nothing."
 )
-_PRONOUN_LEAD = re.compile(r"(?:he|she|it|they|this|these|those|its|his|her|their)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s*")
 
 
@@ -140,7 +139,7 @@ def _locate(
         own = set(content_words(sentence))
         # A pronoun-led sentence may be restated with its referent's words from the
         # sentence before it ("It is tall." -> "The tower is tall.").
-        borrowed = previous if _PRONOUN_LEAD.match(sentence) else set()
+        borrowed = previous if ANAPHORIC_LEAD.match(sentence) else set()
         if words & own and words <= own | borrowed:
             if has_negation(sentence) != has_negation(line):
                 return None, "negation differs from the draft"

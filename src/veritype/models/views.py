@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from veritype._text import content_words
+from veritype._text import ANAPHORIC_LEAD, content_words
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -33,11 +33,9 @@ class _Window:
     words: frozenset[str]
 
 
-# A pronoun, or a definite description with a common noun ("The bridge ...", "This study ..."):
-# both usually point back to a name given earlier.
-_ANAPHORIC_OPENING = re.compile(
-    r"(?:It|Its|He|His|She|Her|They|Their)\b|(?:The|This|That|These|Those)\s+[a-z]"
-)
+# Besides a pronoun, a definite description with a common noun ("The bridge ...") usually
+# points back to a name given earlier.
+_DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 
 
 def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
@@ -56,12 +54,16 @@ def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Win
             if not group:
                 continue
             opening = group[0]
-            if first > 0 and _ANAPHORIC_OPENING.match(chunk.slice(opening.start, opening.end)):
+            if first > 0 and _leans_back(chunk.slice(opening.start, opening.end)):
                 group = [sentences[first - 1], *group]
             span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
             text = chunk.slice(span.start, span.end)
             windows.append(_Window(span, text, frozenset(content_words(text))))
     return windows
+
+
+def _leans_back(sentence: str) -> bool:
+    return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
 
 
 def _normalised(text: str) -> str:
