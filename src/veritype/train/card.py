@@ -121,7 +121,7 @@ def write_card(
         "p(contradiction).",
         f"- Recipe: `configs/{config.name}.toml` (seed {config.seed}, max length "
         f"{config.max_length}, batch {config.batch_size}, learning rate {config.learning_rate}, "
-        f"{config.epochs} epoch); reproduce with "
+        f"{config.epochs:g} epoch{'' if config.epochs == 1 else 's'}); reproduce with "
         f"`veritype train verifier --config configs/{config.name}.toml`.",
         "- Format: ONNX, dynamic int8 quantisation; runs on onnxruntime with the bundled "
         "`tokenizer.json`.",
