@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
 from veritype.models.cross_encoder import CrossEncoder
@@ -20,6 +21,10 @@ def test_killed_run_resumes_and_exports_a_working_model(tiny_run: Path) -> None:
     assert data["pairs"] == 240
     exported = tiny_run / "onnx"
     assert (exported / "model.onnx").stat().st_size < 30e6
+    # Attention is fused before quantisation, so the int8 graph runs it as one op per layer.
+    operators = [node.op_type for node in onnx.load(str(exported / "model.onnx")).graph.node]
+    assert operators.count("QAttention") == 6
+    assert "MatMulInteger" in operators
     metrics = json.loads((exported / "metrics.json").read_text())
     assert set(metrics["eval"]) == {"rte_dev_2way", "snli_test_2k"}
     assert metrics["int8_fp32_argmax_agreement"] >= 0.9

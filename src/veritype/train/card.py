@@ -123,8 +123,8 @@ def write_card(
         f"{config.max_length}, batch {config.batch_size}, learning rate {config.learning_rate}, "
         f"{config.epochs:g} epoch{'' if config.epochs == 1 else 's'}); reproduce with "
         f"`veritype train verifier --config configs/{config.name}.toml`.",
-        "- Format: ONNX, dynamic int8 quantisation; runs on onnxruntime with the bundled "
-        "`tokenizer.json`.",
+        "- Format: ONNX with fused attention, dynamic int8 quantisation (per-channel "
+        "weights); runs on onnxruntime with the bundled `tokenizer.json`.",
         "",
         "## Training data",
         "",

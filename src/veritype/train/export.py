@@ -20,6 +20,8 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, normalise_labels
 
 FP32_FILE = "model.fp32.onnx"
+# Architectures whose attention, layer norms and GELU onnxruntime's optimizer fuses.
+_FUSABLE_MODEL_TYPES = frozenset({"bert"})
 # Feed inputs in forward() order: a dict in tokenizer order silently swaps the masks.
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -27,7 +29,11 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 def export_onnx(checkpoint: str, out_dir: Path, *, quantize: bool = True) -> Path:
     """Write ``model.onnx`` (int8 when ``quantize``), ``tokenizer.json`` and ``labels.json``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    model: Any = AutoModelForSequenceClassification.from_pretrained(checkpoint)
+    # Eager attention exports the graph pattern onnxruntime fuses into one Attention op;
+    # the SDPA pattern is left as separate matmuls.
+    model: Any = AutoModelForSequenceClassification.from_pretrained(
+        checkpoint, attn_implementation="eager"
+    )
     tokenizer: Any = AutoTokenizer.from_pretrained(checkpoint)
     model.eval()
     labels = normalise_labels(
@@ -50,18 +56,46 @@ def export_onnx(checkpoint: str, out_dir: Path, *, quantize: bool = True) -> Pat
             opset_version=17,
             dynamo=False,
         )
+    if model.config.model_type in _FUSABLE_MODEL_TYPES:
+        _fuse_transformer_ops(fp32, model.config)
     target = out_dir / MODEL_FILE
     if quantize:
+        from onnx import TensorProto
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         # Per-channel weight scales keep int8 argmax agreement with fp32 markedly higher
-        # than one scale per tensor (measured 0.946 vs 0.922 on MNLI dev pairs).
-        quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8, per_channel=True)
+        # than one scale per tensor (measured 0.946 vs 0.922 on MNLI dev pairs). Shape
+        # inference cannot type the outputs of fused ops, hence the default tensor type.
+        quantize_dynamic(
+            str(fp32),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={"DefaultTensorType": TensorProto.FLOAT},
+        )
     else:
         shutil.copyfile(fp32, target)
     tokenizer.backend_tokenizer.save(str(out_dir / TOKENIZER_FILE))
     (out_dir / LABELS_FILE).write_text(json.dumps(labels, indent=2) + "\n")
     return target
+
+
+def _fuse_transformer_ops(path: Path, config: Any) -> None:
+    """Rewrite the fp32 graph at ``path`` with fused Attention, SkipLayerNorm and GELU ops.
+
+    Quantised afterwards, the fused attention becomes one int8 QAttention op: faster on a
+    CPU, and closer to fp32 than separately quantised matmuls.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    optimized = optimize_model(
+        str(path),
+        model_type="bert",
+        num_heads=config.num_attention_heads,
+        hidden_size=config.hidden_size,
+        opt_level=1,
+    )
+    optimized.save_model_to_file(str(path))
 
 
 def argmax_agreement(a: np.ndarray, b: np.ndarray) -> float:
