@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _machine import cpu
+
 ROOT = Path(__file__).resolve().parents[1]
 PASSES = 3
 PREMISE = (
@@ -93,19 +95,6 @@ def untrained_checkpoint(target: Path) -> Path:
     return target
 
 
-def _cpu() -> dict[str, object]:
-    """The CPU's model and whether it has int8 dot-product instructions (VNNI), which
-    decide how much int8 gains over fp32."""
-    info = Path("/proc/cpuinfo")
-    text = info.read_text() if info.exists() else ""
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines()
-                  if line.startswith("model name")), "unknown")
-    flags = set(next((line.split(":", 1)[1].split() for line in text.splitlines()
-                      if line.startswith("flags")), []))
-    return {"model": model, "vnni": bool(flags & {"avx512_vnni", "avx_vnni"}),
-            "avx512": any(flag.startswith("avx512") for flag in flags)}
-
-
 def _peak_rss_mb() -> float:
     # VmHWM belongs to this process image; ru_maxrss would carry the parent's peak across exec.
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -167,7 +156,7 @@ def main() -> None:
             "pairs": len(pairs),
             "threads": args.threads,
             "cpu_count": os.cpu_count(),
-            "cpu": _cpu(),
+            "cpu": cpu(),
         }
         for label, (backend, model) in models.items():
             for batch in (1, 8, 32):

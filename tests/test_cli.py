@@ -167,3 +167,34 @@ def test_ask_refuses_bad_input_naming_the_problem(
     result = veritype("ask", *args, "--store", f"sqlite:///{tmp_path / 's.sqlite'}")
     assert result.returncode == 2
     assert problem in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["ask", "When did the tower open?"], ["search", "tower"], ["documents", "list"],
+     ["documents", "show", "some-id"], ["generate", "When did the tower open?"]],
+)
+def test_a_read_command_refuses_a_store_that_does_not_exist(
+    tmp_path: Path, command: list[str]
+) -> None:
+    missing = tmp_path / "nowhere" / "store.sqlite"
+    result = veritype(*command, "--store", str(missing))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: no store at {missing}; run `veritype ingest` first"
+    assert not missing.parent.exists()  # nothing was created on the way
+
+
+def test_ingest_creates_the_store_a_reader_then_opens(tmp_path: Path) -> None:
+    store = tmp_path / "new" / "store.sqlite"
+    assert veritype("ingest", str(EXAMPLE / "evidence.txt"), "--store", str(store)).returncode == 0
+    listed = veritype("documents", "list", "--store", str(store))
+    assert listed.returncode == 0 and "evidence.txt" in listed.stdout
+
+
+@pytest.mark.parametrize("url", ["mysql://localhost/db", "ftp://host/store"])
+def test_an_unknown_store_scheme_is_one_line_naming_the_known_ones(url: str) -> None:
+    result = veritype("ask", "When did the tower open?", "--store", url)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "unknown store URL scheme" in lines[0] and "sqlite://" in lines[0]

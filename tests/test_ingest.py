@@ -225,5 +225,8 @@ def test_cli_refuses_a_bad_store_url_and_unknown_retriever(tmp_path: Path) -> No
     bad = runner.invoke(app, ["documents", "list", "--store", "mongodb://x"])
     assert bad.exit_code == 2 and "unknown store URL scheme" in bad.output
     store = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    (tmp_path / "note.txt").write_text("The bridge opened in 1937.")
+    ingested = runner.invoke(app, ["ingest", str(tmp_path / "note.txt"), "--store", store])
+    assert ingested.exit_code == 0
     result = runner.invoke(app, ["search", "x", "--store", store, "--retriever", "magic"])
     assert result.exit_code == 2 and "unknown retriever 'magic'" in result.output

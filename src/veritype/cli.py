@@ -11,11 +11,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype import __version__
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
+from veritype.engine import EngineConfig
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
@@ -23,6 +25,7 @@ from veritype.graph import EvidenceType, Status
 from veritype.ingest.commands import register as register_corpus_commands
 from veritype.pipeline import VerificationReport, verify_answer
 from veritype.server.commands import register as register_server_commands
+from veritype.store import StoreError
 from veritype.typing import Thresholds
 from veritype.views import ViewRegistryError, available_views, create_view
 
@@ -35,12 +38,42 @@ app = typer.Typer(
 _out = Console()
 _err = Console(stderr=True)
 
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"veritype {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                     callback=_print_version),
+    ] = False,
+) -> None:
+    """Type every claim of an answer as Verified, Uncertain or Unsupported against evidence."""
+
 _TYPE_STYLE = {
     EvidenceType.VERIFIED: "bold green",
     EvidenceType.UNCERTAIN: "bold yellow",
     EvidenceType.UNSUPPORTED: "bold red",
 }
 DEFAULT_VIEWS = "numeric,lexical,nli,align"
+
+
+def _engine_defaults() -> dict[str, str]:
+    """The engine's defaults as ``ask --help`` shows them (its options default to None, so
+    that a config file and the environment can set them)."""
+    shown = {}
+    for name, field in EngineConfig.model_fields.items():
+        value = field.get_default(call_default_factory=True)
+        shown[name] = ",".join(value) if isinstance(value, list) else str(value)
+    return shown
+
+
+_ENGINE_DEFAULT = _engine_defaults()
 
 
 @app.command()
@@ -189,27 +222,44 @@ def ask(
         Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
     ] = None,
     generator: Annotated[
-        str | None, typer.Option("--generator", "-g", help="extractive, local or openai.")
+        str | None,
+        typer.Option("--generator", "-g", help="extractive, local or openai.",
+                     show_default=_ENGINE_DEFAULT["generator"]),
     ] = None,
     views: Annotated[
-        str | None, typer.Option("--views", help="Comma-separated view names.")
+        str | None,
+        typer.Option("--views", help="Comma-separated view names.",
+                     show_default=_ENGINE_DEFAULT["views"]),
     ] = None,
     tau: Annotated[
-        float | None, typer.Option("--tau", help="τ: score needed for Verified.")
+        float | None,
+        typer.Option("--tau", help="τ: score needed for Verified.",
+                     show_default=_ENGINE_DEFAULT["tau"]),
     ] = None,
     tau_low: Annotated[
-        float | None, typer.Option("--tau-low", help="τ': score at or below which Unsupported.")
+        float | None,
+        typer.Option("--tau-low", help="τ': score at or below which Unsupported.",
+                     show_default=_ENGINE_DEFAULT["tau_low"]),
     ] = None,
     budget: Annotated[
-        float | None, typer.Option("--budget", help="Cap on the total cost of view calls.")
+        float | None,
+        typer.Option("--budget", help="Cap on the total cost of view calls.",
+                     show_default="no cap"),
     ] = None,
-    k: Annotated[int | None, typer.Option("-k", help="Evidence chunks for the query.")] = None,
+    k: Annotated[
+        int | None,
+        typer.Option("-k", help="Evidence chunks for the query.",
+                     show_default=_ENGINE_DEFAULT["k"]),
+    ] = None,
     contradicted: Annotated[
         str | None,
         typer.Option("--contradicted", help="What happens to contradicted claims: drop, flag "
-                     "or correct."),
+                     "or correct.", show_default=_ENGINE_DEFAULT["contradicted"]),
     ] = None,
-    mode: Annotated[str | None, typer.Option("--mode", help="brief or detailed.")] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", help="brief or detailed.", show_default=_ENGINE_DEFAULT["mode"]),
+    ] = None,
     filters: Annotated[
         list[str] | None,
         typer.Option("--filter", help="Metadata filter KEY=VALUE (source, title, added_after, "
@@ -219,10 +269,14 @@ def ask(
         bool, typer.Option("--json", help="Print the GroundedAnswer as JSON.")
     ] = False,
 ) -> None:
-    """Answer QUERY from the corpus: draft, verify every claim, show only Verified, cited ones."""
-    from veritype.engine import Engine, EngineConfig, EngineError
+    """Answer QUERY from the corpus: draft, verify every claim, show only Verified, cited ones.
+
+    The defaults shown give way to --config, then VERITYPE_* variables, then these options.
+    """
+    from veritype.engine import Engine, EngineError, checked_query
 
     try:
+        checked_query(query)
         parsed = _parse_filters(filters or [])
         settings = EngineConfig.load(
             config, store=store, generator=generator, tau=tau, tau_low=tau_low, budget=budget,
@@ -231,9 +285,9 @@ def ask(
         )
         if settings.store is None and not settings.demo:
             settings = settings.model_copy(update={"demo": True})
-        with Engine(settings, console=_err) as engine:
+        with Engine(settings, console=_err, create_store=False) as engine:
             grounded = engine.ask(query, filters=parsed)
-    except EngineError as error:
+    except (EngineError, StoreError) as error:
         raise _fail(str(error)) from None
     if as_json:
         typer.echo(grounded.model_dump_json(indent=2))

@@ -122,19 +122,24 @@ class Engine:
     """The whole pipeline behind one object; safe to share between threads."""
 
     def __init__(
-        self, config: EngineConfig | None = None, *, console: Console | None = None
+        self,
+        config: EngineConfig | None = None,
+        *,
+        console: Console | None = None,
+        create_store: bool = True,
     ) -> None:
-        """``console`` shows progress when the demo corpus is ingested on first use."""
+        """``console`` shows progress when the demo corpus is ingested on first use;
+        ``create_store=False`` refuses a store that does not exist yet (for readers)."""
         self.config = config if config is not None else EngineConfig()
         try:
             self.thresholds = Thresholds(self.config.tau, self.config.tau_low)
         except ThresholdError as error:
             raise EngineError(str(error)) from None
-        self.corpus = Corpus.open(self.config.store)
+        self._draft_view_names()  # refuse unknown view names before any work is done
+        self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
         if self.config.demo:
             self.corpus.ensure_demo(console=console)
         self._lock = threading.RLock()
-        self._draft_view_names()  # refuse unknown view names before any work is done
         self._views: list[VerificationView] | None = None
         self._generator: Any = None
         self.aggregator = self._make_aggregator()
@@ -227,7 +232,7 @@ class Engine:
         on_claim: Callable[[ClaimReport], None] | None = None,
     ) -> GroundedAnswer:
         """Answer ``query`` from the corpus with only Verified, cited claims (or abstain)."""
-        query = _checked_text("query", query, MAX_QUERY_CHARS)
+        query = checked_query(query)
         mode = _checked_mode(mode or self.config.mode)
         _check_filters(filters or {})
         with self._lock:
@@ -767,6 +772,11 @@ def _chunk_entry(chunk: Chunk, pack: EvidencePack) -> dict[str, Any]:
         "end": chunk.end,
         "text": chunk.text,
     }
+
+
+def checked_query(query: object) -> str:
+    """``query`` stripped; :class:`EngineError` when it is not text, empty or too long."""
+    return _checked_text("query", query, MAX_QUERY_CHARS)
 
 
 def _checked_text(field: str, text: object, limit: int) -> str:

@@ -21,7 +21,7 @@ from veritype.decoding import (
 )
 from veritype.decoding.context import ContextGuard
 
-llama_cpp = pytest.importorskip("llama_cpp")
+pytestmark = pytest.mark.needs_llama
 
 ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
 BERLIN = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
@@ -125,10 +125,12 @@ def test_a_retry_rereads_only_what_follows_the_prefix_it_shares(
 
 @pytest.mark.slow
 def test_logits_processor_with_create_completion(llama: object) -> None:
+    from llama_cpp import LogitsProcessorList
+
     processor = TruthAwareLogitsProcessor(llama, [ArithmeticGuard()], ARITHMETIC)
     completion = llama.create_completion(
         ARITHMETIC, max_tokens=4, temperature=0.0,
-        logits_processor=llama_cpp.LogitsProcessorList([processor]),
+        logits_processor=LogitsProcessorList([processor]),
     )
     assert completion["choices"][0]["text"].strip().startswith("888")
     assert processor.decoder.interventions

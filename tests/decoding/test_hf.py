@@ -4,15 +4,16 @@ import pytest
 
 from veritype.decoding import ArithmeticGuard, default_model_path
 
-transformers = pytest.importorskip("transformers")
-pytest.importorskip("gguf")
-pytest.importorskip("accelerate")
+# The SmolLM2 GGUF comes with the llm extra.
+pytestmark = [pytest.mark.needs_torch, pytest.mark.needs_llama]
 
 ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
 
 
 @pytest.fixture(scope="module")
 def model_and_tokenizer() -> tuple[object, object]:
+    import transformers
+
     path = default_model_path()
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
     model = transformers.AutoModelForCausalLM.from_pretrained(
@@ -25,6 +26,8 @@ def model_and_tokenizer() -> tuple[object, object]:
 def test_processor_corrects_arithmetic_and_guards_rows_independently(
     model_and_tokenizer: tuple[object, object],
 ) -> None:
+    import transformers
+
     from veritype.decoding.hf import TransformersGuardProcessor
 
     model, tokenizer = model_and_tokenizer

@@ -67,8 +67,8 @@ def test_extractive_run_writes_the_run_directory(tmp_path: Path, data_dir: Path)
 
 
 @pytest.mark.slow
+@pytest.mark.needs_llama
 def test_local_model_run_on_one_question_per_source(tmp_path: Path, data_dir: Path) -> None:
-    pytest.importorskip("llama_cpp")
     report = _run(tmp_path, data_dir, "--generator", "local", "--limit", "1",
                   "--max-tokens", "24")
     _check_figures(report, 1)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 from veritype.evaluation.report import (
+    PLOTS_NEED_EXTRA,
     RunResult,
     Table,
     latex_table,
@@ -41,10 +43,17 @@ def test_write_run_files_and_json(tmp_path: Path) -> None:
     assert report["benchmark"] == "demo" and report["headline"]["precision"] == 0.5
     assert datetime.fromisoformat(report["created_at"]).tzinfo is not None
     assert report["details"] == {"nan": None, "pair": [1, 2]}
-    assert report["images"] == ["curve.png"] and (path / "curve.png").is_file()
     markdown = (path / "report.md").read_text()
-    assert "| a_b | 0.123 |" in markdown and "![curve.png](curve.png)" in markdown
+    assert "| a_b | 0.123 |" in markdown
     assert (path / "examples.jsonl").read_text().count("\n") == 1
+    # With the eval extra the plots are drawn; on a core install they are skipped and the
+    # run says so (the core test lane runs the second branch).
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert report["images"] == ["curve.png"] and (path / "curve.png").is_file()
+        assert "![curve.png](curve.png)" in markdown and report["notes"] == []
+    else:
+        assert report["images"] == [] and not (path / "curve.png").exists()
+        assert report["notes"] == [PLOTS_NEED_EXTRA] == result.notes
 
 
 def test_latex_table_escapes_specials() -> None:

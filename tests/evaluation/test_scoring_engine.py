@@ -73,8 +73,10 @@ def test_unknown_engine_and_view_are_named() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.needs_ray
 def test_ray_engine_equals_local_engine(data_dir: Path) -> None:
-    ray = pytest.importorskip("ray")
+    import ray
+
     examples = [e for e in truthfulqa_examples(data_dir) if e.group in {"q0", "q1", "q2", "q3",
                                                                         "q4", "q5", "q6", "q7"}]
     local = score_examples(create_engine("local", VIEWS), examples, block_size=16)

@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from veritype.evidence import Chunk, Document, chunk_document
@@ -27,7 +26,7 @@ def eiffel() -> list[Chunk]:
 def smollm2_path() -> Path:
     # Located, not imported: the generator sets llama.cpp's threading up before it loads.
     if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python (the llm extra) is not installed")
+        pytest.fail("llama-cpp-python (the llm extra) is not installed")
     from veritype.generation.local import default_model_path
 
     return default_model_path()
@@ -52,7 +51,9 @@ def llama_server(smollm2_path: Path, tmp_path_factory: pytest.TempPathFactory) -
     missing = [name for name in ("fastapi", "uvicorn", "sse_starlette", "starlette_context")
                if importlib.util.find_spec(name) is None]
     if missing:
-        pytest.skip(f"the llama.cpp server needs {', '.join(missing)}")
+        pytest.fail(f"the llama.cpp server needs {', '.join(missing)}")
+    import httpx
+
     port = free_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),

@@ -101,6 +101,7 @@ def test_bad_input_exits_2_naming_the_problem(arguments: list[str], message: str
     assert "error:" in result.output and message in " ".join(result.output.split())
 
 
+@pytest.mark.needs_httpx
 def test_an_unreachable_openai_server_exits_2_naming_its_url(
     evidence_file: Path, closed_port: int
 ) -> None:

@@ -74,6 +74,7 @@ def test_importing_the_generation_package_loads_no_model_runtime() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.needs_httpx
 def test_entropy_of_token_distributions_is_in_nats() -> None:
     # A fair coin between two alternatives: ln 2.
     from veritype.generation.openai import _entropy_from_top

@@ -8,7 +8,7 @@ from veritype.evidence import Chunk
 from veritype.generation import Draft, GenerationParams, GeneratorError, create_generator
 from veritype.generation.local import LocalGenerator, _log_partition_and_entropy
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_llama]
 QUESTION = "How tall is the Eiffel Tower?"
 SHORT = GenerationParams(max_tokens=16)
 

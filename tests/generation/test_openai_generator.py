@@ -7,9 +7,13 @@ from typing import ClassVar
 
 import pytest
 
+pytest.importorskip("httpx")
+
 from veritype.evidence import Chunk
 from veritype.generation import GenerationParams, GeneratorError, create_generator
 from veritype.generation.openai import OpenAIGenerator
+
+pytestmark = pytest.mark.needs_httpx
 
 QUESTION = "How tall is the Eiffel Tower?"
 SHORT = GenerationParams(max_tokens=16)

@@ -63,7 +63,7 @@ def test_scores_are_probabilities_cached_and_order_independent(tiny_run: Path) -
 def test_a_checkpoint_with_another_label_order_gives_the_same_scores(
     tiny_run: Path, tmp_path: Path
 ) -> None:
-    torch = pytest.importorskip("torch")
+    import torch
     from safetensors.torch import load_file, save_file
 
     from veritype.train.export import export_onnx

@@ -20,6 +20,8 @@ from veritype.engine import Engine
 from veritype.server import ServerSettings, create_app
 from veritype.server.settings import ExposureError, check_exposure, is_loopback, parse_api_keys
 
+pytestmark = pytest.mark.needs_serve
+
 KEYS = ("first-key", "second-key")
 
 

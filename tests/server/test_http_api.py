@@ -15,6 +15,8 @@ from server_support import DOCUMENTS, EVAL_RUN
 from veritype.answer import GroundedAnswer
 from veritype.server.logs import ACCESS_LOGGER, JsonFormatter
 
+pytestmark = pytest.mark.needs_serve
+
 
 @pytest.fixture(scope="module")
 def client(base_url: str) -> httpx.Client:

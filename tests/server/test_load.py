@@ -8,6 +8,8 @@ from types import ModuleType
 
 import pytest
 
+pytestmark = pytest.mark.needs_serve
+
 LOAD_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
 
 

@@ -9,6 +9,8 @@ from veritype.answer import GroundedAnswer
 
 openai = pytest.importorskip("openai")
 
+pytestmark = pytest.mark.needs_serve
+
 
 @pytest.fixture(scope="module")
 def client(base_url: str) -> openai.OpenAI:

@@ -9,6 +9,8 @@ import pytest
 
 from veritype.server.runner import DeadlineError, EngineRunner, Finished, SaturatedError
 
+pytestmark = pytest.mark.needs_serve
+
 
 def test_work_runs_in_order_on_one_thread() -> None:
     runner = EngineRunner(max_pending=4, timeout=5)

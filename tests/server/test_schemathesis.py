@@ -14,6 +14,8 @@ from conftest import make_engine, running
 
 from veritype.server import ServerSettings, create_app
 
+pytestmark = pytest.mark.needs_serve
+
 pytest.importorskip("schemathesis")
 
 

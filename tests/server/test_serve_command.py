@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.needs_serve
+
 
 def free_port() -> int:
     with socket.socket() as sock:

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from server_support import EVAL_RUN
 
+pytestmark = [pytest.mark.needs_serve, pytest.mark.needs_browser]
+
 sync_api = pytest.importorskip("playwright.sync_api")
 Browser = sync_api.Browser
 Page = sync_api.Page
@@ -122,6 +124,9 @@ def test_the_inspector_opens_and_closes_with_the_keyboard(
         "The Eiffel Tower is in Paris. It was completed in 1889. The tower is 330 metres tall.")
     page.get_by_role("button", name="Verify", exact=True).click()
     page.wait_for_selector("#status:has-text('Done')")
+    # A verification has no question; the summary once printed it as the word "null".
+    summary = page.locator("#summary").inner_text()
+    assert "unsupported" in summary and "null" not in page.locator("#result").inner_text()
 
     # The numeric view catches the wrong height everywhere. The int8 align model's verdict on
     # the first claim has differed between machines (it may read the window "It was completed
@@ -199,3 +204,15 @@ def test_controls_are_labelled_and_text_has_aa_contrast(page: Page, base_url: st
         for index in range(min(elements.count(), 5)):
             ratio = elements.nth(index).evaluate(CONTRAST_JS)
             assert ratio >= 4.5, (selector, index, ratio)
+
+
+def test_the_api_docs_render_with_the_network_cut_off(page: Page, base_url: str) -> None:
+    # Everything but the service itself is refused, as on a machine without internet.
+    page.context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())
+    refused: list[str] = []
+    page.on("requestfailed", lambda request: refused.append(request.url))
+    page.goto(base_url + "/docs")
+    page.wait_for_selector(".opblock-summary-path")
+    paths = page.locator(".opblock-summary-path").all_inner_texts()
+    assert "/qa" in paths and "/qa/verify" in paths and "/documents" in paths
+    assert refused == []

@@ -17,6 +17,7 @@ from veritype.store import (
     IndexSpec,
     Store,
     StoreError,
+    StoreNotFoundError,
     open_store,
 )
 
@@ -193,3 +194,12 @@ def test_unknown_schemes_and_bad_sqlite_urls_are_refused(tmp_path: Path) -> None
     plain = open_store(str(tmp_path / "plain.sqlite"))
     assert plain.url.startswith("sqlite:///")
     plain.close()
+
+
+def test_a_reader_never_creates_a_store(store_url: str, index_dir: Path) -> None:
+    with pytest.raises(StoreNotFoundError, match=r"no store at .*; run `veritype ingest` first"):
+        open_store(store_url, index_dir=index_dir, create=False)
+    open_store(store_url, index_dir=index_dir).close()  # a writer creates it
+    reopened = open_store(store_url, index_dir=index_dir, create=False)
+    assert reopened.count_documents() == 0
+    reopened.close()

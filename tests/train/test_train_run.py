@@ -8,7 +8,7 @@ import pytest
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.card import read_floor
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs_torch]
 
 
 def test_killed_run_resumes_and_exports_a_working_model(tiny_run: Path) -> None:
@@ -45,7 +45,6 @@ def test_killed_run_resumes_and_exports_a_working_model(tiny_run: Path) -> None:
 def test_an_interrupted_run_is_not_overwritten_without_resume(
     tmp_path: Path, data_dir: Path
 ) -> None:
-    pytest.importorskip("torch")
     from typer.testing import CliRunner
 
     from veritype.cli import app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from functools import partial
@@ -17,6 +18,7 @@ from veritype.evaluation import e2e
 from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
+from veritype.evaluation.ray_engine import RAY_NEEDS_EXTRA
 from veritype.evaluation.report import format_cell, write_run
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
 from veritype.views import ViewRegistryError, available_views
@@ -62,6 +64,8 @@ def _evaluate(
         raise _fail(f"data directory not found: {data_dir}")
     engine_options: dict[str, Any] = {}
     if engine == "ray":
+        if importlib.util.find_spec("ray") is None:
+            raise _fail(RAY_NEEDS_EXTRA)
         engine_options = {"address": ray_address, "workers": workers}
     elif ray_address is not None:
         raise _fail("--ray-address needs --engine ray")
@@ -86,6 +90,8 @@ def _evaluate(
     except (DataError, EngineError, ViewRegistryError, ValueError) as error:
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)
+    for note in result.notes:
+        _err.print(note, highlight=False)
     table = [(k, format_cell(v)) for k, v in result.headline.items()]
     width = max(len(k) for k, _ in table)
     for key, value in table:

@@ -714,6 +714,8 @@ def command(
     except (DataError, EngineError, ValueError) as error:
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)
+    for note in result.notes:
+        _err.print(note, highlight=False)
     width = max(len(key) for key in result.headline)
     for key, value in result.headline.items():
         _out.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)

@@ -22,6 +22,8 @@ from veritype.evaluation.engine import (
     score_block,
 )
 
+RAY_NEEDS_EXTRA = 'the ray engine needs the ray extra: pip install "veritype[ray]"'
+
 
 class _BlockWorker:
     """A Ray actor: the views, loaded once, applied to one block per call."""
@@ -52,7 +54,7 @@ class RayEngine:
         try:
             import ray
         except ImportError:
-            raise EngineError('the ray engine needs Ray Data: pip install "ray[data]"') from None
+            raise EngineError(RAY_NEEDS_EXTRA) from None
         if workers < 1 or cpus_per_worker <= 0:
             raise EngineError("workers must be >= 1 and cpus_per_worker > 0")
         # Views are built here too: a bad name fails now, not inside a worker.

@@ -7,6 +7,7 @@ Layout (the web viewer reads it): ``<out>/<benchmark>-<YYYYmmdd-HHMMSS>/`` with
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import time
@@ -43,6 +44,7 @@ class RunResult:
     plots: dict[str, Plot] = field(default_factory=dict)
     examples: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 def format_cell(value: Cell) -> str:
@@ -121,16 +123,26 @@ def run_directory(out: Path, benchmark: str, now: datetime | None = None) -> Pat
     return path
 
 
+PLOTS_NEED_EXTRA = 'plots skipped: they need the eval extra (pip install "veritype[eval]")'
+
+
 def write_run(result: RunResult, out: Path, *, started: float | None = None) -> Path:
-    """Write the run directory of ``result`` under ``out`` and return its path."""
+    """Write the run directory of ``result`` under ``out`` and return its path.
+
+    Without matplotlib (the ``eval`` extra) the figures are written and the plots skipped,
+    which ``result.notes`` and ``report.json`` say.
+    """
     created = datetime.now(UTC)
     path = run_directory(out, result.benchmark, created)
     plotted = time.perf_counter()
     images = []
-    for name, plot in result.plots.items():
-        target = path / f"{name}.png"
-        plot(target)
-        images.append(target.name)
+    if result.plots and importlib.util.find_spec("matplotlib") is None:
+        result.notes.append(PLOTS_NEED_EXTRA)
+    else:
+        for name, plot in result.plots.items():
+            target = path / f"{name}.png"
+            plot(target)
+            images.append(target.name)
     result.timings["plots"] = time.perf_counter() - plotted
     if started is not None:
         result.timings["total"] = time.perf_counter() - started
@@ -142,6 +154,7 @@ def write_run(result: RunResult, out: Path, *, started: float | None = None) -> 
         **result.sections,
         "timings": {k: round(v, 3) for k, v in result.timings.items()},
         "images": images,
+        "notes": result.notes,
     }
     (path / "report.json").write_text(
         json.dumps(_clean(report), indent=2, allow_nan=False) + "\n", encoding="utf-8"

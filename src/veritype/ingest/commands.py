@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,9 +36,12 @@ StoreOption = Annotated[
 ]
 
 
-def _open(store: str | None, indexes: list[IndexSpec] | None = None) -> Corpus:
+def _open(
+    store: str | None, indexes: list[IndexSpec] | None = None, *, create: bool = False
+) -> Corpus:
+    """The corpus at ``store``; only writers (``create``) may bring a new store into being."""
     try:
-        return Corpus.open(store, indexes=indexes)
+        return Corpus.open(store, indexes=indexes, create=create)
     except (StoreError, ValueError) as error:
         raise _fail(str(error)) from None
 
@@ -77,7 +81,7 @@ def ingest(
             indexes = _layout_with_chunking(store, chunk_chars, overlap)
         except ValueError as error:
             raise _fail(str(error)) from None
-    corpus = _open(store, indexes)
+    corpus = _open(store, indexes, create=True)
     fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
     try:
         with corpus:
@@ -99,7 +103,7 @@ def ingest(
 def _layout_with_chunking(
     store: str | None, chunk_chars: int | None, overlap: int | None
 ) -> list[IndexSpec]:
-    with _open(store) as corpus:
+    with _open(store, create=True) as corpus:
         current = corpus.indexes
     layout = []
     for spec in current:
@@ -234,13 +238,14 @@ def search(
 ) -> None:
     """Retrieve the chunks that best match QUERY, with their exact character spans.
 
-    Without --store, an empty default store is first filled with the bundled demo corpus
-    (283 SciFact abstracts).
+    Without --store (and $VERITYPE_STORE), an empty default store is first filled with the
+    bundled demo corpus (283 SciFact abstracts).
     """
     if k < 1:
         raise _fail(f"-k must be at least 1, got {k}")
-    with _open(store) as corpus:
-        if store is None:
+    demo = store is None and not os.environ.get("VERITYPE_STORE")
+    with _open(store, create=demo) as corpus:
+        if demo:
             report = corpus.ensure_demo(console=_err)
             if report is not None:
                 _err.print(

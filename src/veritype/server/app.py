@@ -16,9 +16,11 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from veritype import __version__
 from veritype.answer import ClaimReport, GroundedAnswer
@@ -61,6 +63,7 @@ from veritype.server.settings import ServerSettings
 from veritype.store import DocumentRecord
 
 STATIC_DIR = Path(__file__).parent / "static"
+SWAGGER_PREFIX = "/static/swagger-ui"
 DocIdParam = Annotated[str, PathParam(min_length=1, max_length=200)]
 RunParam = Annotated[str, PathParam(min_length=1, max_length=200)]
 SSE_MEDIA_TYPE = "text/event-stream"
@@ -363,6 +366,9 @@ def create_app(
         description="Every claim of an answer typed Verified, Uncertain or Unsupported against "
         "evidence; only Verified, cited claims are rendered.",
         lifespan=lifespan,
+        # /docs is served below from packaged assets, so it works without internet.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.service = service
     app.add_middleware(
@@ -566,5 +572,17 @@ def create_app(
     async def trace_viewer(trace_id: str) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="veritype API",
+            swagger_js_url=f"{SWAGGER_PREFIX}/swagger-ui-bundle.js",
+            swagger_css_url=f"{SWAGGER_PREFIX}/swagger-ui.css",
+            swagger_favicon_url=f"{SWAGGER_PREFIX}/favicon-32x32.png",
+        )
+
+    # Before /static, which would otherwise take these paths.
+    app.mount(SWAGGER_PREFIX, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -106,10 +106,11 @@ def _build_app(engine_config_json: str, settings_json: str) -> FastAPI:
     from veritype.engine import Engine, EngineConfig, EngineError
     from veritype.server.app import create_app
     from veritype.server.settings import ServerSettings
+    from veritype.store import StoreError
 
     try:
         engine = Engine(EngineConfig.model_validate_json(engine_config_json))
-    except EngineError as error:
+    except (EngineError, StoreError) as error:
         raise _fail(str(error)) from None
     return create_app(
         engine, ServerSettings.model_validate_json(settings_json), close_engine=True

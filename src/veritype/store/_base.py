@@ -30,6 +30,13 @@ class StoreError(RuntimeError):
     """A store that cannot be opened or used: bad URL, missing driver, schema mismatch."""
 
 
+class StoreNotFoundError(StoreError):
+    """A store opened for reading that does not exist yet."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"no store at {where}; run `veritype ingest` first")
+
+
 @dataclass(frozen=True, slots=True)
 class Chunking:
     """How documents are cut for one index: sentence-aware, at most ``max_chars`` per chunk."""
@@ -284,8 +291,12 @@ def default_store_url() -> str:
     return os.environ.get("VERITYPE_STORE") or f"sqlite:///{DEFAULT_STORE_PATH}"
 
 
-def open_store(url: str | None = None, **options: Any) -> Store:
-    """Open the store at ``url``: ``sqlite:///path``, a plain file path, or ``postgresql://``."""
+def open_store(url: str | None = None, *, create: bool = True, **options: Any) -> Store:
+    """Open the store at ``url``: ``sqlite:///path``, a plain file path, or ``postgresql://``.
+
+    ``create=False`` is for readers: a store that does not exist yet raises
+    :class:`StoreNotFoundError` instead of being created empty.
+    """
     url = url or default_store_url()
     scheme, sep, _ = url.partition("://")
     if not sep:
@@ -299,7 +310,7 @@ def open_store(url: str | None = None, **options: Any) -> Store:
         raise StoreError(
             f"unknown store URL scheme {scheme!r} in {url!r}; known: {known}"
         ) from None
-    return factory(url, **options)
+    return factory(url, create=create, **options)
 
 
 def local_cache_dir(url: str) -> Path:

@@ -23,6 +23,7 @@ from veritype.store._base import (
     DocumentWrite,
     IndexSpec,
     StoreError,
+    StoreNotFoundError,
     TitledChunk,
     Vectors,
     local_cache_dir,
@@ -87,7 +88,9 @@ def _redacted(url: str) -> str:
 class PostgresStore:
     """PostgreSQL + pgvector; tables are prefixed ``veritype_`` in the connection's schema."""
 
-    def __init__(self, url: str, *, index_dir: Path | str | None = None) -> None:
+    def __init__(
+        self, url: str, *, index_dir: Path | str | None = None, create: bool = True
+    ) -> None:
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -99,6 +102,10 @@ class PostgresStore:
         self._index_dir = Path(index_dir) if index_dir else local_cache_dir(self.url)
         try:
             self._db: psycopg.Connection[Any] = psycopg.connect(url, autocommit=True)
+            exists = self._db.execute("SELECT to_regclass('veritype_meta')").fetchone()
+            if not create and (exists is None or exists[0] is None):
+                self._db.close()
+                raise StoreNotFoundError(self.url)
             with self._db.transaction():
                 # Serialise first-time setup between processes opening a new database.
                 self._db.execute("SELECT pg_advisory_xact_lock(4242424242)")

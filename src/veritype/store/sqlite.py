@@ -24,6 +24,7 @@ from veritype.store._base import (
     DocumentWrite,
     IndexSpec,
     StoreError,
+    StoreNotFoundError,
     TitledChunk,
     Vectors,
     register_store,
@@ -99,8 +100,11 @@ class SQLiteStore:
         *,
         ann_threshold: int = DEFAULT_ANN_THRESHOLD,
         index_dir: Path | str | None = None,
+        create: bool = True,
     ) -> None:
         self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreNotFoundError(str(self.path))
         self._index_dir = Path(index_dir) if index_dir else None
         self.url = f"sqlite:///{self.path}"
         self.ann_threshold = ann_threshold

@@ -205,11 +205,12 @@ function renderTrace(trace) {
 
   const counts = { verified: 0, uncertain: 0, unsupported: 0 };
   for (const claim of answer.claims) counts[claim.type] += 1;
+  // A verification has no question; DOM append() would print a null as the word "null".
   $("summary").append(
     el("span", { class: "badge", text: "Confidence: " + answer.confidence.replace(/_/g, " ") }),
     el("span", { text: counts.verified + " verified, " + counts.uncertain + " uncertain, " +
                        counts.unsupported + " unsupported" }),
-    trace.query ? el("span", {}, "Question: ", el("q", { text: trace.query })) : null,
+    ...(trace.query ? [el("span", {}, "Question: ", el("q", { text: trace.query }))] : []),
   );
 
   if (answer.abstained) {
@@ -528,10 +529,12 @@ async function showRun(run) {
     plots.append(el("figure", {}, image, el("figcaption", { text: name })));
     loadImage(image, "/evals/" + encodeURIComponent(data.run) + "/files/" + encodeURIComponent(name));
   }
-  detail.replaceChildren(heading, el("p", { text: "Created " + data.created_at }), headline,
+  // replaceChildren() would print a null as the word "null": leave absent parts out.
+  detail.replaceChildren(...[heading, el("p", { text: "Created " + data.created_at }), headline,
     data.plots.length ? el("h4", { text: "Plots" }) : null, plots,
     data.report_md ? el("details", {}, el("summary", { text: "Report (markdown)" }), el("pre", { class: "report", text: data.report_md })) : null,
-    data.table_tex ? el("details", {}, el("summary", { text: "Table (LaTeX)" }), el("pre", { class: "report", text: data.table_tex })) : null);
+    data.table_tex ? el("details", {}, el("summary", { text: "Table (LaTeX)" }), el("pre", { class: "report", text: data.table_tex })) : null,
+  ].filter((part) => part !== null));
   heading.focus();
 }
 
