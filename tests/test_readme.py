@@ -1,9 +1,15 @@
 import contextlib
 import io
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
 
 
 def test_python_example_prints_what_its_comments_say() -> None:
@@ -23,3 +29,72 @@ def test_quick_start_has_exactly_two_commands_and_ci_runs_the_test_one() -> None
     assert all("\n" not in command for command in commands)
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     assert commands[1] in ci.splitlines()
+
+
+# README blocks that are not run here, and why.
+NOT_RUN = {
+    "pip install": "installs packages: CI runs the quick start's commands in their own lanes",
+    "llama_cpp.server": "starts a server",
+    "veritype train": "trains a model for hours",
+    "veritype eval": "full benchmark runs, minutes each: tests/evaluation runs them on samples",
+    "hub-id": "downloads a model from a hub",
+}
+NEEDS_LLAMA = ("--generator local", "--tad", "load_llama")
+
+
+def readme_blocks() -> list[tuple[int, str, str]]:
+    """Every fenced ``bash`` or ``python`` block: (line, language, dedented code)."""
+    blocks = []
+    lines = README.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = re.match(r"^( *)```(bash|python)\s*$", lines[index])
+        index += 1
+        if not opening:
+            continue
+        indent, start, body = len(opening.group(1)), index, []
+        while not lines[index].strip().startswith("```"):
+            body.append(lines[index][indent:])
+            index += 1
+        index += 1
+        blocks.append((start, opening.group(2), "\n".join(body)))
+    return blocks
+
+
+def _block_params() -> list[object]:
+    params: list[object] = []
+    for line, language, code in readme_blocks():
+        if any(marker in code for marker in NOT_RUN):
+            continue
+        marks = [pytest.mark.needs_llama] if any(m in code for m in NEEDS_LLAMA) else []
+        params.append(pytest.param(language, code, marks=marks, id=f"line-{line}"))
+    return params
+
+
+@pytest.fixture(scope="module")
+def readme_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh working folder that sees the repository's examples and benchmark data."""
+    folder = tmp_path_factory.mktemp("readme")
+    for name in ("examples", "benchmarks"):
+        (folder / name).symlink_to(ROOT / name)
+    return folder
+
+
+def test_only_a_few_readme_blocks_are_left_out() -> None:
+    skipped = [code for _, _, code in readme_blocks() if any(m in code for m in NOT_RUN)]
+    assert skipped and len(skipped) < len(readme_blocks()) // 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("language", "code"), _block_params())
+def test_readme_block_runs(readme_dir: Path, language: str, code: str) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("VERITYPE_")}
+    # The veritype command of the Python running the tests, whichever environment that is.
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["COLUMNS"] = "120"
+    command = (["bash", "-euo", "pipefail", "-c", code] if language == "bash"
+               else [sys.executable, "-c", code])
+    result = subprocess.run(command, cwd=readme_dir, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr

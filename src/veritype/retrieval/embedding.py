@@ -151,16 +151,17 @@ def accelerated_model(source: Path, cache_dir: Path | None = None) -> Path:
     cached under the source file's hash; needs only onnxruntime and onnx, and without
     onnxruntime's converters the source is used.
     """
-    try:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        from onnxruntime.transformers import optimizer
-    except ImportError:
-        return source
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     folder = cache_dir or model_cache_dir()
     target = folder / f"{digest}-{_ACCELERATION_VERSION}.onnx"
     if target.is_file():
         return target
+    # Imported only to build: the converters and sympy take most of a second to import.
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.transformers import optimizer
+    except ImportError:
+        return source
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
         basic = Path(scratch) / "basic.onnx"
