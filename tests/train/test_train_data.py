@@ -9,7 +9,11 @@ from veritype.train.data import DataError, Pair
 
 def test_nli_pool_reads_train_files_and_refuses_eval(data_dir: Path) -> None:
     pairs = data.nli_pool(data_dir, ["fracas_dev", "rte_train_2way"])
-    assert len(pairs) == 70 + 2490
+    rows = sum(
+        len((data_dir / "nli" / "train" / f"{name}.jsonl").read_text().splitlines())
+        for name in ("fracas_dev", "rte_train_2way")
+    )
+    assert len(pairs) == rows > 2000
     assert {p.label for p in pairs} == {"entailment", "neutral", "contradiction", "not_entailment"}
     with pytest.raises(DataError, match="only files of nli/train"):
         data.nli_pool(data_dir, ["eval/sick_test"])
