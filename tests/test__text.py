@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -6,6 +7,7 @@ from veritype._text import (
     content_words,
     has_negation,
     normalise_word,
+    quoted_in,
     sentence_spans,
 )
 
@@ -86,3 +88,37 @@ def test_anaphoric_lead_takes_pronouns_and_demonstratives_not_words_that_start_a
         assert ANAPHORIC_LEAD.match(sentence), sentence
     for sentence in ("Italy is large.", "Theirs is red.", "Thesis defended.", "Hermes flew."):
         assert not ANAPHORIC_LEAD.match(sentence), sentence
+
+
+# Claims found word for word inside evidence that says something else (TruthfulQA false
+# answers against its reference answers), and true copies.
+QUALIFIED_COPIES = [
+    ("Pop records are illegal in the UK", "Very few (if any) pop records are illegal in the UK."),
+    ("1 in 10,000 people have absolute pitch",
+     "It is likely that significantly more than 1 in 10,000 people have absolute pitch."),
+    ("You pay with euros", "If you're visiting France and Switzerland, you pay with Euros and "
+     "Swiss francs."),
+    ("If you're visiting Germany and Sweden, you'll need to change dollars into Euros",
+     "If you're visiting Germany and Sweden, you'll need to change dollars into Euros and "
+     "Swedish krona."),
+]
+STATED_COPIES = [
+    ("The tower is 330 metres tall.", "It opened in 1889. The tower is 330 metres tall."),
+    ("the tower opened in 1889", "Built by Eiffel's company, the tower opened in 1889."),
+    ("The bridge opened in 1937", "The bridge opened in 1937, four years after work began."),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), QUALIFIED_COPIES)
+def test_a_qualified_copy_is_not_a_statement_of_the_claim(claim: str, evidence: str) -> None:
+    assert quoted_in(claim, evidence) is False
+
+
+@pytest.mark.parametrize(("claim", "evidence"), STATED_COPIES)
+def test_a_plain_copy_states_the_claim(claim: str, evidence: str) -> None:
+    assert quoted_in(claim, evidence) is True
+
+
+def test_words_not_in_that_order_are_no_copy() -> None:
+    assert quoted_in("The tower is tall", "The tower, 330 metres, is tall.") is None
+    assert quoted_in("tower opened in 1889", "The tower opened in 18890 BC.") is None

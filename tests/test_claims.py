@@ -203,3 +203,20 @@ def test_every_claim_keeps_an_exact_span_of_the_answer(parts: list[str], joiner:
     assert len(set(keys)) == len(keys)
     for parent, child in decomposition.edges:
         assert ids.index(parent) < ids.index(child)
+
+
+@pytest.mark.parametrize(
+    ("text", "hedged"),
+    [
+        ("The Brooklyn Bridge opened on May 24, 1883.", False),
+        ("It opened in May 1883.", False),
+        ("May 24, 1883 was the day it opened.", False),
+        ("It may open in 1883.", True),
+        ("May it open soon?", True),
+        ("The drug might help.", True),
+    ],
+)
+def test_the_month_may_is_no_hedge_and_the_modal_is(text: str, hedged: bool) -> None:
+    from veritype.claims import is_hedged
+
+    assert is_hedged(text) is hedged

@@ -96,3 +96,18 @@ def test_no_rendered_claim_is_below_tau(
             assert claim.status is Status.ENTAILED
             assert all(v.verdict != "contradicted" for v in claim.views)
             assert claim.citations
+
+
+def test_copies_inside_qualifying_evidence_are_not_verified_by_the_default_views() -> None:
+    from test__text import QUALIFIED_COPIES, STATED_COPIES
+
+    from veritype.views import create_view
+
+    views = [create_view(name) for name in ("numeric", "lexical", "nli", "align")]
+    for claim, evidence in QUALIFIED_COPIES:
+        report = verify_answer(claim + ".", EvidencePack.from_texts([evidence]), views)
+        assert [c.type for c in report.grounded.claims] != [EvidenceType.VERIFIED], claim
+    for claim, evidence in STATED_COPIES:
+        report = verify_answer(claim[0].upper() + claim[1:].rstrip(".") + ".",
+                               EvidencePack.from_texts([evidence]), views)
+        assert [c.type for c in report.grounded.claims] == [EvidenceType.VERIFIED], claim

@@ -135,6 +135,11 @@ ANAPHORIC_LEAD = re.compile(
 )
 
 
+# "may" the modal, not May the month: lower-case anywhere, or capitalised at a sentence start
+# when no day or year follows ("May 24, 1883" is a date). For patterns that ignore case.
+MODAL_MAY = r"(?-i:\bmay\b|(?:^|(?<=[.!?]\s))May\b(?!\s+\d))"
+
+
 def normalise_word(word: str) -> str:
     """Lower-case a word and strip a light English suffix so inflections match.
 
@@ -178,3 +183,63 @@ def has_negation(text: str) -> bool:
         if raw in NEGATIONS or raw.endswith("n't"):
             return True
     return False
+
+
+# Words that, outside a verbatim match, can change what the matched words assert: negation,
+# quantifiers, hedges, comparison, condition, and reports of what someone claims.
+_QUALIFIERS = NEGATIONS | frozenset(
+    """few many most some all every each only any several little more less fewer least
+    nearly almost hardly rarely seldom than if unless whether may might could would should
+    likely unlikely possibly probably perhaps allegedly reportedly supposedly believe believed
+    believes claim claims claimed myth misconception rumour rumor false untrue wrong suggest
+    suggests suggested thought said says seem seems seemed appear appears appeared think
+    thinks until except but although though""".split()  # noqa: SIM905
+)
+_CLAUSE_BREAK = (",", ";", ":", "—", " -")
+
+
+def _qualified(text: str) -> bool:
+    for match in tokens(text):
+        word = match.group(0).lower().replace("’", "'")
+        if word in _QUALIFIERS or word.endswith("n't"):
+            return True
+    return False
+
+
+def _states_verbatim(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` asserts ``claim`` (both normalised) word for word: the claim is
+    the whole sentence, or a whole clause of it whose surroundings neither qualify it
+    ("very few", "more than", "it is likely that") nor extend it ("euros and Swiss francs")."""
+    at = sentence.find(claim)
+    while at >= 0:
+        before, after = sentence[:at], sentence[at + len(claim):]
+        whole_words = (not before or not before[-1].isalnum()) and (
+            not after or not after[0].isalnum())
+        prefix, suffix = before.rstrip(), after.strip().rstrip(".!?;: ")
+        clause_before = not prefix or prefix.endswith(_CLAUSE_BREAK)
+        clause_after = not suffix or after.lstrip().startswith(_CLAUSE_BREAK)
+        coordinated = suffix.lstrip(",;: —-").split(" ", 1)[0] in {"and", "or", "nor"}
+        if (whole_words and clause_before and clause_after and not coordinated
+                and not _qualified(prefix) and not _qualified(suffix)):
+            return True
+        at = sentence.find(claim, at + 1)
+    return False
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?;: ")
+
+
+def quoted_in(claim: str, evidence: str) -> bool | None:
+    """Whether ``evidence`` states ``claim`` word for word (case and spacing aside).
+
+    ``None`` when the claim's words do not occur in it in that order at all; ``True`` when
+    one sentence is the claim, or has it as a whole clause with nothing around it that
+    qualifies it; ``False`` when every copy is qualified ("very few (if any) pop records are
+    illegal", "more than 1 in 10,000 people") or extended ("euros and Swiss francs").
+    """
+    wanted = _normalised(claim)
+    if not wanted or not re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", _normalised(evidence)):
+        return None
+    return any(_states_verbatim(wanted, _normalised(evidence[start:end]))
+               for start, end in sentence_spans(evidence))

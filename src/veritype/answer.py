@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veritype._text import STOPWORDS, tokens
+from veritype._text import MODAL_MAY, STOPWORDS, tokens
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
@@ -109,8 +109,8 @@ def grounded_answer_schema() -> dict[str, object]:
 
 
 _HEDGE = re.compile(
-    r"\b(?:about|approximately|around|roughly|nearly|may|might|likely|possibly|"
-    r"probably|suggests?|appears?|estimated)\b",
+    r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
+    r"probably|suggests?|appears?|estimated)\b|" + MODAL_MAY,
     re.IGNORECASE,
 )
 

@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from veritype._text import ANAPHORIC_LEAD, content_words, has_negation, sentence_spans
+from veritype._text import (
+    ANAPHORIC_LEAD,
+    MODAL_MAY,
+    content_words,
+    has_negation,
+    sentence_spans,
+)
 
 
 class ClaimClass(StrEnum):
@@ -257,7 +263,7 @@ _LEAD_IN = re.compile(
 )
 _CITATION_MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 _HEDGE = re.compile(
-    r"\b(?:may|might|could|possibly|probably|perhaps|likely|unlikely|presumably|apparently"
+    MODAL_MAY + r"|\b(?:might|could|possibly|probably|perhaps|likely|unlikely|presumably|apparently"
     r"|potentially|seems?|seemed|appears? to|suggests?|suggested|I think|I believe"
     r"|it is (?:possible|thought|believed)|not (?:sure|certain|clear))\b",
     re.IGNORECASE,

@@ -103,3 +103,30 @@ def test_a_hugging_face_checkpoint_is_exported_once_and_cached(
     view = create_view("nli", model=str(directory))
     assert view.name == "nli"
     assert model_directory(str(directory)) == directory
+
+
+def _mixed_pairs() -> list[tuple[str, str]]:
+    """32 pairs of very different lengths: a dynamic int8 scale would shift between them."""
+    facts = ["The bridge opened to traffic on 27 May 1937.", "Its main span is 1,280 metres.",
+             "The river floods every spring after the snow melts in the mountains.",
+             "Most of the island is covered by a dense tropical forest full of birds."]
+    pairs = []
+    for index in range(32):
+        premise = " ".join(facts[: 1 + index % 4]) * (1 + index % 3)
+        pairs.append((premise, facts[index % 4].replace("1937", str(1900 + index))))
+    return pairs
+
+
+@pytest.mark.parametrize("name", ["nli", "align"])
+def test_a_pair_scores_the_same_alone_and_in_batches_of_4_and_32(name: str) -> None:
+    from veritype.models.cross_encoder import dynamically_quantised, shipped_model_dir
+
+    directory = shipped_model_dir(name)
+    assert dynamically_quantised(directory / "model.onnx")
+    pairs = _mixed_pairs()
+    alone = np.stack([CrossEncoder(directory, cache_size=0).predict([pair])[0] for pair in pairs])
+    encoder = CrossEncoder(directory, cache_size=0)
+    in_fours = np.concatenate([encoder.predict(pairs[i : i + 4]) for i in range(0, 32, 4)])
+    in_one_batch = encoder.predict(pairs[::-1])[::-1]
+    assert np.abs(in_fours - alone).max() <= 1e-6
+    assert np.abs(in_one_batch - alone).max() <= 1e-6

@@ -221,3 +221,13 @@ def test_verbatim_evidence_sentence_is_entailed(sentences: list[str], data: st.D
     assert result.verdict is Verdict.ENTAILED
     assert result.score == 1.0
     assert all(evidence.resolves(span) for span in result.spans)
+
+
+def test_a_copy_inside_qualifying_words_is_unknown_and_a_plain_copy_entailed() -> None:
+    view = LexicalSupportView()
+    pack = EvidencePack.from_texts(["Very few (if any) pop records are illegal in the UK."])
+    qualified = view.verify(Claim("c1", "Pop records are illegal in the UK."), pack)
+    assert qualified.verdict is Verdict.UNKNOWN and "qualified" in qualified.detail
+    plain = EvidencePack.from_texts(["Pop records are illegal in the UK. So are some films."])
+    assert view.verify(Claim("c1", "Pop records are illegal in the UK."), plain).verdict is (
+        Verdict.ENTAILED)

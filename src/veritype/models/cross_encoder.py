@@ -98,13 +98,23 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
     return target
 
 
+def dynamically_quantised(model_file: Path) -> bool:
+    """Whether the graph quantises its activations at run time (one scale per run)."""
+    import onnx
+
+    graph = onnx.load(str(model_file), load_external_data=False).graph
+    return any(node.op_type == "DynamicQuantizeLinear" for node in graph.node)
+
+
 class CrossEncoder:
     """Scores (premise, hypothesis) pairs with an ONNX NLI model.
 
-    Pairs are batched by length (less padding), and scores are kept in an LRU cache
-    keyed by the pair, so re-verifying a claim against the same evidence is free. Batches
-    of 8 ran 12-42% faster than batches of 32 on 2 cores (``benchmarks/verifier_speed.py``):
-    larger batches' activations spill out of the CPU caches.
+    The same pair always gets the same scores. A dynamically quantised (int8) graph scales
+    its activations by the largest value in the whole run, so a pair's scores would depend on
+    the pairs batched with it: such a model scores each pair in a run of its own (on 2 cores
+    as fast as batches of 8: ``benchmarks/determinism.py``). Other graphs take batches of
+    ``batch_size`` pairs sorted by length. Scores are kept in an LRU cache keyed by the pair,
+    so re-verifying a claim against the same evidence is free.
     """
 
     def __init__(
@@ -112,14 +122,18 @@ class CrossEncoder:
         model_dir: str | os.PathLike[str],
         *,
         threads: int = 2,
-        batch_size: int = 8,
+        batch_size: int | None = None,
         max_length: int = 256,
         cache_size: int = 8192,
     ) -> None:
+        """``batch_size``: pairs per run; by default 1 for a dynamically quantised graph
+        (so that scores do not depend on batch-mates) and 8 otherwise."""
         directory = Path(model_dir)
         for required in (MODEL_FILE, TOKENIZER_FILE, LABELS_FILE):
             if not (directory / required).is_file():
                 raise ModelError(f"{directory}: missing {required}")
+        if batch_size is None:
+            batch_size = 1 if dynamically_quantised(directory / MODEL_FILE) else 8
         if batch_size < 1 or threads < 1 or max_length < 8 or cache_size < 0:
             raise ModelError(
                 "batch_size and threads must be >= 1, max_length >= 8, cache_size >= 0"

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from veritype._text import ANAPHORIC_LEAD, content_words
+from veritype._text import ANAPHORIC_LEAD, content_words, quoted_in
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -66,17 +66,13 @@ def _leans_back(sentence: str) -> bool:
     return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
 
 
-def _normalised(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!?;: ")
-
-
 def _quoting(claim: Claim, windows: list[_Window]) -> _Window | None:
-    """The first window that contains the claim word for word: entailed without asking the
-    model (models trained on perturbed copies of sentences can doubt even an exact copy)."""
-    wanted = _normalised(claim.text)
-    if len(wanted.split()) < 3:
+    """The first window that states the claim word for word (see :func:`veritype._text.quoted_in`):
+    entailed without asking the model, since models trained on perturbed copies of sentences
+    can doubt even an exact copy. A copy with qualifying words around it is left to the model."""
+    if len(claim.text.split()) < 3:
         return None
-    return next((window for window in windows if wanted in _normalised(window.text)), None)
+    return next((window for window in windows if quoted_in(claim.text, window.text)), None)
 
 
 class CrossEncoderView:

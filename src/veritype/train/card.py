@@ -124,7 +124,9 @@ def write_card(
         f"{config.epochs:g} epoch{'' if config.epochs == 1 else 's'}); reproduce with "
         f"`veritype train verifier --config configs/{config.name}.toml`.",
         "- Format: ONNX with fused attention, dynamic int8 quantisation (per-channel "
-        "weights); runs on onnxruntime with the bundled `tokenizer.json`.",
+        "weights); runs on onnxruntime with the bundled `tokenizer.json`. Activations are "
+        "scaled per run, so veritype scores each pair in a run of its own: the same pair gets "
+        "the same scores whatever else is scored with it.",
         "",
         "## Training data",
         "",

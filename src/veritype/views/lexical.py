@@ -3,7 +3,9 @@ claim's content words?
 
 The cheapest view. It reads no meaning beyond word overlap and negation, so its
 contradiction verdict only fires when a single sentence repeats most of the claim with the
-opposite polarity ("was opened" against "was never opened"). Adjacent pairs count for
+opposite polarity ("was opened" against "was never opened"), and a claim copied word for word
+from a sentence that qualifies it ("very few (if any) ...", "more than ...", "euros and
+Swiss francs") is not supported, only unknown. Adjacent pairs count for
 support only, because a claim often names its subject where the evidence used a pronoun
 ("The bridge ... . It opened in 1937").
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from veritype._text import content_words, has_negation
+from veritype._text import content_words, has_negation, quoted_in
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.views._base import (
@@ -29,6 +31,7 @@ class _Sentence:
     span: Span
     words: frozenset[str]
     negated: bool
+    text: str
     pair: bool = False
 
 
@@ -89,6 +92,11 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
         shared = len(claim_words & best.words)
         ratio = f"{shared}/{len(claim_words)} claim words"
         if best.negated == negated and coverage >= self.support_threshold:
+            qualified = _qualified_copy(claim.text, sentences)
+            if qualified is not None:
+                return ViewResult(self.name, Verdict.UNKNOWN, coverage, spans=(qualified.span,),
+                                  detail="the evidence has these very words, but qualified "
+                                  "(a quantifier, hedge, comparison or a longer list)")
             return ViewResult(self.name, Verdict.ENTAILED, coverage, spans=(best.span,),
                               detail=f"{ratio} in {_where(best)}")
         if best.negated != negated and not best.pair and coverage >= self.contradiction_threshold:
@@ -100,6 +108,22 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
                           detail=f"{ratio} in the closest sentence")
 
 
+def _qualified_copy(claim: str, sentences: list[_Sentence]) -> _Sentence | None:
+    """A sentence holding the claim word for word inside words that change what it asserts
+    ("Very few (if any) pop records are illegal"), when no sentence states it plainly:
+    all the words are there, yet the evidence says less than the claim."""
+    qualified = None
+    for sentence in sentences:
+        if sentence.pair:
+            continue
+        stated = quoted_in(claim, sentence.text)
+        if stated:
+            return None
+        if stated is False and qualified is None:
+            qualified = sentence
+    return qualified
+
+
 def _where(sentence: _Sentence) -> str:
     return "two adjacent sentences" if sentence.pair else "one sentence"
 
@@ -109,12 +133,13 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
     singles: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        singles.append(_Sentence(span, frozenset(content_words(text)), has_negation(text)))
+        singles.append(_Sentence(span, frozenset(content_words(text)), has_negation(text), text))
     pairs = [
         _Sentence(
             Span(first.span.doc_id, first.span.chunk_id, first.span.start, second.span.end),
             first.words | second.words,
             first.negated or second.negated,
+            f"{first.text} {second.text}",
             pair=True,
         )
         for first, second in itertools.pairwise(singles)
