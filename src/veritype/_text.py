@@ -178,9 +178,14 @@ def content_words(text: str) -> list[str]:
 
 def has_negation(text: str) -> bool:
     """Whether ``text`` contains a negation word ("not", "never", "no", "n't", ...)."""
+    return _has_word_of(text, NEGATIONS)
+
+
+def _has_word_of(text: str, words: frozenset[str]) -> bool:
+    """Whether a word of ``text`` is in ``words`` or is a contracted negation ("isn't")."""
     for match in tokens(text):
         raw = match.group(0).lower().replace("\u2019", "'")
-        if raw in NEGATIONS or raw.endswith("n't"):
+        if raw in words or raw.endswith("n't"):
             return True
     return False
 
@@ -195,15 +200,11 @@ _QUALIFIERS = NEGATIONS | frozenset(
     suggests suggested thought said says seem seems seemed appear appears appeared think
     thinks until except but although though""".split()  # noqa: SIM905
 )
-_CLAUSE_BREAK = (",", ";", ":", "—", " -")
+_CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
 
 
 def _qualified(text: str) -> bool:
-    for match in tokens(text):
-        word = match.group(0).lower().replace("’", "'")
-        if word in _QUALIFIERS or word.endswith("n't"):
-            return True
-    return False
+    return _has_word_of(text, _QUALIFIERS)
 
 
 def _states_verbatim(claim: str, sentence: str) -> bool:

@@ -111,8 +111,9 @@ class CrossEncoder:
 
     The same pair always gets the same scores. A dynamically quantised (int8) graph scales
     its activations by the largest value in the whole run, so a pair's scores would depend on
-    the pairs batched with it: such a model scores each pair in a run of its own (on 2 cores
-    as fast as batches of 8: ``benchmarks/determinism.py``). Other graphs take batches of
+    the pairs batched with it: such a model scores each pair in a run of its own, which on 2
+    cores costs 14-28% of the pairs/s of batches of 8, where 4-6% of pairs changed their
+    label with their batch-mates (``benchmarks/determinism.py``). Other graphs take batches of
     ``batch_size`` pairs sorted by length. Scores are kept in an LRU cache keyed by the pair,
     so re-verifying a claim against the same evidence is free.
     """

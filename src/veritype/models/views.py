@@ -3,7 +3,8 @@
 Evidence longer than the model's window is scored as overlapping sentence windows; the
 view keeps the window with the best entailment and the one with the strongest
 contradiction, and cites whichever decided the verdict. A claim that a window states word
-for word is entailed without the model. Only the windows that share the
+for word, with nothing around the copy that qualifies it, is entailed without the model.
+Only the windows that share the
 most content words with the claim are scored (``max_windows``): a window without the
 claim's words can neither entail nor contradict it, and the model is the costly part.
 """
