@@ -5,8 +5,9 @@ from collections.abc import Sequence
 import pytest
 
 from veritype.claims import decompose
+from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph
-from veritype.relevance import off_question_claims
+from veritype.relevance import off_question_claims, question_subjects
 from veritype.retrieval.embedding import create_embedder
 
 
@@ -56,3 +57,50 @@ def test_a_question_without_topic_words_judges_nothing_lexically() -> None:
 def test_the_floor_must_be_a_similarity() -> None:
     with pytest.raises(ValueError, match="relevance floor"):
         off_question_claims(graph_of("Sharks can get cancer."), "Why?", floor=1.5)
+
+
+@pytest.mark.parametrize(
+    ("question", "subjects"),
+    [
+        ("When did the Golden Gate Bridge open?", [{"golden", "gate"}]),
+        ("Which is longer, the Rhine or the Danube?", [{"rhine"}, {"danube"}]),
+        ("How tall is Mount Everest?", [{"everest"}]),
+        ("Does bariatric surgery improve mental health?", []),
+    ],
+)
+def test_the_names_a_question_asks_about(question: str, subjects: list[set[str]]) -> None:
+    assert question_subjects(question) == subjects
+
+
+RIVERS = EvidencePack.from_documents([
+    Document.from_text("The Rhine rises in the Swiss Alps. It is about 1,230 kilometres long.",
+                       title="Rhine"),
+    Document.from_text("The River Thames flows through London. It is 346 kilometres long.",
+                       title="thames.txt"),
+])
+
+
+def _cited(graph: BeliefGraph) -> None:
+    """Cite each claim to the evidence sentence it copies, as verification would."""
+    for node in graph:
+        for span in RIVERS.sentences():
+            if RIVERS.quote(span) == node.claim.text:
+                node.evidence.append(span)
+        assert node.evidence, node.claim.text
+
+
+def test_a_claim_cited_to_another_subjects_passage_is_off_the_question() -> None:
+    # The draft put the Rhine's length after a Thames sentence; "It" reads as the Thames in
+    # the draft, but the passage it comes from is about the Rhine.
+    graph = graph_of("The River Thames flows through London. It is about 1,230 kilometres long.")
+    _cited(graph)
+    off = off_question_claims(graph, "How long is the Thames?", evidence=RIVERS)
+    assert texts_off(graph, off) == ["It is about 1,230 kilometres long."]
+    on_nile = off_question_claims(graph, "How long is the Nile?", evidence=RIVERS)
+    assert on_nile == {node.claim.claim_id for node in graph}
+
+
+def test_a_claim_cited_to_its_subjects_passage_stays_on_the_question() -> None:
+    graph = graph_of("It is 346 kilometres long.")
+    _cited(graph)
+    assert off_question_claims(graph, "How long is the Thames?", evidence=RIVERS) == set()

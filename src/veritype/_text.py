@@ -198,7 +198,7 @@ _QUALIFIERS = NEGATIONS | frozenset(
     likely unlikely possibly probably perhaps allegedly reportedly supposedly believe believed
     believes claim claims claimed myth misconception rumour rumor false untrue wrong suggest
     suggests suggested thought said says seem seems seemed appear appears appeared think
-    thinks until except but although though""".split()  # noqa: SIM905
+    thinks until except but although though contrary belief popular rare sometimes""".split()  # noqa: SIM905
 )
 _CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
 
@@ -208,8 +208,8 @@ def _qualified(text: str) -> bool:
 
 
 def _states_verbatim(claim: str, sentence: str) -> bool:
-    """Whether ``sentence`` asserts ``claim`` (both normalised) word for word: the claim is
-    the whole sentence, or a whole clause of it whose surroundings neither qualify it
+    """Whether ``sentence`` asserts ``claim`` (both normalised) word for word: the claim runs
+    to the end of the sentence or of a clause, and the words around it neither qualify it
     ("very few", "more than", "it is likely that") nor extend it ("euros and Swiss francs")."""
     at = sentence.find(claim)
     while at >= 0:
@@ -217,10 +217,11 @@ def _states_verbatim(claim: str, sentence: str) -> bool:
         whole_words = (not before or not before[-1].isalnum()) and (
             not after or not after[0].isalnum())
         prefix, suffix = before.rstrip(), after.strip().rstrip(".!?;: ")
-        clause_before = not prefix or prefix.endswith(_CLAUSE_BREAK)
+        # Words before the copy only matter when they qualify it: a heading run into the
+        # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
         clause_after = not suffix or after.lstrip().startswith(_CLAUSE_BREAK)
-        coordinated = suffix.lstrip(",;: —-").split(" ", 1)[0] in {"and", "or", "nor"}
-        if (whole_words and clause_before and clause_after and not coordinated
+        coordinated = suffix.lstrip(",;: \u2014-").split(" ", 1)[0] in {"and", "or", "nor"}
+        if (whole_words and clause_after and not coordinated
                 and not _qualified(prefix) and not _qualified(suffix)):
             return True
         at = sentence.find(claim, at + 1)

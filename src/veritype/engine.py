@@ -337,11 +337,12 @@ class Engine:
         notes, corrections = self._handle_contradictions(graph, packs, views)
         timings["refine_s"] = time.perf_counter() - mark
 
+        evidence = EvidencePack.merge(packs.values())
         off_question: set[str] = set()
         if query is not None and self.config.relevance:
             off_question = off_question_claims(graph, query, similarity=self._similarity(),
-                                               floor=self.config.relevance_floor)
-        evidence = EvidencePack.merge(packs.values())
+                                               floor=self.config.relevance_floor,
+                                               evidence=evidence)
         grounded = render(
             graph,
             evidence,

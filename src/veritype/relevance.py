@@ -10,15 +10,23 @@ the question reaches a floor. Claims keep their topic along the belief graph: wh
 on-question claim depends on, and what depends on it (a pronoun-led continuation), is on
 the question too.
 
+A question that names its subject ("When did the Golden Gate Bridge open?") asks about that
+subject only. A claim addresses it when the claim names it, or when the passage the claim is
+cited to does (its document title, or the chunk up to the cited words): "It opened in 1894."
+cited to a passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and
+so is off the question, whatever the belief graph says.
+
 Pure: the similarity function is passed in, so this module loads no model.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from veritype._text import content_words, normalise_word
-from veritype.graph import BeliefGraph
+from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+from veritype.evidence import EvidencePack
+from veritype.graph import BeliefGraph, Node
 
 # Scores each text against the question, higher meaning closer (cosine for embeddings).
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
@@ -37,14 +45,71 @@ def _topic_words(text: str) -> set[str]:
     return set(content_words(text)) - _GENERIC
 
 
+# Words that say what kind of thing a name names, not which one: "Tower Bridge" and "Golden
+# Gate Bridge" share "Bridge" and are different bridges.
+_KIND_WORDS = frozenset(
+    """bridge bridges river rivers lake lakes mount mountain mountains sea ocean island islands
+    city town county state province country republic kingdom university college school
+    company corporation inc ltd group bank church cathedral tower castle palace park street
+    road station airport hospital museum war battle river's""".split()  # noqa: SIM905
+)
+_NAME = re.compile(r"[A-Z][\w'\u2019.-]*")
+
+
+def question_subjects(question: str) -> list[frozenset[str]]:
+    """The names a question asks about, each as the set of its distinctive words.
+
+    A name is a run of capitalised words that does not open the question ("When", "Does")
+    and is not a stopword; its kind words ("Bridge", "River") are left out, since they do
+    not tell one such thing from another.
+    """
+    subjects: list[frozenset[str]] = []
+    run: list[str] = []
+    for index, match in enumerate(tokens(question)):
+        word = match.group(0)
+        name_word = (index > 0 and _NAME.fullmatch(word) is not None
+                     and word.lower() not in STOPWORDS)
+        if name_word:
+            run.append(word.lower())
+            continue
+        if run:
+            subjects.append(frozenset(run))
+            run = []
+    if run:
+        subjects.append(frozenset(run))
+    return [words - _KIND_WORDS for words in subjects if words - _KIND_WORDS]
+
+
+def _names(text: str, subjects: list[frozenset[str]]) -> bool:
+    words = {match.group(0).lower() for match in tokens(text)}
+    return any(subject <= words for subject in subjects)
+
+
+def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
+    if _names(node.claim.text, subjects):
+        return True
+    for span in node.evidence:
+        if not evidence.has_chunk(span.chunk_id):
+            continue
+        chunk = evidence.chunk(span.chunk_id)
+        context = f"{evidence.title(span.doc_id)} {chunk.slice(chunk.start, span.end)}"
+        if _names(context, subjects):
+            return True
+    return False
+
+
 def off_question_claims(
     graph: BeliefGraph,
     question: str,
     *,
     similarity: Similarity | None = None,
     floor: float = 0.35,
+    evidence: EvidencePack | None = None,
 ) -> set[str]:
-    """The ids of the claims of ``graph`` that do not address ``question``."""
+    """The ids of the claims of ``graph`` that do not address ``question``.
+
+    With ``evidence`` (the pack the claims' evidence spans point into), a question that names
+    its subject also needs each claim to name it or be cited to a passage that does."""
     if not 0.0 <= floor <= 1.0:
         raise ValueError(f"the relevance floor must lie in [0, 1], got {floor}")
     asked = _topic_words(question)
@@ -62,4 +127,8 @@ def off_question_claims(
     for claim_id in direct:
         on_question.update(graph.ancestors(claim_id))
         on_question.update(graph.descendants(claim_id))
+    subjects = question_subjects(question)
+    if evidence is not None and subjects:
+        on_question = {claim_id for claim_id in on_question
+                       if _about_subject(graph.node(claim_id), subjects, evidence)}
     return {node.claim.claim_id for node in graph} - on_question
