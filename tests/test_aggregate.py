@@ -240,7 +240,7 @@ def _payload(**changes: object) -> str:
         ("{not json", "not valid JSON"),
         ("[1, 2]", "expected a JSON object"),
         (_payload(format="something-else"), "format marker"),
-        (_payload(version=2), "unsupported version 2"),
+        (_payload(version=3), "unsupported version 3"),
         (_payload(version=True), "unsupported version"),
         (_payload(extra=1), r"unknown keys \['extra'\]"),
         (json.dumps({"format": "veritype.learned-aggregator", "version": 1}), "missing keys"),
@@ -433,7 +433,7 @@ def test_rule_config_errors(config: dict[str, object], match: str) -> None:
 def test_create_aggregator_by_name(tmp_path: Path) -> None:
     path = tmp_path / "m.json"
     LearnedAggregator(["nli"], [4.0], -2.0).save(path)
-    assert available_aggregators() == ["learned", "rule", "vote"]
+    assert available_aggregators() == ["default", "learned", "rule", "vote"]
     vote = create_aggregator("vote", strong=["nli"])
     rule = create_aggregator("rule", contradiction_above=0.5)
     learned = create_aggregator("learned", path=path)
@@ -451,7 +451,8 @@ def test_create_aggregator_by_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "options", "match"),
     [
-        ("median", {}, "unknown aggregator 'median'; known aggregators: learned, rule, vote"),
+        ("median", {},
+         "unknown aggregator 'median'; known aggregators: default, learned, rule, vote"),
         ("learned", {}, "needs path="),
         ("vote", {"threshold": 0.5}, r"unknown options \['threshold'\]"),
         ("learned", {"path": "x", "l2": 1.0}, r"unknown options \['l2'\]"),
@@ -460,3 +461,66 @@ def test_create_aggregator_by_name(tmp_path: Path) -> None:
 def test_create_aggregator_errors(name: str, options: dict[str, object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         create_aggregator(name, **options)
+
+
+def test_a_veto_needs_its_quorum_of_sure_strong_views() -> None:
+    from veritype.aggregate import Veto
+
+    one = LearnedAggregator(["nli", "align"], [0.0] * 3, 0.0, strong={"nli", "align"})
+    two = one.with_settings(veto=Veto(quorum=2))
+    sure = one.with_settings(veto=Veto(quorum=1, floor=0.9))
+    never = one.with_settings(veto=None)
+    lone = [ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.8),
+            ViewResult("align", Verdict.ENTAILED, 0.9, 0.0)]
+    both = [ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.8),
+            ViewResult("align", Verdict.CONTRADICTED, 0.1, 0.95)]
+    only_voter = [ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.8),
+                  ViewResult("align", Verdict.ABSTAINED, 0.0, 0.0)]
+    assert one.aggregate(lone).contradicted
+    assert not two.aggregate(lone).contradicted
+    assert two.aggregate(both).contradicted
+    assert two.aggregate(only_voter).contradicted  # fewer voters than the quorum: all of them
+    assert not sure.aggregate(lone).contradicted and sure.aggregate(both).contradicted
+    assert not never.aggregate(both).contradicted
+    with pytest.raises(ValueError, match="veto quorum"):
+        Veto(quorum=0)
+    with pytest.raises(ValueError, match="unknown settings"):
+        one.with_settings(quorum=2)
+
+
+def test_thresholds_and_veto_survive_the_json_round_trip() -> None:
+    from veritype.aggregate import Veto
+
+    model = LearnedAggregator(["nli", "nli.not_contradicted"], [1.0, 2.0, 0.5], -1.0,
+                              thresholds=(0.7, 0.2), veto=Veto(2, 0.9))
+    again = LearnedAggregator.from_json(model.to_json())
+    assert again.thresholds == (0.7, 0.2) and again.veto == Veto(2, 0.9)
+    assert LearnedAggregator.from_json(model.with_settings(veto=None).to_json()).veto is None
+    # The derived feature reads 1 − the view's contradiction score.
+    results = [ViewResult("nli", Verdict.UNKNOWN, 0.4, 0.25)]
+    expected = 1.0 / (1.0 + math.exp(-(0.4 + 2.0 * 0.75 + 0.5 * 0.4 * 0.75 - 1.0)))
+    assert again.aggregate(results).score == pytest.approx(expected)
+
+
+def test_the_default_aggregator_ships_with_its_thresholds() -> None:
+    from veritype.aggregate import recommended_thresholds
+
+    model = create_aggregator("default")
+    tau, tau_low = recommended_thresholds(model)
+    assert 0.0 <= tau_low < tau <= 1.0
+    assert isinstance(model, LearnedAggregator)
+    assert {name.split(".")[0] for name in model.view_names} <= {"numeric", "lexical", "nli",
+                                                                 "align"}
+
+
+def test_citations_prefer_the_windows_a_model_view_found_entailing() -> None:
+    window = Span("d1", "d1#0", 0, 80)
+    inside = Span("d1", "d1#0", 10, 40)
+    elsewhere = Span("d1", "d1#0", 100, 140)
+    results = [ViewResult("nli", Verdict.ENTAILED, 0.9, spans=(window,)),
+               ViewResult("lexical", Verdict.ENTAILED, 0.8, spans=(inside,)),
+               ViewResult("numeric", Verdict.ENTAILED, 1.0, spans=(elsewhere,))]
+    assert evidence_union(results) == (window, inside, elsewhere)
+    assert evidence_union(results, preferred={"nli"}) == (window, inside)
+    # No preferred view entailed: every entailing view's spans, as before.
+    assert evidence_union(results[1:], preferred={"nli"}) == (inside, elsewhere)

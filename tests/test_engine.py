@@ -59,7 +59,7 @@ def test_config_precedence_is_defaults_file_env_arguments(tmp_path: Path) -> Non
     assert config.tau == 0.9  # environment over file
     assert config.views == ["numeric", "lexical"]
     assert config.k == 9  # arguments over everything
-    assert config.tau_low == 0.3  # default
+    assert config.tau_low is None  # default: the aggregator's own
 
 
 @pytest.mark.parametrize(
@@ -153,12 +153,16 @@ def test_bad_input_is_refused_with_the_field_named(
         call(engine)
 
 
-def test_verify_with_given_evidence_drops_the_contradicted_claim(engine: Engine) -> None:
+def test_verify_with_given_evidence_drops_the_contradicted_claim(tmp_path: Path) -> None:
+    # The vote vetoes on any strong view's contradiction; the default aggregator found no
+    # veto reliable on its validation data (its card), so this policy is the vote's.
     answer = "The Eiffel Tower opened on 31 March 1889. The tower is 300 metres tall."
-    grounded = engine.verify(answer, evidence=[EIFFEL])
+    with Engine(EngineConfig(store=f"sqlite:///{tmp_path / 's.sqlite'}",
+                             aggregator="vote")) as voting:
+        grounded = voting.verify(answer, evidence=[EIFFEL])
     by_text = {claim.text: claim for claim in grounded.claims}
     assert by_text["The Eiffel Tower opened on 31 March 1889."].rendered
-    wrong = by_text["The tower is 300 metres tall."]
+    wrong = by_text["The Eiffel Tower is 300 metres tall."]
     assert wrong.status is Status.CONTRADICTED and not wrong.rendered
     assert "300" not in grounded.answer
     assert any("Contradicted" in item for item in grounded.limitations)
@@ -180,12 +184,13 @@ def _doc_id(engine: Engine, source: str) -> str:
 def test_flag_and_correct_policies_for_contradicted_claims(tmp_path: Path) -> None:
     answer = "The Eiffel Tower is 300 metres tall."
     store = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    with Engine(EngineConfig(store=store, contradicted="flag")) as flagging:
+    with Engine(EngineConfig(store=store, contradicted="flag", aggregator="vote")) as flagging:
         flagged = flagging.verify(answer, evidence=[EIFFEL])
     assert flagged.abstained
     assert flagged.references and flagged.references[0].quote in EIFFEL
     assert "the evidence says \u201cThe tower is 330 metres tall" in flagged.limitations[0]
-    with Engine(EngineConfig(store=store, contradicted="correct")) as correcting:
+    with Engine(EngineConfig(store=store, contradicted="correct",
+                             aggregator="vote")) as correcting:
         corrected = correcting.verify(answer, evidence=[EIFFEL])
         trace = correcting.trace(corrected.trace_id)
     assert not corrected.abstained

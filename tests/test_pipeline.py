@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 from veritype.aggregate import VoteAggregator
 from veritype.answer import confabulation_problems, render
 from veritype.claims import Claim
-from veritype.evidence import EvidencePack
+from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Status
 from veritype.pipeline import type_graph, verify_answer
 from veritype.typing import Thresholds
@@ -111,3 +111,43 @@ def test_copies_inside_qualifying_evidence_are_not_verified_by_the_default_views
         report = verify_answer(claim[0].upper() + claim[1:].rstrip(".") + ".",
                                EvidencePack.from_texts([evidence]), views)
         assert [c.type for c in report.grounded.claims] == [EvidenceType.VERIFIED], claim
+
+
+def test_a_one_sentence_answer_is_judged_whole_as_well_as_in_parts() -> None:
+    from veritype.claims import decompose
+    from veritype.pipeline import WHOLE, folded_by_whole, is_one_sentence, with_whole
+
+    answer = "The tower opened in 1889, and it was painted gold in 1900."
+    parts = decompose(answer)
+    assert is_one_sentence(answer, parts)
+    both = with_whole(answer, parts)
+    assert [c.claim_id for c in both.claims] == ["c1", "c2", WHOLE]
+    assert both.claims[-1].text == answer
+    assert not is_one_sentence("The tower opened in 1889. It is tall.", decompose(
+        "The tower opened in 1889. It is tall."))
+
+    # A fragment that fails on its own cannot sink a whole the evidence entails.
+    chunk = EVIDENCE.chunks[0]
+    span = Span(chunk.doc_id, chunk.chunk_id, chunk.start, chunk.start + 40)
+    graph = BeliefGraph.from_claims(both.claims, both.edges)
+    for node, verdict in zip(graph, (Verdict.ENTAILED, Verdict.UNKNOWN, Verdict.ENTAILED),
+                             strict=True):
+        node.results = [ViewResult("nli", verdict, 1.0 if verdict is Verdict.ENTAILED else 0.0,
+                                   spans=(span,))]
+    type_graph(graph, VoteAggregator(), Thresholds())
+    assert folded_by_whole(graph) == {"c1", "c2"}
+    grounded = render(graph, EVIDENCE, folded=folded_by_whole(graph))
+    assert grounded.answer.startswith(answer.rstrip("."))
+    assert grounded.limitations == []
+    assert {c.id: c.counted for c in grounded.claims} == {"c1": False, "c2": False, WHOLE: True}
+
+
+def test_an_entailed_one_sentence_claim_is_verified_whole_by_the_default_views() -> None:
+    from veritype.views import create_view
+
+    sentence = "The Rhine rises in the Swiss Alps and flows into the North Sea."
+    views = [create_view(name) for name in ("numeric", "lexical", "nli", "align")]
+    report = verify_answer("The Rhine rises in the Swiss Alps, and it flows into the North Sea.",
+                           EvidencePack.from_texts([sentence]), views)
+    assert report.grounded.answer.startswith("The Rhine rises in the Swiss Alps")
+    assert report.grounded.confidence.value == "high"

@@ -228,6 +228,29 @@ def _states_verbatim(claim: str, sentence: str) -> bool:
     return False
 
 
+def qualified_in(claim: str, evidence: str) -> bool:
+    """Whether ``evidence`` has ``claim`` word for word only inside words that qualify it
+    (a negation, quantifier, hedge, comparison, condition or report: "very few (if any)",
+    "more than", "it is likely that") or coordinate it ("euros and Swiss francs"); a copy
+    that is merely extended ("Visitors climb it daily.") is not."""
+    if quoted_in(claim, evidence) is not False:
+        return False
+    wanted = _normalised(claim)
+    for start, end in sentence_spans(evidence):
+        sentence = _normalised(evidence[start:end])
+        at = sentence.find(wanted)
+        while at >= 0:
+            before, after = sentence[:at], sentence[at + len(wanted):]
+            suffix = after.strip().rstrip(".!?;: ")
+            coordinated = suffix.lstrip(",;: \u2014-").split(" ", 1)[0] in {"and", "or", "nor"}
+            whole_words = (not before or not before[-1].isalnum()) and (
+                not after or not after[0].isalnum())
+            if whole_words and not (coordinated or _qualified(before) or _qualified(suffix)):
+                return False
+            at = sentence.find(wanted, at + 1)
+    return True
+
+
 def _normalised(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!?;: ")
 

@@ -1,8 +1,14 @@
 """Aggregators: turn the N view results for one claim into one support score.
 
-Every aggregator also reports whether the claim is *contradicted*: a strong view said
-so. That flag is separate from the score because typing lets it override any amount
-of support. Abstaining views (nothing to check) cast no vote anywhere.
+Every aggregator also reports whether the claim is *contradicted*: a strong view said so
+(or, for a learned aggregator, what its ``Veto`` asks: a quorum of strong views, each sure
+enough, or never). That flag is separate from the score because typing lets it override any
+amount of support. Abstaining views (nothing to check) cast no vote anywhere.
+
+The default aggregator (``create_aggregator("default")``) is a learned aggregator shipped
+in the package, fitted on training-side data only, with the thresholds and the
+veto chosen on a validation part of that data; its card,
+``veritype/models/aggregator/model_card.md``, states the data and the figures.
 """
 
 from __future__ import annotations
@@ -24,7 +30,11 @@ from veritype.evidence import Span
 from veritype.views import Verdict, ViewResult
 
 _FORMAT = "veritype.learned-aggregator"
-_VERSION = 1
+_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
+# A derived feature: a view's 1 − contradiction score, named after the view.
+NOT_CONTRADICTED = ".not_contradicted"
+DEFAULT_AGGREGATOR = Path(__file__).parent / "models" / "aggregator" / "aggregator.json"
 
 
 def support_mass(results: Sequence[ViewResult]) -> float:
@@ -35,11 +45,23 @@ def support_mass(results: Sequence[ViewResult]) -> float:
     return sum(result.verdict is Verdict.ENTAILED for result in votes) / len(votes)
 
 
-def evidence_union(results: Sequence[ViewResult]) -> tuple[Span, ...]:
-    """sigma(c): the spans of the views that said entailed, deduplicated and sorted."""
-    return tuple(
-        sorted({span for r in results if r.verdict is Verdict.ENTAILED for span in r.spans})
-    )
+def evidence_union(
+    results: Sequence[ViewResult], preferred: Collection[str] | None = None
+) -> tuple[Span, ...]:
+    """sigma(c): the spans of the views that said entailed, deduplicated and sorted.
+
+    With ``preferred`` view names, and one of them among those that said entailed, only the
+    preferred views' spans and the other spans that lie inside one of them: a word-overlap
+    or number check can point at a passage that shares the claim's words without stating
+    it, and a citation must support its claim."""
+    entailed = [r for r in results if r.verdict is Verdict.ENTAILED]
+    spans = {span for r in entailed for span in r.spans}
+    if preferred is not None and any(r.view in preferred for r in entailed):
+        kept = {span for r in entailed if r.view in preferred for span in r.spans}
+        spans = kept | {span for span in spans if any(
+            span.chunk_id == window.chunk_id and window.start <= span.start
+            and span.end <= window.end for window in kept)}
+    return tuple(sorted(spans))
 
 
 def _is_strong(view: str, strong: frozenset[str] | None) -> bool:
@@ -51,6 +73,46 @@ def is_contradicted(results: Sequence[ViewResult], strong: frozenset[str] | None
     return any(
         r.verdict is Verdict.CONTRADICTED and _is_strong(r.view, strong) for r in results
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Veto:
+    """When a contradiction overrides the score: at least ``quorum`` of the strong views
+    (only those named in ``views``, when given) said contradicted with a contradiction score
+    of at least ``floor`` (all of them when fewer than ``quorum`` vote)."""
+
+    quorum: int = 1
+    floor: float = 0.0
+    views: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.quorum, int) or isinstance(self.quorum, bool) or self.quorum < 1:
+            raise ValueError(f"veto quorum must be an integer >= 1, got {self.quorum!r}")
+        if not isinstance(self.floor, int | float) or not 0.0 <= self.floor <= 1.0:
+            raise ValueError(f"veto floor must lie in [0, 1], got {self.floor!r}")
+
+    def fires(self, results: Sequence[ViewResult], strong: frozenset[str] | None) -> bool:
+        voters = [r for r in results if _is_strong(r.view, strong)
+                  and (self.views is None or r.view in self.views)
+                  and r.verdict is not Verdict.ABSTAINED]
+        saying = sum(r.verdict is Verdict.CONTRADICTED and r.contradiction >= self.floor
+                     for r in voters)
+        return bool(voters) and saying >= max(1, min(self.quorum, len(voters)))
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"quorum": self.quorum, "floor": self.floor}
+        if self.views is not None:
+            data["views"] = list(self.views)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> Veto:
+        if not isinstance(data, dict) or not {"quorum", "floor"} <= set(data) <= {
+                "quorum", "floor", "views"}:
+            raise ValueError("veto must be {quorum, floor[, views]} or null")
+        views = data.get("views")
+        return cls(data["quorum"], data["floor"], None if views is None else tuple(views))
+
 
 
 def _strong_set(strong: Collection[str] | None) -> frozenset[str] | None:
@@ -122,15 +184,24 @@ def _sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return result
 
 
-def _n_features(n_views: int) -> int:
-    return n_views + n_views * (n_views - 1) // 2
+def _n_features(n_views: int, products: bool = True) -> int:
+    return n_views + (n_views * (n_views - 1) // 2 if products else 0)
+
+
+# Any strong view saying contradicted vetoes: the design's rule, and the vote's.
+_ANY_STRONG_VIEW = Veto()
 
 
 class LearnedAggregator:
     """Logistic regression over view scores and their pairwise products.
 
     Features, in order: the score of each of ``view_names`` (``fill`` when the view is
-    missing or abstained), then ``x_i * x_j`` for i < j. score = sigmoid(w·x + b).
+    missing or abstained), then, unless ``products`` is false, ``x_i * x_j`` for i < j.
+    score = sigmoid(w·x + b). A name
+    ``<view>.not_contradicted`` reads 1 − that view's contradiction score.
+
+    ``thresholds`` are the (τ, τ') the model was calibrated for, if any, and ``veto`` when
+    a contradiction overrides the score (None: never; the score alone decides).
     """
 
     def __init__(
@@ -141,16 +212,20 @@ class LearnedAggregator:
         *,
         strong: Collection[str] | None = None,
         fill: float = 0.5,
+        thresholds: tuple[float, float] | None = None,
+        veto: Veto | None = _ANY_STRONG_VIEW,
+        products: bool = True,
     ) -> None:
         names = tuple(view_names)
         if isinstance(view_names, str) or not all(isinstance(n, str) and n for n in names):
             raise ValueError(f"view_names must be non-empty strings, got {view_names!r}")
         if len(set(names)) != len(names):
             raise ValueError(f"view_names must be unique, got {list(names)}")
-        expected = _n_features(len(names))
+        expected = _n_features(len(names), products)
         if len(weights) != expected:
             raise ValueError(
-                f"{len(names)} views need {expected} weights (scores and pairwise products), "
+                f"{len(names)} views need {expected} weights "
+                f"({'scores and pairwise products' if products else 'scores'}), "
                 f"got {len(weights)}"
             )
         for label, value in [*((f"weights[{i}]", w) for i, w in enumerate(weights)),
@@ -159,20 +234,44 @@ class LearnedAggregator:
                 raise ValueError(f"{label} must be a finite number, got {value!r}")
         if not _is_real(fill) or not 0.0 <= fill <= 1.0:
             raise ValueError(f"fill must lie in [0, 1], got {fill!r}")
+        if thresholds is not None and not (
+            len(thresholds) == 2 and all(_is_real(t) for t in thresholds)
+            and 0.0 <= thresholds[1] < thresholds[0] <= 1.0
+        ):
+            raise ValueError(f"thresholds must be (tau, tau_low) with 0 <= tau_low < tau <= 1, "
+                             f"got {thresholds!r}")
         self.view_names = names
         self.weights = tuple(float(w) for w in weights)
         self.bias = float(bias)
         self.strong = _strong_set(strong)
         self.fill = float(fill)
+        self.thresholds = None if thresholds is None else (float(thresholds[0]),
+                                                           float(thresholds[1]))
+        self.veto = veto
+        self.products = products
 
     def __repr__(self) -> str:
         return (
             f"LearnedAggregator(view_names={list(self.view_names)}, weights={list(self.weights)}, "
-            f"bias={self.bias}, strong={self.strong}, fill={self.fill})"
+            f"bias={self.bias}, strong={self.strong}, fill={self.fill}, "
+            f"thresholds={self.thresholds}, veto={self.veto}, products={self.products})"
         )
 
+    def with_settings(self, **changes: Any) -> LearnedAggregator:
+        """The same fitted model with other ``strong`` views, ``thresholds`` or ``veto``."""
+        if unknown := sorted(set(changes) - {"strong", "thresholds", "veto"}):
+            raise ValueError(f"unknown settings {unknown}; known: strong, thresholds, veto")
+        settings: dict[str, Any] = {"strong": self.strong, "thresholds": self.thresholds,
+                                    "veto": self.veto, **changes}
+        return LearnedAggregator(self.view_names, self.weights, self.bias, fill=self.fill,
+                                 products=self.products, **settings)
+
+    def contradicted(self, results: Sequence[ViewResult]) -> bool:
+        """Whether the veto fires on one claim's results."""
+        return self.veto is not None and self.veto.fires(results, self.strong)
+
     def _features(self, results: Sequence[Sequence[ViewResult]]) -> npt.NDArray[np.float64]:
-        return _feature_matrix(results, self.view_names, self.fill)
+        return _feature_matrix(results, self.view_names, self.fill, self.products)
 
     def scores(self, results: Sequence[Sequence[ViewResult]]) -> list[float]:
         """Calibrated P(supported) for each claim."""
@@ -185,7 +284,7 @@ class LearnedAggregator:
 
     def aggregate_batch(self, results: Sequence[Sequence[ViewResult]]) -> list[Aggregate]:
         return [
-            Aggregate(score, is_contradicted(claim_results, self.strong), "learned")
+            Aggregate(score, self.contradicted(claim_results), "learned")
             for score, claim_results in zip(self.scores(results), results, strict=True)
         ]
 
@@ -200,6 +299,7 @@ class LearnedAggregator:
         strong: Collection[str] | None = None,
         fill: float = 0.5,
         max_iter: int = 100,
+        products: bool = True,
     ) -> LearnedAggregator:
         """Fit on a labelled calibration split by Newton's method (IRLS).
 
@@ -220,8 +320,8 @@ class LearnedAggregator:
         if view_names is None:
             view_names = sorted({r.view for claim_results in results for r in claim_results})
         # An all-zero model validates the arguments before any work is done.
-        template = cls(view_names, [0.0] * _n_features(len(view_names)), 0.0,
-                       strong=strong, fill=fill)
+        template = cls(view_names, [0.0] * _n_features(len(view_names), products), 0.0,
+                       strong=strong, fill=fill, products=products)
         design = np.hstack(
             [template._features(results), np.ones((len(results), 1), dtype=np.float64)]
         )
@@ -229,7 +329,7 @@ class LearnedAggregator:
         penalty[-1] = 0.0
         theta = _newton(design, y, penalty, max_iter)
         return cls(template.view_names, theta[:-1].tolist(), float(theta[-1]),
-                   strong=strong, fill=fill)
+                   strong=strong, fill=fill, products=products)
 
     def to_json(self) -> str:
         """The model as JSON; floats survive the round trip bit for bit."""
@@ -241,6 +341,9 @@ class LearnedAggregator:
             "bias": self.bias,
             "fill": self.fill,
             "strong": None if self.strong is None else sorted(self.strong),
+            "thresholds": None if self.thresholds is None else list(self.thresholds),
+            "veto": None if self.veto is None else self.veto.to_dict(),
+            "products": self.products,
         }
         return json.dumps(payload, indent=2, allow_nan=False) + "\n"
 
@@ -259,14 +362,17 @@ class LearnedAggregator:
                 f"got {data.get('format')!r}"
             )
         version = data.get("version")
-        if not isinstance(version, int) or isinstance(version, bool) or version != _VERSION:
+        if (not isinstance(version, int) or isinstance(version, bool)
+                or version not in _READABLE_VERSIONS):
             raise ValueError(
                 f"learned aggregator: unsupported version {version!r} "
-                f"(this build reads version {_VERSION})"
+                f"(this build reads versions {', '.join(map(str, _READABLE_VERSIONS))})"
             )
         keys = {"format", "version", "view_names", "weights", "bias", "fill", "strong"}
         if missing := sorted(keys - data.keys()):
             raise ValueError(f"learned aggregator: missing keys {missing}")
+        if version >= 2:
+            keys |= {"thresholds", "veto", "products"}
         if unknown := sorted(data.keys() - keys):
             raise ValueError(f"learned aggregator: unknown keys {unknown}")
         for key in ("view_names", "weights"):
@@ -275,9 +381,16 @@ class LearnedAggregator:
         strong = data["strong"]
         if strong is not None and not isinstance(strong, list):
             raise ValueError("learned aggregator: strong must be a list or null")
+        thresholds = data.get("thresholds")
+        if thresholds is not None and not isinstance(thresholds, list):
+            raise ValueError("learned aggregator: thresholds must be a list or null")
+        veto = data.get("veto", {"quorum": 1, "floor": 0.0})
         try:
             return cls(data["view_names"], data["weights"], data["bias"],
-                       strong=strong, fill=data["fill"])
+                       strong=strong, fill=data["fill"],
+                       thresholds=None if thresholds is None else tuple(thresholds),
+                       veto=None if veto is None else Veto.from_dict(veto),
+                       products=bool(data.get("products", True)))
         except ValueError as err:
             raise ValueError(f"learned aggregator: {err}") from None
 
@@ -295,7 +408,8 @@ class LearnedAggregator:
 
 
 def _feature_matrix(
-    results: Sequence[Sequence[ViewResult]], view_names: Sequence[str], fill: float
+    results: Sequence[Sequence[ViewResult]], view_names: Sequence[str], fill: float,
+    products: bool = True,
 ) -> npt.NDArray[np.float64]:
     base = np.full((len(results), len(view_names)), fill, dtype=np.float64)
     for row, claim_results in enumerate(results):
@@ -304,6 +418,12 @@ def _feature_matrix(
             result = _voted(indexed, name)
             if result is not None:
                 base[row, col] = result.score
+            elif name.endswith(NOT_CONTRADICTED):
+                source = _voted(indexed, name.removesuffix(NOT_CONTRADICTED))
+                if source is not None:
+                    base[row, col] = 1.0 - source.contradiction
+    if not products:
+        return base
     left, right = np.triu_indices(len(view_names), k=1)
     return np.hstack([base, base[:, left] * base[:, right]])
 
@@ -468,8 +588,12 @@ def _make_learned(**options: Any) -> Aggregator:
     model = LearnedAggregator.load(options["path"])
     if "strong" not in options:
         return model
-    return LearnedAggregator(model.view_names, model.weights, model.bias,
-                             strong=options["strong"], fill=model.fill)
+    return model.with_settings(strong=options["strong"])
+
+
+def _make_default(**options: Any) -> Aggregator:
+    _check_options("default", options, {"strong"})
+    return _make_learned(path=DEFAULT_AGGREGATOR, **options)
 
 
 def _make_rule(**options: Any) -> Aggregator:
@@ -477,6 +601,7 @@ def _make_rule(**options: Any) -> Aggregator:
 
 
 _FACTORIES: dict[str, Callable[..., Aggregator]] = {
+    "default": _make_default,
     "learned": _make_learned,
     "rule": _make_rule,
     "vote": _make_vote,
@@ -496,3 +621,28 @@ def create_aggregator(name: str, **options: Any) -> Aggregator:
             f"unknown aggregator {name!r}; known aggregators: {', '.join(available_aggregators())}"
         ) from None
     return factory(**options)
+
+
+def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:
+    """The (τ, τ') an aggregator was calibrated for; (0.8, 0.3) when it names none."""
+    thresholds = getattr(aggregator, "thresholds", None)
+    if isinstance(thresholds, tuple) and len(thresholds) == 2:
+        return float(thresholds[0]), float(thresholds[1])
+    return 0.8, 0.3
+
+
+def default_covers(view_names: Collection[str]) -> bool:
+    """Whether ``view_names`` include every view the default aggregator reads."""
+    model = LearnedAggregator.load(DEFAULT_AGGREGATOR)
+    needed = {name.removesuffix(NOT_CONTRADICTED) for name in model.view_names}
+    return needed <= set(view_names)
+
+
+def default_for(view_names: Collection[str], strong: Collection[str] | None) -> Aggregator:
+    """The default aggregator for these views: the shipped fitted model when every view it
+    reads runs, else the vote (a model fitted on other views would read missing ones as
+    ``fill``)."""
+    if default_covers(view_names):
+        model = LearnedAggregator.load(DEFAULT_AGGREGATOR)
+        return model if strong is None else model.with_settings(strong=strong)
+    return VoteAggregator(strong=strong)

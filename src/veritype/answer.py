@@ -72,6 +72,11 @@ class ClaimReport(_Model):
     support_mass: float = Field(ge=0.0, le=1.0)
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
     rendered: bool
+    counted: bool = Field(
+        default=True,
+        description="Whether the claim counts for the confidence label: it addresses the "
+        "question and is not a part shown through its whole.",
+    )
     citations: list[Citation] = Field(default_factory=list)
     views: list[ViewVerdict] = Field(default_factory=list)
 
@@ -116,8 +121,9 @@ _HEDGE = re.compile(
 
 
 def confidence_label(verified: int, substantive: int, *, contradicted: bool) -> Confidence:
-    """High ≥ 90% of substantive claims Verified and no contradiction; medium ≥ 75%;
-    low ≥ 50%; else insufficient evidence."""
+    """From the claims shown: ``verified`` of the ``substantive`` claims that count (on the
+    question, not folded into a whole) are shown. High when ≥ 90% are shown and none is
+    contradicted; medium ≥ 75%; low ≥ 50%; else insufficient evidence."""
     if substantive == 0:
         return Confidence.INSUFFICIENT_EVIDENCE
     share = verified / substantive
@@ -301,7 +307,7 @@ def render(
         rendered, citations = set(), {}
     shown = [node for node in nodes if node.claim.claim_id in rendered]
     text = " ".join(
-        _with_markers(node.claim.text, [c.ref for c in citations[node.claim.claim_id]])
+        _with_markers(node.claim.shown, [c.ref for c in citations[node.claim.claim_id]])
         for node in shown
     )
     refinements = []
@@ -314,7 +320,9 @@ def render(
     return GroundedAnswer(
         answer=text,
         claims=[
-            _report(node, citations.get(node.claim.claim_id, []), rendered)
+            _report(node, citations.get(node.claim.claim_id, []), rendered,
+                    counted=node.claim.claim_id not in folded
+                    and node.claim.claim_id not in off_question)
             for node in sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id))
         ],
         references=references.items if rendered else [],
@@ -368,7 +376,9 @@ def _abstention_reason(
     return None
 
 
-def _report(node: Node, citations: list[Citation], rendered: set[str]) -> ClaimReport:
+def _report(
+    node: Node, citations: list[Citation], rendered: set[str], *, counted: bool
+) -> ClaimReport:
     assert node.evidence_type is not None  # render() checked every node is typed
     return ClaimReport(
         id=node.claim.claim_id,
@@ -379,6 +389,7 @@ def _report(node: Node, citations: list[Citation], rendered: set[str]) -> ClaimR
         support_mass=node.mass,
         probability=node.probability,
         rendered=node.claim.claim_id in rendered,
+        counted=counted,
         citations=citations,
         views=[
             ViewVerdict(name=r.view, verdict=r.verdict.value, score=r.score) for r in node.results

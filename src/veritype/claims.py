@@ -21,6 +21,15 @@ normalises what it finds:
   written and flagged ``hedged``: dropping the hedge would verify, and show, a stronger
   claim than the draft made, and dropping the claim would hide what the draft said.
 - **Questions** ("Does aspirin ...?") are not claims and are skipped.
+- **Headings.** A Markdown heading line ("# Tower Bridge") is never a claim; it names what
+  the sentences under it are about.
+
+Every claim is made **self-contained** before it is verified: a claim that opens with a
+personal pronoun ("It opened in 1894."), a possessive ("Its main span ...") or a definite
+description of its referent ("The bridge opened ...") has that opening replaced by the
+subject of the claim (or heading) it refers to: "Tower Bridge opened in 1894.". The claim
+keeps its span in the answer and its words as written (``written``) for display; the
+resolved ``text`` is what the views read and the trace shows.
 """
 
 from __future__ import annotations
@@ -55,8 +64,9 @@ class Claim:
 
     ``text`` may differ from ``answer[start:end]`` when a coordinated clause borrowed
     the subject of its sentence ("... and was rebuilt in 1950" → "The bridge was
-    rebuilt in 1950") or a citation marker was left out. ``hedged`` marks a claim the
-    answer made tentatively ("may", "probably").
+    rebuilt in 1950") or a citation marker was left out. ``written`` is set when ``text``
+    resolved a pronoun or description to its referent: the claim as the answer worded it,
+    for display. ``hedged`` marks a claim the answer made tentatively ("may", "probably").
     """
 
     claim_id: str
@@ -65,6 +75,7 @@ class Claim:
     start: int = 0
     end: int = 0
     hedged: bool = False
+    written: str = ""
 
     def __post_init__(self) -> None:
         if not self.text.strip():
@@ -83,12 +94,20 @@ class Claim:
         }
         if self.hedged:
             data["hedged"] = 1
+        if self.written:
+            data["written"] = self.written
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, str | int]) -> Claim:
         return cls(str(data["claim_id"]), str(data["text"]), ClaimClass(str(data["claim_class"])),
-                   int(data["start"]), int(data["end"]), bool(data.get("hedged", 0)))
+                   int(data["start"]), int(data["end"]), bool(data.get("hedged", 0)),
+                   str(data.get("written", "")))
+
+    @property
+    def shown(self) -> str:
+        """The claim as the answer worded it (its resolved text when nothing was resolved)."""
+        return self.written or self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +288,7 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+")
+_HEADING_LINE = re.compile(r"[ \t]*#{1,6}[ \t]")
 
 
 def is_hedged(text: str) -> bool:
@@ -287,7 +307,8 @@ class ClaimCandidate:
 
     ``borrowed_subject`` marks a clause that took its sentence's subject; ``opens_sentence``
     a claim that may introduce a referent for pronoun-led claims after it; ``finished`` is
-    false for a sentence the answer broke off (no closing punctuation).
+    false for a sentence the answer broke off (no closing punctuation); ``heading`` marks a
+    heading, which names the referent of what follows and is no claim itself.
     """
 
     text: str
@@ -296,10 +317,75 @@ class ClaimCandidate:
     borrowed_subject: bool = False
     opens_sentence: bool = True
     finished: bool = True
+    heading: bool = False
 
 
 def _content_key(text: str) -> tuple[bool, tuple[tuple[str, int], ...]]:
     return has_negation(text), tuple(sorted(Counter(content_words(text)).items()))
+
+# A name at the start of a sentence: capitalised words, perhaps joined by "of"/"the"
+# ("The River Thames", "Bank of England"); the first word is no sentence-opening stopword.
+_LEADING_NAME = re.compile(
+    r"(?:The\s+)?(?!(?:In|On|At|By|For|From|With|After|Before|During|Since|As|If|When|While|"
+    r"Although|Because|However|Yes|No|The|A|An|It|He|She|They|We|This|That|These|Those|There|"
+    r"Its|His|Her|Their)\b)[A-Z][\w'\u2019.&-]*(?:\s+(?:(?:of|de|la|von|van|the|and|&)\s+)*"
+    r"[A-Z0-9][\w'\u2019.&-]*)*"
+)
+_PERSONAL_LEAD = re.compile(r"(?:it|he|she|they)\s+(?=\w)", re.IGNORECASE)
+_POSSESSIVE_LEAD = re.compile(r"(?:its|his|her|their)\s+(?=\w)", re.IGNORECASE)
+_DESCRIPTION_LEAD = re.compile(r"the\s+([a-z][\w-]*)\s+(?=\w)", re.IGNORECASE)
+_HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
+# "The new bridge" before its verb; plural nouns end in -es too, so only auxiliaries and
+# past tenses count as the verb here.
+_DEFINITE_SUBJECT = re.compile(rf"(The\s+.*?)\s+(?:{_AUXILIARY}|\w+ed)\b")
+
+
+def subject_of(text: str) -> str | None:
+    """The subject a later pronoun can stand for: a leading name ("Tower Bridge"), else a
+    short definite noun phrase before the first verb ("The new bridge"); None when it opens
+    with a pronoun, a preposition or has no clear subject."""
+    if ANAPHORIC_LEAD.match(text) or _THERE_LEAD.match(text):
+        return None
+    name = _LEADING_NAME.match(text)
+    if name is not None and name.end() < len(text) and not text[name.end()].isalnum():
+        found = name.group(0).rstrip(".")
+        return found if len(found.split()) <= 8 else None
+    phrase = _DEFINITE_SUBJECT.match(text)
+    if phrase is None:
+        return None
+    words = phrase.group(1).split()
+    return phrase.group(1) if len(words) <= 5 else None
+
+
+def _agrees(pronoun: str, subject: str) -> bool:
+    """Whether ``pronoun`` can stand for ``subject``: "they" for a plural ("The trials"),
+    "he"/"she" for a person's name, "it" for a name or a singular ("The trial"); "The trial
+    enrolled patients. They ..." speaks of the patients, not the trial."""
+    last = subject.split()[-1]
+    named = last[:1].isupper()
+    plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and not named
+    if pronoun in ("they", "their"):
+        return plural
+    if pronoun in ("he", "she", "his", "her"):
+        return named and not subject.startswith("The ")
+    return not plural
+
+
+def resolve(text: str, subject: str | None) -> str:
+    """``text`` with its opening pronoun, possessive or description of ``subject`` replaced by
+    ``subject``; unchanged when it opens with none of them or there is no subject."""
+    if not subject:
+        return text
+    lead = _PERSONAL_LEAD.match(text) or _POSSESSIVE_LEAD.match(text)
+    if lead is not None and _agrees(lead.group(0).strip().lower(), subject):
+        if lead.re is _PERSONAL_LEAD:
+            return subject + " " + text[lead.end():]
+        owner = subject + ("\u2019" if subject.endswith("s") else "'s")
+        return owner + " " + text[lead.end():]
+    lead = _DESCRIPTION_LEAD.match(text)
+    if lead is not None and lead.group(1).lower() in subject.lower().split()[1:]:
+        return subject + " " + text[lead.end():]
+    return text
 
 
 def build_decomposition(
@@ -309,18 +395,25 @@ def build_decomposition(
 
     Claim ids are ``{prefix}1``, ``{prefix}2``, ... in order. A claim that opens with a
     pronoun (or borrowed its subject) depends on the closest earlier claim that opened a
-    sentence without a pronoun. Repeats are judged on content words and polarity; for
-    dependent claims, also on their referent.
+    sentence without a pronoun, and is resolved against that claim's subject (or the
+    closest heading's, when no claim came between). Repeats are judged on content words and
+    polarity; for dependent claims, also on their referent.
     """
     claims: list[Claim] = []
     edges: list[tuple[str, str]] = []
     seen: dict[tuple[object, ...], str] = {}
     referent: str | None = None
+    subject: str | None = None
     for candidate in candidates:
-        text = strip_citation_markers(candidate.text).strip()
-        if not text or not content_words(text):
+        if candidate.heading:
+            subject, referent = candidate.text.strip() or None, None
             continue
-        led_by_pronoun = bool(ANAPHORIC_LEAD.match(text) or _THERE_LEAD.match(text))
+        written = strip_citation_markers(candidate.text).strip()
+        if not written or not content_words(written):
+            continue
+        led_by_pronoun = bool(ANAPHORIC_LEAD.match(written) or _THERE_LEAD.match(written))
+        text = resolve(written, subject) if led_by_pronoun or _DESCRIPTION_LEAD.match(
+            written) else written
         depends = (led_by_pronoun or candidate.borrowed_subject) and referent is not None
         key: tuple[object, ...] = (referent if depends else None, *_content_key(text))
         if key in seen or (not candidate.finished and _repeats_a_start(text, claims)):
@@ -334,6 +427,7 @@ def build_decomposition(
             start=candidate.start,
             end=candidate.end,
             hedged=is_hedged(text),
+            written=written if text != written else "",
         )
         claims.append(claim)
         seen[key] = claim.claim_id
@@ -341,6 +435,7 @@ def build_decomposition(
             edges.append((referent, claim.claim_id))
         if candidate.opens_sentence and not led_by_pronoun:
             referent = claim.claim_id
+            subject = subject_of(text) or subject
     return Decomposition(claims=claims, edges=edges)
 
 
@@ -371,14 +466,15 @@ def _segments(answer: str) -> list[tuple[int, int]]:
 
 
 def _blocks(answer: str) -> list[tuple[int, int]]:
-    """``answer`` cut at the line breaks that begin or end a list item."""
+    """``answer`` cut at the line breaks that begin or end a list item or a heading."""
     blocks: list[tuple[int, int]] = []
     start = 0
     line_start = 0
     for index, char in enumerate(answer):
         if char != "\n":
             continue
-        if _LIST_MARKER.match(answer, index + 1) or _LIST_MARKER.match(answer, line_start):
+        if any(pattern.match(answer, position) for pattern in (_LIST_MARKER, _HEADING_LINE)
+               for position in (index + 1, line_start)):
             blocks.append((start, index))
             start = index + 1
         line_start = index + 1
@@ -402,6 +498,11 @@ def rule_candidates(answer: str) -> list[ClaimCandidate]:
     candidates: list[ClaimCandidate] = []
     for segment_start, segment_end in _segments(answer):
         raw = answer[segment_start:segment_end]
+        heading = _HEADING.match(raw)
+        if heading is not None:
+            candidates.append(ClaimCandidate(heading.group(1), segment_start + heading.start(1),
+                                             segment_start + heading.end(1), heading=True))
+            continue
         if raw.rstrip("\"')\u201d\u2019").endswith("?"):
             continue
         skipped = _lead_in_length(raw)

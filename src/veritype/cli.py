@@ -14,7 +14,7 @@ from rich.table import Table
 from veritype import __version__
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
-from veritype.aggregate import create_aggregator
+from veritype.aggregate import create_aggregator, default_for, recommended_thresholds
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.engine import EngineConfig
@@ -94,13 +94,22 @@ def verify(
             "--views", help=f"Comma-separated view names; known: {', '.join(available_views())}."
         ),
     ] = DEFAULT_VIEWS,
-    tau: Annotated[float, typer.Option("--tau", help="τ: score needed for Verified.")] = 0.8,
+    tau: Annotated[
+        float | None,
+        typer.Option("--tau", help="τ: score needed for Verified (default: the aggregator's "
+                     "calibrated τ; 0.8 for vote and rule).", show_default=False),
+    ] = None,
     tau_low: Annotated[
-        float, typer.Option("--tau-low", help="τ': score at or below which a claim is Unsupported.")
-    ] = 0.3,
+        float | None,
+        typer.Option("--tau-low", help="τ': score at or below which a claim is Unsupported "
+                     "(default: the aggregator's; 0.3 for vote and rule).", show_default=False),
+    ] = None,
     aggregator: Annotated[
-        str, typer.Option("--aggregator", help="How view results combine: vote, rule or learned.")
-    ] = "vote",
+        str,
+        typer.Option("--aggregator",
+                     help="How view results combine: default (the shipped fitted model when "
+                     "its views run, else vote), vote, rule or learned."),
+    ] = "default",
     aggregator_file: Annotated[
         Path | None,
         typer.Option("--aggregator-file", help="A fitted learned aggregator (JSON)."),
@@ -116,7 +125,6 @@ def verify(
     if (answer is None) == (answer_file is None):
         raise _fail("give exactly one of --answer TEXT or --answer-file FILE")
     try:
-        thresholds = Thresholds(tau=tau, tau_low=tau_low)
         limit = Budget(limit=budget)
         text = read_text_file(answer_file) if answer_file is not None else answer or ""
         documents = [
@@ -128,7 +136,11 @@ def verify(
         options: dict[str, object] = {"strong": strong}
         if aggregator_file is not None:
             options["path"] = aggregator_file
-        combiner = create_aggregator(aggregator, **options)
+        combiner = (default_for([view.name for view in view_list], strong)
+                    if aggregator == "default" else create_aggregator(aggregator, **options))
+        recommended = recommended_thresholds(combiner)
+        thresholds = Thresholds(tau=recommended[0] if tau is None else tau,
+                                tau_low=recommended[1] if tau_low is None else tau_low)
     except (ValueError, ViewRegistryError) as error:
         raise _fail(str(error)) from None
     if not text.strip():
@@ -201,6 +213,48 @@ def train_verifier(
         )
     except (ConfigError, DataError, FileExistsError) as error:
         raise _fail(str(error)) from None
+
+
+@train_app.command("aggregator")
+def train_aggregator(
+    data_dir: Annotated[
+        Path,
+        typer.Option(
+            "--data-dir", envvar="VERITYPE_DATA_DIR",
+            help="The datasets folder (nli/, halueval/, ...).",
+        ),
+    ],
+    output_dir: Annotated[
+        Path, typer.Option("--output-dir", help="Where aggregator.json and its card go.")
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Sampling and split seed.")] = 0,
+) -> None:
+    """Fit the default aggregator on training-side data; choose its features, thresholds and
+    contradiction quorum on a held-apart part; write the model, its report and its card."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from veritype.evaluation.data import DataError
+    from veritype.train.aggregator import fit_default
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeRemainingColumn(), transient=True) as progress:
+        task = progress.add_task("scoring pairs", total=None)
+        try:
+            report = fit_default(
+                data_dir, output_dir, seed=seed,
+                on_progress=lambda done, total: progress.update(task, completed=done,
+                                                                total=total),
+            )
+        except (DataError, ValueError) as error:
+            raise _fail(str(error)) from None
+    chosen, check = report["chosen"], report["check"]
+    veto = chosen["veto"]
+    rule = "never" if veto is None else ", ".join(f"{key} {value}" for key, value in veto.items())
+    typer.echo(
+        f"{chosen['candidate']}, veto {rule}, "
+        f"tau {chosen['tau']:.3f}, tau_low {chosen['tau_low']:.3f}; check precision "
+        f"{check['precision']:.3f}, recall {check['recall']:.3f} -> {output_dir}"
+    )
 
 
 @app.command()
@@ -344,7 +398,10 @@ def _print_grounded(grounded: GroundedAnswer) -> None:
             ),
             highlight=False,
         )
-    _out.print(f"[bold]Confidence:[/] {grounded.confidence.value}")
+    counted = [claim for claim in grounded.claims if claim.counted]
+    shown = sum(claim.rendered for claim in counted)
+    _out.print(f"[bold]Confidence:[/] {grounded.confidence.value} "
+               f"({shown} of {len(counted)} claims on the question shown)")
     for limitation in grounded.limitations:
         _out.print(f"  - {escape(limitation)}", highlight=False)
     if grounded.query_refinements:

@@ -22,14 +22,28 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from rich.console import Console
 
-from veritype.aggregate import Aggregator, LearnedAggregator, VoteAggregator, create_aggregator
+from veritype.aggregate import (
+    Aggregator,
+    LearnedAggregator,
+    VoteAggregator,
+    create_aggregator,
+    default_for,
+    recommended_thresholds,
+)
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer, Reference, render
 from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, decompose
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.ingest import Corpus, IngestReport
-from veritype.pipeline import type_graph
+from veritype.pipeline import (
+    WHOLE,
+    citing_views,
+    folded_by_whole,
+    is_one_sentence,
+    type_graph,
+    with_whole,
+)
 from veritype.relevance import Similarity, off_question_claims
 from veritype.retrieval import ScoredChunk
 from veritype.typing import ThresholdError, Thresholds
@@ -54,10 +68,11 @@ class EngineConfig(BaseModel):
     generator: str = "extractive"
     generator_options: dict[str, Any] = Field(default_factory=dict)
     views: list[str] = Field(default_factory=lambda: ["numeric", "lexical", "nli", "align"])
-    aggregator: str = "vote"
+    aggregator: str = "default"
     aggregator_file: Path | None = None
-    tau: float = 0.8
-    tau_low: float = 0.3
+    # None: the thresholds the aggregator was calibrated for (0.8 / 0.3 for the vote).
+    tau: float | None = None
+    tau_low: float | None = None
     budget: float | None = None
     k: int = Field(default=3, ge=1, le=100)
     claim_k: int = Field(default=3, ge=1, le=50)
@@ -131,21 +146,28 @@ class Engine:
         """``console`` shows progress when the demo corpus is ingested on first use;
         ``create_store=False`` refuses a store that does not exist yet (for readers)."""
         self.config = config if config is not None else EngineConfig()
+        self._draft_view_names()  # refuse unknown view names before any work is done
+        self.aggregator = self._make_aggregator()
+        tau, tau_low = recommended_thresholds(self.aggregator)
         try:
-            self.thresholds = Thresholds(self.config.tau, self.config.tau_low)
+            self.thresholds = Thresholds(
+                tau if self.config.tau is None else self.config.tau,
+                tau_low if self.config.tau_low is None else self.config.tau_low,
+            )
         except ThresholdError as error:
             raise EngineError(str(error)) from None
-        self._draft_view_names()  # refuse unknown view names before any work is done
         self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
         if self.config.demo:
             self.corpus.ensure_demo(console=console)
         self._lock = threading.RLock()
         self._views: list[VerificationView] | None = None
         self._generator: Any = None
-        self.aggregator = self._make_aggregator()
 
     def _make_aggregator(self) -> Aggregator:
         config = self.config
+        if config.aggregator == "default":
+            # Which views are strong is known once they are built (see ``views``).
+            return default_for(config.views, None)
         if config.aggregator == "learned":
             if config.aggregator_file is None:
                 raise EngineError("the learned aggregator needs aggregator_file (a fitted JSON)")
@@ -166,9 +188,12 @@ class Engine:
             known = set(available_views())
             draft = self._draft_view_names()
             self._views = [create_view(name) for name in self.config.views if name in known]
+            strong = [view.name for view in self._views if view.strong]
             if isinstance(self.aggregator, VoteAggregator):
-                strong = [view.name for view in self._views if view.strong]
                 self.aggregator = VoteAggregator(strong=strong)
+            elif self.config.aggregator == "default" and isinstance(self.aggregator,
+                                                                    LearnedAggregator):
+                self.aggregator = self.aggregator.with_settings(strong=strong)
             if not self._views and not draft:
                 raise EngineError("views: at least one evidence view is needed")
         return self._views
@@ -316,6 +341,8 @@ class Engine:
     ) -> GroundedAnswer:
         started = time.perf_counter()
         decomposition = decompose(text)
+        if kind == "verify" and is_one_sentence(text, decomposition):
+            decomposition = with_whole(text, decomposition)
         graph = BeliefGraph.from_claims(decomposition.claims, decomposition.edges)
         timings["decompose_s"] = time.perf_counter() - started
 
@@ -328,12 +355,13 @@ class Engine:
         budget = Budget(limit=self.config.budget)
         spend = run_views(graph, packs, views, aggregator=self.aggregator,
                           thresholds=self.thresholds, budget=budget)
-        type_graph(graph, self.aggregator, self.thresholds)
+        type_graph(graph, self.aggregator, self.thresholds, citing_views(views))
         timings["verify_s"] = time.perf_counter() - mark
 
         mark = time.perf_counter()
         refinements, folded, spend = self._refine(graph, packs, views, spend, query, fixed,
                                                   filters)
+        folded |= folded_by_whole(graph)
         notes, corrections = self._handle_contradictions(graph, packs, views)
         timings["refine_s"] = time.perf_counter() - mark
 
@@ -485,7 +513,9 @@ class Engine:
         compound stand Verified only when every part is (depth-bounded, within budget)."""
         refinements: list[dict[str, Any]] = []
         folded: set[str] = set()
-        pending = [node for node in graph if node.evidence_type is EvidenceType.UNCERTAIN]
+        # The whole of a one-sentence answer is already judged beside its parts.
+        pending = [node for node in graph if node.evidence_type is EvidenceType.UNCERTAIN
+                   and node.claim.claim_id != WHOLE]
         for depth in range(1, self.config.refine_depth + 1):
             if not pending:
                 break
@@ -510,7 +540,7 @@ class Engine:
             sub_packs = self._sub_packs(subgraph, parts_of, packs, query, fixed, filters)
             sub_spend = run_views(subgraph, sub_packs, views, aggregator=self.aggregator,
                                   thresholds=self.thresholds, budget=Budget(limit=remaining))
-            type_graph(subgraph, self.aggregator, self.thresholds)
+            type_graph(subgraph, self.aggregator, self.thresholds, citing_views(views))
             spend = _add_spend(spend, sub_spend)
             next_pending: list[Node] = []
             for compound_id, ids in parts_of.items():
@@ -600,7 +630,7 @@ class Engine:
             fix_packs = {fid: packs[origin] for fid, origin in fixed_from.items()}
             run_views(fixes, fix_packs, views, aggregator=self.aggregator,
                       thresholds=self.thresholds)
-            type_graph(fixes, self.aggregator, self.thresholds)
+            type_graph(fixes, self.aggregator, self.thresholds, citing_views(views))
             for fix_node in fixes:
                 fid, origin = fix_node.claim.claim_id, fixed_from[fix_node.claim.claim_id]
                 graph.add_claim(fix_node.claim)

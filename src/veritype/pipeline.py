@@ -12,12 +12,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from veritype.aggregate import Aggregator, VoteAggregator, evidence_union, support_mass
+from veritype.aggregate import (
+    Aggregator,
+    VoteAggregator,
+    default_for,
+    evidence_union,
+    recommended_thresholds,
+    support_mass,
+)
 from veritype.answer import Confidence, GroundedAnswer, render
 from veritype.budget import Budget, run_views
-from veritype.claims import decompose
+from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
 from veritype.evidence import EvidencePack
-from veritype.graph import BeliefGraph
+from veritype.graph import BeliefGraph, EvidenceType
 from veritype.typing import Thresholds, status_of, type_claim
 from veritype.views._base import VerificationView
 
@@ -36,18 +43,66 @@ class VerificationReport(BaseModel):
     budget: dict[str, float | int | None]
 
 
-def type_graph(graph: BeliefGraph, aggregator: Aggregator, thresholds: Thresholds) -> None:
-    """Aggregate each node's view results and set its mass, evidence, status and type."""
+def citing_views(views: Sequence[VerificationView]) -> list[str]:
+    """The views whose spans are windows they found to entail the claim (the model views):
+    when one of them entailed, only their spans are cited, since a word-overlap or number
+    check can point at a sentence that shares the claim's words without stating it."""
+    return [view.name for view in views if getattr(view, "cites_entailment", False)]
+
+
+def type_graph(
+    graph: BeliefGraph,
+    aggregator: Aggregator,
+    thresholds: Thresholds,
+    citing: Sequence[str] | None = None,
+) -> None:
+    """Aggregate each node's view results and set its mass, evidence, status and type;
+    ``citing`` views' spans are preferred as evidence (see :func:`citing_views`)."""
     nodes = list(graph)
     aggregates = aggregator.aggregate_batch([node.results for node in nodes])
     for node, aggregate in zip(nodes, aggregates, strict=True):
         node.mass = support_mass(node.results)
         node.probability = None if isinstance(aggregator, VoteAggregator) else aggregate.score
-        node.evidence = list(evidence_union(node.results))
+        node.evidence = list(evidence_union(node.results, citing))
         node.status = status_of(aggregate.score, contradicted=aggregate.contradicted,
                                 thresholds=thresholds)
         node.evidence_type = type_claim(aggregate.score, contradicted=aggregate.contradicted,
                                         thresholds=thresholds)
+
+
+WHOLE = "whole"
+
+
+def with_whole(answer: str, decomposition: Decomposition) -> Decomposition:
+    """A one-sentence answer that was split into parts, with the whole sentence added as
+    claim ``whole``: a part that fails on its own (a fragment without its context) must not
+    sink a claim whose whole is entailed. Other answers are returned as they are."""
+    claims = decomposition.claims
+    if len(claims) < 2:
+        return decomposition
+    start, end = min(c.start for c in claims), max(c.end for c in claims)
+    sentence = answer[start:end].strip()
+    if not sentence or any(c.claim_id == WHOLE for c in claims):
+        return decomposition
+    whole = Claim(WHOLE, sentence, classify(sentence), start, end, is_hedged(sentence))
+    return Decomposition([*claims, whole], list(decomposition.edges))
+
+
+def folded_by_whole(graph: BeliefGraph) -> set[str]:
+    """What the whole claim hides: its parts when it is Verified, else itself."""
+    if WHOLE not in graph:
+        return set()
+    if graph.node(WHOLE).evidence_type is EvidenceType.VERIFIED:
+        return {node.claim.claim_id for node in graph} - {WHOLE}
+    return {WHOLE}
+
+
+def is_one_sentence(answer: str, decomposition: Decomposition) -> bool:
+    """Whether every claim of ``answer`` lies in one sentence (the claim was given alone)."""
+    from veritype._text import sentence_spans
+
+    spans = sentence_spans(answer.strip())
+    return len(spans) == 1 and len(decomposition.claims) >= 2
 
 
 def verify_answer(
@@ -70,12 +125,16 @@ def verify_answer(
     if not views:
         raise ValueError("at least one verification view is needed")
     if aggregator is None:
-        aggregator = VoteAggregator(strong=[view.name for view in views if view.strong])
-    thresholds = thresholds if thresholds is not None else Thresholds()
+        aggregator = default_for([view.name for view in views],
+                                 [view.name for view in views if view.strong])
+    thresholds = thresholds if thresholds is not None else Thresholds(
+        *recommended_thresholds(aggregator))
     budget = budget if budget is not None else Budget()
 
     started = time.perf_counter()
     decomposition = decompose(answer)
+    if is_one_sentence(answer, decomposition):
+        decomposition = with_whole(answer, decomposition)
     graph = BeliefGraph.from_claims(decomposition.claims, decomposition.edges)
     decomposed = time.perf_counter()
 
@@ -87,13 +146,14 @@ def verify_answer(
         pack = EvidencePack.merge({id(p): p for p in evidence.values()}.values())
     spend = run_views(graph, packs, views, aggregator=aggregator, thresholds=thresholds,
                       budget=budget)
-    type_graph(graph, aggregator, thresholds)
+    type_graph(graph, aggregator, thresholds, citing_views(views))
     verified = time.perf_counter()
 
     grounded = render(
         graph,
         pack,
         min_confidence=min_confidence,
+        folded=folded_by_whole(graph),
         timings={"decompose_s": decomposed - started, "verify_s": verified - decomposed},
     )
     return VerificationReport(

@@ -11,10 +11,10 @@ on-question claim depends on, and what depends on it (a pronoun-led continuation
 the question too.
 
 A question that names its subject ("When did the Golden Gate Bridge open?") asks about that
-subject only. A claim addresses it when the claim names it, or when the passage the claim is
-cited to does (its document title, or the chunk up to the cited words): "It opened in 1894."
-cited to a passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and
-so is off the question, whatever the belief graph says.
+subject only. A claim addresses it when the claim, as the draft wrote it, names it, or when
+the passage the claim is cited to does (its document title, or the chunk up to the cited
+words): "It opened in 1894." cited to a passage about Tower Bridge is about Tower Bridge,
+wherever the draft put it, and so is off the question, whatever the belief graph says.
 
 Pure: the similarity function is passed in, so this module loads no model.
 """
@@ -70,7 +70,7 @@ def question_subjects(question: str) -> list[frozenset[str]]:
         name_word = (index > 0 and _NAME.fullmatch(word) is not None
                      and word.lower() not in STOPWORDS)
         if name_word:
-            run.append(word.lower())
+            run.append(_name_word(word))
             continue
         if run:
             subjects.append(frozenset(run))
@@ -80,13 +80,21 @@ def question_subjects(question: str) -> list[frozenset[str]]:
     return [words - _KIND_WORDS for words in subjects if words - _KIND_WORDS]
 
 
+def _name_word(word: str) -> str:
+    """A word of a name as both sides compare it: lower case, no possessive ("Curie's")."""
+    word = word.lower().replace("\u2019", "'")
+    return word[:-2] if word.endswith("'s") else word
+
+
 def _names(text: str, subjects: list[frozenset[str]]) -> bool:
-    words = {match.group(0).lower() for match in tokens(text)}
+    words = {_name_word(match.group(0)) for match in tokens(text)}
     return any(subject <= words for subject in subjects)
 
 
 def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
-    if _names(node.claim.text, subjects):
+    # The words as written: a pronoun resolved from the draft ("It" → "The River Thames")
+    # names the subject the draft meant, not the one its evidence is about.
+    if _names(node.claim.shown, subjects):
         return True
     for span in node.evidence:
         if not evidence.has_chunk(span.chunk_id):

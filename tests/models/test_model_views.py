@@ -16,7 +16,7 @@ TEXT = (
 
 def test_windows_overlap_and_resolve() -> None:
     pack = EvidencePack.from_texts([TEXT, "One sentence only."])
-    windows = evidence_windows(pack, 2)
+    windows = evidence_windows(pack, (2,))
     assert [pack.quote(w.span) for w in windows] == [
         "The tower is 330 metres tall. It opened in 1889.",
         "The tower is 330 metres tall. It opened in 1889. It was built of iron.",
@@ -24,14 +24,14 @@ def test_windows_overlap_and_resolve() -> None:
         "One sentence only.",
     ]
     assert all(w.text == pack.quote(w.span) for w in windows)
-    single = [pack.quote(w.span) for w in evidence_windows(pack, 1)]
+    single = [pack.quote(w.span) for w in evidence_windows(pack, (1,))]
     assert single[1] == "The tower is 330 metres tall. It opened in 1889."
     assert single[3] == "Visitors climb it daily."
     assert len(single) == 5
     bridge = EvidencePack.from_texts(
         ["The Golden Gate Bridge spans a strait. The bridge opened in 1937. Ships pass it."]
     )
-    assert [bridge.quote(w.span) for w in evidence_windows(bridge, 1)] == [
+    assert [bridge.quote(w.span) for w in evidence_windows(bridge, (1,))] == [
         "The Golden Gate Bridge spans a strait.",
         "The Golden Gate Bridge spans a strait. The bridge opened in 1937.",
         "Ships pass it.",
@@ -45,7 +45,7 @@ def test_a_window_opening_with_a_pronoun_reads_its_antecedent() -> None:
             "It was completed in 1889. The tower is 330 metres tall."
         ]
     )
-    view = _shipped_align(sentences_per_window=1)
+    view = _shipped_align(window_sizes=(1,))
     result = view.verify(Claim("c1", "The Eiffel Tower was completed in 1889."), pack)
     assert result.verdict is not Verdict.CONTRADICTED
     assert "Eiffel Tower" in pack.quote(result.spans[0])
@@ -71,8 +71,8 @@ def test_view_cites_the_deciding_window(tiny_run: Path) -> None:
 def test_view_settings_are_validated(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="entail_threshold"):
         CrossEncoderView("nli", None, entail_threshold=0.0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="sentences_per_window"):
-        CrossEncoderView("nli", None, sentences_per_window=0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="window_sizes"):
+        CrossEncoderView("nli", None, window_sizes=(0,))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_windows"):
         CrossEncoderView("nli", None, max_windows=0)  # type: ignore[arg-type]
 
@@ -99,7 +99,7 @@ def test_only_the_windows_closest_to_the_claim_are_scored() -> None:
     pack = EvidencePack.from_texts([filler + " The bridge opened to traffic in 1937."])
     narrow = _shipped_align(max_windows=2)
     claim = Claim("c1", "The bridge carried traffic from 1937.")
-    windows = narrow._closest(claim, evidence_windows(pack, 2))
+    windows = narrow._closest(claim, evidence_windows(pack, (2,)))
     assert len(windows) == 2
     assert windows[-1].text.endswith("The bridge opened to traffic in 1937.")
     assert "bridge" in pack.quote(narrow.verify(claim, pack).spans[0])

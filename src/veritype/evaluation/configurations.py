@@ -132,6 +132,7 @@ def fit_learned(
     contradiction_features: bool = False,
     l2: float | None = None,
     seed: int = 0,
+    products: bool = True,
 ) -> LearnedFit:
     """Fit on all rows of ``table`` (the calibration split); without ``l2`` the penalty is
     chosen from ``L2_GRID`` by 5-fold cross-validated log-loss over groups."""
@@ -153,12 +154,13 @@ def fit_learned(
                         continue
                     model = LearnedAggregator.fit(
                         [results[i] for i in train], [labels[i] for i in train],
-                        view_names=names, l2=penalty, strong=strong,
+                        view_names=names, l2=penalty, strong=strong, products=products,
                     )
                     predicted[test] = model.scores([results[i] for i in test])
                 losses.append(_log_loss(predicted, truth))
             l2 = L2_GRID[int(np.argmin(losses))]
-        model = LearnedAggregator.fit(results, labels, view_names=names, l2=l2, strong=strong)
+        model = LearnedAggregator.fit(results, labels, view_names=names, l2=l2, strong=strong,
+                                      products=products)
     return LearnedFit(model, l2, contradiction_features, tuple(views))
 
 

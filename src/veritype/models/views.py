@@ -1,24 +1,29 @@
 """Verification views backed by an NLI cross-encoder: ``nli`` and ``align``.
 
-Evidence longer than the model's window is scored as overlapping sentence windows; the
-view keeps the window with the best entailment and the one with the strongest
-contradiction, and cites whichever decided the verdict. A claim that a window states word
-for word, with nothing around the copy that qualifies it, is entailed without the model.
-Only the windows that share the
-most content words with the claim are scored (``max_windows``): a window without the
-claim's words can neither entail nor contradict it, and the model is the costly part.
+Evidence longer than the model's window is scored as overlapping windows of two sentences
+(``window_sizes``; on long training-side documents, windows of one to three sentences read
+worse: ``benchmarks/long_evidence.py``). The view keeps the window with the best entailment
+and the one with the strongest contradiction, and cites whichever decided the verdict. A
+claim that a window states word for word, with nothing around the copy that qualifies it, is
+entailed without the model. Only the windows closest to the claim are scored
+(``max_windows``), ranked by the claim words they hold, each weighted by its rarity among
+the evidence's windows (BM25's idf), so any sentence of a long document can be reached by
+the words it shares with the claim: a window without the claim's words can neither entail
+nor contradict it, and the model is the costly part.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from veritype._text import ANAPHORIC_LEAD, content_words, quoted_in
+from veritype._text import ANAPHORIC_LEAD, content_words, qualified_in, quoted_in
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -39,27 +44,33 @@ class _Window:
 _DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 
 
-def evidence_windows(pack: EvidencePack, sentences_per_window: int) -> list[_Window]:
-    """Overlapping windows of consecutive sentences within each chunk (stride one sentence).
+def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
+    """Overlapping windows of ``sizes`` consecutive sentences within each chunk (stride one
+    sentence), each distinct span once.
 
     A window whose first sentence opens with a pronoun or a definite description also takes
     the sentence before it: "It was completed in 1889." or "The bridge opened in 1937." alone
     cannot say what "it" or "the bridge" is, and a model reads the missing name as a different
     one."""
     windows: list[_Window] = []
+    seen: set[Span] = set()
     for chunk in pack:
         sentences = chunk.sentences()
-        count = max(1, len(sentences) - sentences_per_window + 1)
-        for first in range(count):
-            group = sentences[first : first + sentences_per_window]
-            if not group:
-                continue
-            opening = group[0]
-            if first > 0 and _leans_back(chunk.slice(opening.start, opening.end)):
-                group = [sentences[first - 1], *group]
-            span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
-            text = chunk.slice(span.start, span.end)
-            windows.append(_Window(span, text, frozenset(content_words(text))))
+        for size in sorted(set(sizes)):
+            count = max(1, len(sentences) - size + 1)
+            for first in range(count):
+                group = sentences[first : first + size]
+                if not group:
+                    continue
+                opening = group[0]
+                if first > 0 and _leans_back(chunk.slice(opening.start, opening.end)):
+                    group = [sentences[first - 1], *group]
+                span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
+                if span in seen:
+                    continue
+                seen.add(span)
+                text = chunk.slice(span.start, span.end)
+                windows.append(_Window(span, text, frozenset(content_words(text))))
     return windows
 
 
@@ -67,17 +78,34 @@ def _leans_back(sentence: str) -> bool:
     return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
 
 
-def _quoting(claim: Claim, windows: list[_Window]) -> _Window | None:
-    """The first window that states the claim word for word (see :func:`veritype._text.quoted_in`):
-    entailed without asking the model, since models trained on perturbed copies of sentences
-    can doubt even an exact copy. A copy with qualifying words around it is left to the model."""
+def _quoting(claim: Claim, windows: list[_Window]) -> tuple[_Window, bool] | None:
+    """The window that states the claim word for word (see :func:`veritype._text.quoted_in`),
+    and whether it states it plainly (True) or only inside words that qualify it (False; see
+    :func:`veritype._text.qualified_in`). A copy merely extended ("... daily") is left to
+    the model.
+
+    A plain copy is entailed without asking the model, since models trained on perturbed
+    copies of sentences can doubt even an exact copy. A qualified copy ("Very few (if any)
+    pop records are illegal in the UK" for "Pop records are illegal in the UK") is not read
+    by the model either: the models entail such copies (nli 0.91–0.97 on three of
+    TruthfulQA's four known cases), so the view leaves it unknown."""
     if len(claim.text.split()) < 3:
         return None
-    return next((window for window in windows if quoted_in(claim.text, window.text)), None)
+    plain = next((window for window in windows if quoted_in(claim.text, window.text)), None)
+    if plain is not None:
+        return plain, True
+    qualified = next((window for window in windows if qualified_in(claim.text, window.text)),
+                     None)
+    return None if qualified is None else (qualified, False)
 
 
 class CrossEncoderView:
-    """A verification view that asks an NLI cross-encoder whether evidence entails a claim."""
+    """A verification view that asks an NLI cross-encoder whether evidence entails a claim.
+
+    Its span, when it says entailed, is the window it found to entail the claim, so answers
+    cite it in preference to the model-free views' spans (``cites_entailment``)."""
+
+    cites_entailment = True
 
     def __init__(
         self,
@@ -86,7 +114,7 @@ class CrossEncoderView:
         *,
         entail_threshold: float = 0.5,
         contradiction_threshold: float = 0.6,
-        sentences_per_window: int = 2,
+        window_sizes: Sequence[int] = (2,),
         max_windows: int | None = 6,
         cost: float = 5.0,
         strong: bool = True,
@@ -97,15 +125,15 @@ class CrossEncoderView:
         ):
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"{label} must lie in (0, 1], got {value}")
-        if sentences_per_window < 1:
-            raise ValueError(f"sentences_per_window must be >= 1, got {sentences_per_window}")
+        if not window_sizes or any(size < 1 for size in window_sizes):
+            raise ValueError(f"window_sizes must be one or more sizes >= 1, got {window_sizes}")
         if max_windows is not None and max_windows < 1:
             raise ValueError(f"max_windows must be >= 1 or None, got {max_windows}")
         self.name = name
         self.encoder = encoder
         self.entail_threshold = entail_threshold
         self.contradiction_threshold = contradiction_threshold
-        self.sentences_per_window = sentences_per_window
+        self.window_sizes = tuple(window_sizes)
         self.max_windows = max_windows
         self.cost = cost
         self.strong = strong
@@ -131,23 +159,33 @@ class CrossEncoderView:
             pairs.extend((window.text, claim.text) for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
-            ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote.span,),
-                       detail="the evidence states the claim verbatim")
-            if quote is not None
-            else self._decide(claim_windows, scores[start:end])
+            self._decide(claim_windows, scores[start:end]) if quote is None
+            else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
+                            detail="the evidence states the claim verbatim") if quote[1]
+            else ViewResult(self.name, Verdict.UNKNOWN, 0.5, spans=(quote[0].span,),
+                            detail="the evidence states the claim only inside words that "
+                            "qualify it")
             for claim_windows, (start, end), quote in zip(windows, offsets, quoted, strict=True)
         ]
 
     def _windows(self, pack: EvidencePack) -> list[_Window]:
-        return evidence_windows(pack, self.sentences_per_window)
+        return evidence_windows(pack, self.window_sizes)
 
     def _closest(self, claim: Claim, windows: list[_Window]) -> list[_Window]:
-        """The ``max_windows`` windows sharing most content words with the claim, in
-        evidence order (ties keep the earlier window)."""
+        """The ``max_windows`` windows holding the most of the claim's words, each word
+        weighted by its idf over the windows; ties go to the shorter, then the earlier
+        window. Returned in evidence order."""
         if self.max_windows is None or len(windows) <= self.max_windows:
             return windows
         words = frozenset(content_words(claim.text))
-        ranked = sorted(range(len(windows)), key=lambda i: (-len(words & windows[i].words), i))
+        frequency = Counter(word for window in windows for word in window.words & words)
+        weight = {word: math.log(1.0 + (len(windows) - n + 0.5) / (n + 0.5))
+                  for word, n in frequency.items()}
+        ranked = sorted(
+            range(len(windows)),
+            key=lambda i: (-sum(weight[w] for w in words & windows[i].words),
+                           len(windows[i].text), i),
+        )
         return [windows[i] for i in sorted(ranked[: self.max_windows])]
 
     def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:

@@ -203,13 +203,18 @@ function renderTrace(trace) {
   $("result").dataset.loaded = "true";
   $("result").hidden = false;
 
+  // The counts are over the claims the confidence label counts (on the question, not a part
+  // shown through its whole), so the label and the counts agree.
   const counts = { verified: 0, uncertain: 0, unsupported: 0 };
-  for (const claim of answer.claims) counts[claim.type] += 1;
+  const counted = answer.claims.filter((claim) => claim.counted !== false);
+  for (const claim of counted) counts[claim.type] += 1;
+  const shown = counted.filter((claim) => claim.rendered).length;
   // A verification has no question; DOM append() would print a null as the word "null".
   $("summary").append(
     el("span", { class: "badge", text: "Confidence: " + answer.confidence.replace(/_/g, " ") }),
-    el("span", { text: counts.verified + " verified, " + counts.uncertain + " uncertain, " +
-                       counts.unsupported + " unsupported" }),
+    el("span", { text: shown + " of " + counted.length + " claims shown (" + counts.verified +
+                       " verified, " + counts.uncertain + " uncertain, " + counts.unsupported +
+                       " unsupported)" }),
     ...(trace.query ? [el("span", {}, "Question: ", el("q", { text: trace.query }))] : []),
   );
 

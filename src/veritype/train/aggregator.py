@@ -1,0 +1,503 @@
+"""Fit the default aggregator on training-side data only, and write its card.
+
+The data are pairs neither shipped verifier was trained on: HaluEval dialogue rows 4000–6999
+(the ``align`` model read rows 0–3999; rows 7000 and above are kept for calibration and
+evaluation elsewhere), and the NLI pool's MRPC paraphrases, COVID-Fact claims and DNC recast
+pairs (``nli/train``, added after both models were trained). Groups (a premise, a HaluEval
+row) fall whole into one of three parts: *fit* (the logistic regression), *choose* (the
+fitting data, the features, the thresholds τ and τ', and the contradiction veto) and
+*check* (the figures in the card, read once after every choice is made). Choices and
+figures are read on the HaluEval dialogue rows, the part that is like veritype's own work.
+
+Needs only the core install: the views run on onnxruntime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import platform
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veritype.aggregate import LearnedAggregator, Veto
+from veritype.evaluation.configurations import fit_learned, view_results
+from veritype.evaluation.data import Example, halueval_examples, read_jsonl
+from veritype.evaluation.engine import (
+    ABSTAINED,
+    CONTRADICTED,
+    LocalEngine,
+    ScoreTable,
+    score_examples,
+)
+from veritype.evaluation.metrics import Bools, Floats
+
+VIEWS = ("numeric", "lexical", "nli", "align")
+NLI_SETS = {"mrpc_train_2way": 3667, "covidfact_train_2way": 3263, "dnc_recast_train_2way": 3000}
+DIALOGUE_ROWS = (4000, 7000)
+PARTS = ("fit", "choose", "check")
+VALIDATION_SOURCE = "halueval_dialogue"
+# The data each candidate may be fitted on; every one is validated on HaluEval dialogue.
+DATA_OPTIONS = {
+    "HaluEval dialogue": {"halueval_dialogue"},
+    "HaluEval dialogue + NLI sets": {"halueval_dialogue", *NLI_SETS},
+}
+TARGET_PRECISION = 0.95
+VETO_PRECISION = 0.95
+VETO_FLOORS = (0.0, 0.8, 0.9, 0.95, 0.98)
+MIN_VETOED = 10
+UNSUPPORTED_PRECISION = 0.90
+
+
+def training_examples(data_dir: Path, seed: int = 0) -> list[Example]:
+    """The sampled training-side pairs, each group named by its source and premise or row."""
+    rng = random.Random(seed)
+    examples: list[Example] = []
+    for name, count in NLI_SETS.items():
+        rows = list(read_jsonl(data_dir / "nli" / "train" / f"{name}.jsonl"))
+        for number in sorted(rng.sample(range(len(rows)), min(count, len(rows)))):
+            row = rows[number]
+            premise = str(row["premise"])
+            examples.append(Example(
+                example_id=f"{name}-{number}",
+                group=f"{name}:{hashlib.sha1(premise.encode()).hexdigest()[:16]}",
+                evidence=(premise,),
+                claim=str(row["hypothesis"]),
+                label="supported" if row["label"] == "entailment" else "unsupported",
+                meta={"source": name},
+            ))
+    for example in halueval_examples(data_dir, "dialogue", *DIALOGUE_ROWS):
+        examples.append(Example(example.example_id, f"dialogue:{example.group}",
+                                example.evidence, example.claim, example.label,
+                                {"source": "halueval_dialogue"}))
+    return examples
+
+
+def part_of(group: str, seed: int) -> str:
+    """Which part a group belongs to: 60% fit, 20% choose, 20% check, fixed by a hash."""
+    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
+    share = int.from_bytes(digest[:8], "big") / 2**64
+    return "fit" if share < 0.6 else "choose" if share < 0.8 else "check"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    views: tuple[str, ...]
+    contradiction_features: bool
+    products: bool
+
+
+CANDIDATES = tuple(
+    Candidate(f"{label}{' + contradiction' if contradiction else ''}"
+              f"{' + products' if products else ''}", views, contradiction, products)
+    for label, views in (("all views", VIEWS), ("without lexical", ("numeric", "nli", "align")))
+    for contradiction in (False, True)
+    for products in (False, True)
+)
+
+
+def is_monotone(model: LearnedAggregator, steps: int = 5) -> bool:
+    """Whether more support from any view (a higher score, or a lower contradiction score)
+    never lowers P(supported), checked on a grid over every feature's [0, 1]."""
+    count = len(model.view_names)
+    grid = np.array(list(itertools.product(np.linspace(0.0, 1.0, steps), repeat=count)))
+    features = grid
+    if model.products:
+        left, right = np.triu_indices(count, k=1)
+        features = np.hstack([grid, grid[:, left] * grid[:, right]])
+    z = (features @ np.asarray(model.weights)).reshape((steps,) * count)
+    return all(bool(np.all(np.diff(z, axis=axis) >= -1e-12)) for axis in range(count))
+
+
+def _fit_monotone(
+    table: ScoreTable, truth: Bools, groups: list[str], candidate: Candidate, seed: int
+) -> LearnedAggregator | None:
+    """The candidate fitted on ``table``; without products, features whose weight comes out
+    negative are dropped one at a time (the most negative first) and the rest refitted, so
+    the model is monotone; with products, None when the fit is not monotone."""
+    fit = fit_learned(table, truth, groups, candidate.views, seed=seed,
+                      products=candidate.products,
+                      contradiction_features=candidate.contradiction_features)
+    model = fit.model
+    if candidate.products:
+        return model if is_monotone(model) else None
+    results = view_results(table, candidate.views,
+                           contradiction_features=candidate.contradiction_features)
+    names = list(model.view_names)
+    while any(weight < 0 for weight in model.weights):
+        names.remove(min(zip(model.weights, model.view_names, strict=True))[1])
+        if not names:
+            return None
+        model = LearnedAggregator.fit(results, [bool(t) for t in truth], view_names=names,
+                                      l2=fit.l2, strong=model.strong, products=False)
+    return model
+
+
+def _veto_options(table: ScoreTable, truth: Bools, rows: Bools) -> list[dict[str, Any]]:
+    """Each veto's precision (the share of vetoed claims that are unsupported) and count on
+    ``rows``: any one strong view, two of them, and each strong view on its own, at each
+    contradiction-score floor."""
+    options = []
+    groups: list[tuple[int, tuple[str, ...] | None]] = [(1, None), (2, None)]
+    groups += [(1, (view,)) for view in table.strong]
+    for quorum, views in groups:
+        columns = [table.column(view) for view in (views or table.strong)]
+        verdict = table.verdict[rows][:, columns]
+        contradiction = table.contradiction[rows][:, columns]
+        voting = np.sum(verdict != ABSTAINED, axis=1)
+        for floor in VETO_FLOORS:
+            saying = np.sum((verdict == CONTRADICTED) & (contradiction >= floor), axis=1)
+            vetoed = (voting > 0) & (saying >= np.maximum(1, np.minimum(quorum, voting)))
+            options.append({
+                "quorum": quorum, "floor": floor, "views": views, "vetoed": int(vetoed.sum()),
+                "precision": float(np.mean(~truth[rows][vetoed])) if vetoed.any() else None,
+            })
+    return options
+
+
+def _precision_recall(accepted: Bools, truth: Bools) -> tuple[float, float]:
+    hits = int(np.sum(accepted & truth))
+    return (hits / max(int(np.sum(accepted)), 1), hits / max(int(np.sum(truth)), 1))
+
+
+def lowest_threshold(scores: Floats, truth: Bools, precision: float) -> float | None:
+    """The lowest threshold whose accepted claims reach ``precision`` (None if none does)."""
+    for threshold in np.unique(scores):
+        if threshold <= 0.0:
+            continue
+        if _precision_recall(scores >= threshold, truth)[0] >= precision:
+            return float(threshold)
+    return None
+
+
+def highest_low_threshold(scores: Floats, truth: Bools, precision: float, tau: float) -> float:
+    """The highest τ' < τ below which claims are unsupported with ``precision`` (0 if none)."""
+    best = 0.0
+    for threshold in np.unique(scores):
+        if threshold >= tau:
+            break
+        below = scores <= threshold
+        if np.sum(~truth[below]) / max(int(np.sum(below)), 1) >= precision:
+            best = float(threshold)
+    return best
+
+
+def _auc(scores: Floats, truth: Bools) -> float:
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    for value in np.unique(scores):  # ties share their mean rank
+        tied = scores == value
+        ranks[tied] = ranks[tied].mean()
+    positives = int(np.sum(truth))
+    negatives = len(truth) - positives
+    return float((ranks[truth].sum() - positives * (positives + 1) / 2)
+                 / max(positives * negatives, 1))
+
+
+def _bootstrap_precision_recall(
+    accepted: Bools, truth: Bools, groups: Sequence[str], seed: int, resamples: int = 1000
+) -> dict[str, list[float]]:
+    names = sorted(set(groups))
+    index = {name: i for i, name in enumerate(names)}
+    rows_of: list[list[int]] = [[] for _ in names]
+    for row, group in enumerate(groups):
+        rows_of[index[group]].append(row)
+    rng = np.random.default_rng(seed)
+    precision, recall = [], []
+    for _ in range(resamples):
+        picked = rng.integers(0, len(names), len(names))
+        rows = np.fromiter((r for g in picked for r in rows_of[g]), dtype=np.intp)
+        p, r = _precision_recall(accepted[rows], truth[rows])
+        precision.append(p)
+        recall.append(r)
+    return {"precision": [float(np.percentile(precision, q)) for q in (2.5, 97.5)],
+            "recall": [float(np.percentile(recall, q)) for q in (2.5, 97.5)]}
+
+
+def fit_default(
+    data_dir: Path,
+    output_dir: Path,
+    *,
+    seed: int = 0,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Score the training-side pairs with every view, fit each candidate on *fit*, choose
+    on *choose*, report on *check*; write ``aggregator.json``, ``fit_report.json`` and
+    ``model_card.md`` into ``output_dir``. Returns the report."""
+    examples = training_examples(data_dir, seed)
+    done = 0
+
+    def score_new(new: list[Example]) -> ScoreTable:
+        distinct = len({(example.evidence, example.claim) for example in new})
+
+        def progress(pairs: int) -> None:
+            nonlocal done
+            done += pairs
+            if on_progress is not None:
+                on_progress(done, distinct)
+
+        return score_examples(LocalEngine(VIEWS), new, on_block=progress)
+
+    table = _cached_scores(output_dir / "scores.npz", examples, score_new)
+    truth = np.array([example.supported for example in examples])
+    groups = [example.group for example in examples]
+    parts = np.array([part_of(group, seed) for group in groups])
+    sources = np.array([example.meta["source"] for example in examples])
+    masks = {part: parts == part for part in PARTS}
+
+    # Validation and check read the deployment-like part: a response against its knowledge.
+    target = sources == VALIDATION_SOURCE
+    choose, check = masks["choose"] & target, masks["check"] & target
+    vetoes = _veto_options(table, truth, choose)
+    reliable = [v for v in vetoes if v["precision"] is not None
+                and v["precision"] >= VETO_PRECISION and v["vetoed"] >= MIN_VETOED]
+    # The reliable veto that catches most, else none: the score alone then decides.
+    most = max(reliable, key=lambda v: v["vetoed"], default=None)
+    chosen_veto = None if most is None else Veto(most["quorum"], most["floor"], most["views"])
+    choices: list[dict[str, Any]] = []
+    fitted: dict[tuple[str, str], LearnedAggregator] = {}
+    for data_name, data_sources in DATA_OPTIONS.items():
+        for candidate in CANDIDATES:
+            rows = np.nonzero(masks["fit"] & np.isin(sources, list(data_sources)))[0]
+            model = _fit_monotone(table.select(rows), truth[rows], [groups[i] for i in rows],
+                                  candidate, seed)
+            entry: dict[str, Any] = {"data": data_name, "candidate": candidate.name,
+                                     "tau": None, "choose_recall": 0.0, "choose_auc": None,
+                                     "features": []}
+            choices.append(entry)
+            if model is None:
+                continue
+            fitted[data_name, candidate.name] = model.with_settings(veto=chosen_veto)
+            score = _effective(fitted[data_name, candidate.name], table, candidate)
+            tau = lowest_threshold(score[choose], truth[choose], TARGET_PRECISION)
+            entry.update({
+                "tau": tau, "features": list(model.view_names),
+                "choose_recall": 0.0 if tau is None else _precision_recall(
+                    score[choose] >= tau, truth[choose])[1],
+                "choose_auc": _auc(score[choose], truth[choose]),
+            })
+    if all(c["tau"] is None for c in choices):
+        raise ValueError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
+    best = max(choices, key=lambda c: c["choose_recall"])
+    candidate = next(c for c in CANDIDATES if c.name == best["candidate"])
+    chosen_model = fitted[best["data"], candidate.name]
+    score = _effective(chosen_model, table, candidate)
+    tau = float(best["tau"])
+    tau_low = highest_low_threshold(score[choose], truth[choose], UNSUPPORTED_PRECISION, tau)
+    model = chosen_model.with_settings(thresholds=(tau, tau_low))
+
+    check_groups = [g for g, keep in zip(groups, check, strict=True) if keep]
+    accepted = score[check] >= tau
+    precision, recall = _precision_recall(accepted, truth[check])
+    verbatim = np.array([example.claim.strip().lower() in " ".join(example.evidence).lower()
+                         for example in examples])
+    report: dict[str, Any] = {
+        "data": {
+            "nli_sets": NLI_SETS, "halueval_dialogue_rows": list(DIALOGUE_ROWS),
+            "examples": len(examples), "pairs_scored": table.pairs,
+            "parts": {part: {"examples": int(mask.sum()),
+                             "supported": int(truth[mask].sum())}
+                      for part, mask in masks.items()},
+            "seed": seed,
+        },
+        "vetoes": vetoes,
+        "candidates": choices,
+        "chosen": {"data": best["data"], "candidate": candidate.name,
+                   "views": list(candidate.views),
+                   "features": list(model.view_names), "products": model.products,
+                   "contradiction_features": candidate.contradiction_features,
+                   "veto": None if chosen_veto is None else chosen_veto.to_dict(),
+                   "tau": tau, "tau_low": tau_low,
+                   "l2_weights": list(model.weights), "bias": model.bias},
+        "check": {
+            "precision": precision, "recall": recall,
+            "ci95": _bootstrap_precision_recall(accepted, truth[check], check_groups, seed),
+            "auc": _auc(score[check], truth[check]),
+            "accept_all_precision": float(truth[check].mean()),
+            "verbatim_baseline": dict(zip(("precision", "recall"), _precision_recall(
+                verbatim[check], truth[check]), strict=True)),
+            "other_sources": {
+                str(source): dict(zip(("precision", "recall"), _precision_recall(
+                    score[rows] >= tau, truth[rows]), strict=True))
+                for source in sorted(set(sources) - {VALIDATION_SOURCE})
+                for rows in [masks["check"] & (sources == source)]
+            },
+            "unsupported_share_at_or_below_tau_low": float(np.mean(
+                ~truth[check][score[check] <= tau_low])) if np.any(score[check] <= tau_low)
+            else None,
+        },
+        "machine": {"cpu": platform.processor() or platform.machine(),
+                    "python": platform.python_version(), "numpy": np.__version__},
+        "timings": table.timings,
+    }
+    output_dir.mkdir(parents=True, exist_ok=True)
+    model.save(output_dir / "aggregator.json")
+    (output_dir / "fit_report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (output_dir / "model_card.md").write_text(model_card(report))
+    return report
+
+
+def _cached_scores(
+    path: Path, examples: Sequence[Example], compute: Callable[[list[Example]], ScoreTable]
+) -> ScoreTable:
+    """The views' scores of ``examples``: those an earlier run wrote to ``path`` are read
+    back (scoring is the long part: a rerun that changes only the choices, or adds data,
+    scores only what is new), the rest computed; the union is written back."""
+    known: dict[str, int] = {}
+    saved: Any = None
+    if path.exists():
+        saved = np.load(path, allow_pickle=False)
+        known = {str(example_id): row for row, example_id in enumerate(saved["ids"])}
+    missing = [example for example in examples if example.example_id not in known]
+    stored: list[tuple[Any, ...]] = []
+    if saved is not None:
+        stored.append((saved["views"], saved["strong"], saved["score"], saved["contradiction"],
+                       saved["verdict"]))
+    if missing:
+        new = compute(missing)
+        stored.append((new.views, new.strong, new.score, new.contradiction, new.verdict))
+    views = tuple(str(view) for view in stored[0][0])
+    strong = tuple(str(view) for view in stored[0][1])
+    score, contradiction, verdict = (np.concatenate([part[i] for part in stored])
+                                     for i in (2, 3, 4))
+    ids = [*known, *(example.example_id for example in missing)]
+    if missing:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, ids=np.array(ids), views=np.array(views), strong=np.array(strong),
+                 score=score, contradiction=contradiction, verdict=verdict)
+    row = {example_id: index for index, example_id in enumerate(ids)}
+    order = np.array([row[example.example_id] for example in examples], dtype=np.intp)
+    return ScoreTable(views, strong, score[order], contradiction[order],
+                      verdict[order].astype(np.int8),
+                      [[() for _ in views] for _ in examples], len(examples), {})
+
+
+def _effective(model: LearnedAggregator, table: ScoreTable, candidate: Candidate) -> Floats:
+    """P(supported), or 0 where the model's veto fires: what typing compares with τ."""
+    results = view_results(table, candidate.views,
+                           contradiction_features=candidate.contradiction_features)
+    strong = set(table.strong)
+    effective: Floats = np.array([
+        0.0 if model.veto is not None and model.veto.fires(
+            [r for r in row if r.view in strong], model.strong) else score
+        for row, score in zip(results, model.scores(results), strict=True)
+    ])
+    return effective
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _with_ci(value: float, interval: list[float]) -> str:
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def model_card(report: dict[str, Any]) -> str:
+    """The card shipped beside the default aggregator, written from the fit report."""
+    chosen, check, data = report["chosen"], report["check"], report["data"]
+    features = ", ".join(chosen["features"])
+    products = " and their pairwise products" if chosen["products"] else ""
+    rows = "\n".join(
+        f"| {c['data']} | {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
+        f"{_number(c['tau'])} | {c['choose_recall']:.3f} | {_number(c['choose_auc'])} |"
+        for c in report["candidates"]
+    )
+    vetoes = "\n".join(
+        f"| {', '.join(v['views']) if v['views'] else 'any strong'} | {v['quorum']} | "
+        f"{v['floor']:.2f} | {v['vetoed']} | {_number(v['precision'])} |"
+        for v in report["vetoes"]
+    )
+    veto = chosen["veto"]
+    veto_rule = (
+        "never: no (quorum, floor) reached the target, so a contradiction only lowers the score "
+        "through the views' scores, and a claim is Unsupported when its score is at or below τ'"
+        if veto is None else
+        f"when at least {veto['quorum']} of "
+        f"{', '.join(veto['views']) if veto.get('views') else 'the strong views'} say "
+        f"contradicted with a contradiction score of at least {veto['floor']:.2f}"
+    )
+    sources = "\n".join(f"| {name} | {v['precision']:.3f} | {v['recall']:.3f} |"
+                        for name, v in check["other_sources"].items())
+    parts = ", ".join(f"{name} {v['examples']:,} ({v['supported']:,} supported)"
+                      for name, v in data["parts"].items())
+    sampled = ", ".join(f"{name} {count:,}" for name, count in data["nli_sets"].items())
+    first, stop = data["halueval_dialogue_rows"]
+    ci, verbatim, machine = check["ci95"], check["verbatim_baseline"], report["machine"]
+    verified = (f"| Verified at τ | {_with_ci(check['precision'], ci['precision'])} | "
+                f"{_with_ci(check['recall'], ci['recall'])} |")
+    return f"""# The default aggregator
+
+A logistic regression over {features}{products}, giving P(supported) for a
+claim. Shipped as `aggregator.json`; `veritype train aggregator` rewrites this folder from
+the data below.
+
+## Data: training-side only
+
+- HaluEval dialogue rows {first}–{stop - 1}: the knowledge as evidence, the right response
+  supported, the hallucinated response not. Neither shipped verifier read these rows (`align`
+  trained on rows 0–3999; rows 7000 and above are kept for calibration and evaluation
+  elsewhere). The *choose* and *check* parts are drawn from these rows only: a response
+  checked against the passage it should rest on is what veritype does.
+- NLI pool `train/`, sampled (seed {data['seed']}): {sampled}; added to the pool after both
+  verifiers were trained, so neither has read them. Offered as extra fitting data (below).
+  Licences: MRPC research use; COVID-Fact none stated; DNC per item (see the pool's
+  `sources/added_2026_11_23.txt`).
+- Nothing from an evaluation split (NLI `eval/`, HaluEval rows ≥ 7000, SciFact dev,
+  TruthfulQA).
+
+{data['examples']:,} examples, split by group (premise or HaluEval row): {parts}.
+
+## Choices, made on the *choose* part of the HaluEval dialogue rows
+
+First the contradiction veto. A veto is reliable when at least {VETO_PRECISION} of the claims
+it fires on are unsupported, over at least {MIN_VETOED} claims:
+
+| views | quorum | contradiction score ≥ | vetoed | share unsupported |
+|---|---|---|---|---|
+{vetoes}
+
+A contradiction vetoes a claim {veto_rule}.
+
+Then the fitting data and the features, each fitted on the *fit* part with that veto and
+kept monotone (more support from any view never lowers P(supported): without pairwise
+products, a feature whose weight comes out negative is dropped and the rest refitted; with
+them, a fit that is not monotone on a grid over [0, 1] is rejected):
+
+| data | candidate | features kept | τ at P ≥ {TARGET_PRECISION} | recall | ROC-AUC |
+|---|---|---|---|---|---|
+{rows}
+
+Chosen: **{chosen['candidate']}** fitted on **{chosen['data']}**, τ = {chosen['tau']:.3f}
+(the lowest threshold whose Verified claims reach precision {TARGET_PRECISION} on *choose*)
+and τ' = {chosen['tau_low']:.3f} (the highest threshold at or below which
+{UNSUPPORTED_PRECISION:.0%} of claims are unsupported).
+
+## Figures on the *check* part of the HaluEval dialogue rows (read once, after the choices)
+
+| | precision | recall |
+|---|---|---|
+{verified}
+| accept everything | {check['accept_all_precision']:.3f} | 1.000 |
+| verbatim substring | {verbatim['precision']:.3f} | {verbatim['recall']:.3f} |
+
+95% intervals: group bootstrap, 1,000 resamples. ROC-AUC {check['auc']:.3f}.
+
+The same model at τ on the *check* part of the other sets (not a target, and not like
+veritype's claims: MRPC labels paraphrase, COVID-Fact's refuted claims were generated
+automatically, DNC recasts veridicality):
+
+| set | precision | recall |
+|---|---|---|
+{sources}
+
+Machine: {machine['cpu']}, Python {machine['python']}, numpy {machine['numpy']}.
+"""

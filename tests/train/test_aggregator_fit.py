@@ -1,0 +1,57 @@
+"""Fitting the default aggregator: training-side data only, groups kept whole, a monotone
+model, and thresholds that reach their precision."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from veritype.aggregate import LearnedAggregator, create_aggregator
+from veritype.train.aggregator import (
+    is_monotone,
+    lowest_threshold,
+    part_of,
+    training_examples,
+)
+
+
+def test_monotone_means_more_support_never_lowers_the_score() -> None:
+    assert is_monotone(LearnedAggregator(["nli", "align"], [1.0, 2.0], -1.0, products=False))
+    assert not is_monotone(LearnedAggregator(["nli", "align"], [1.0, -0.5], 0.0,
+                                             products=False))
+    # A positive product cannot rescue a negative score weight at the grid's corner.
+    assert not is_monotone(LearnedAggregator(["nli", "align"], [-1.0, 1.0, 0.5], 0.0))
+    assert is_monotone(LearnedAggregator(["nli", "align"], [1.0, 1.0, 0.5], 0.0))
+
+
+def test_the_shipped_aggregator_is_monotone() -> None:
+    model = create_aggregator("default")
+    assert isinstance(model, LearnedAggregator) and is_monotone(model)
+
+
+def test_the_lowest_threshold_reaching_a_precision() -> None:
+    scores = np.array([0.1, 0.4, 0.6, 0.7, 0.9, 0.95])
+    truth = np.array([False, True, False, True, True, True])
+    assert lowest_threshold(scores, truth, 0.95) == 0.7
+    assert lowest_threshold(scores, truth, 0.7) == 0.4
+    assert lowest_threshold(scores, np.zeros(6, dtype=bool), 0.5) is None
+
+
+def test_parts_keep_groups_whole_and_have_their_shares() -> None:
+    groups = [f"g{i}" for i in range(5000)]
+    parts = [part_of(group, 0) for group in groups]
+    assert part_of("g1", 0) == part_of("g1", 0)
+    shares = {name: parts.count(name) / len(parts) for name in ("fit", "choose", "check")}
+    assert abs(shares["fit"] - 0.6) < 0.03 and abs(shares["check"] - 0.2) < 0.03
+
+
+@pytest.mark.slow
+def test_training_examples_come_from_training_side_rows_only(data_dir: Path) -> None:
+    examples = training_examples(data_dir)
+    sources = {example.meta["source"] for example in examples}
+    assert sources == {"mrpc_train_2way", "covidfact_train_2way", "dnc_recast_train_2way",
+                       "halueval_dialogue"}
+    rows = [int(example.example_id.split("-")[1]) for example in examples
+            if example.meta["source"] == "halueval_dialogue"]
+    assert min(rows) >= 4000 and max(rows) < 7000  # align read rows < 4000; >= 7000 are eval
+    assert {example.label for example in examples} == {"supported", "unsupported"}
