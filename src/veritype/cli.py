@@ -67,9 +67,12 @@ def _engine_defaults() -> dict[str, str]:
     """The engine's defaults as ``ask --help`` shows them (its options default to None, so
     that a config file and the environment can set them)."""
     shown = {}
+    calibrated = recommended_thresholds(create_aggregator("default"))
     for name, field in EngineConfig.model_fields.items():
         value = field.get_default(call_default_factory=True)
         shown[name] = ",".join(value) if isinstance(value, list) else str(value)
+    for name, value in zip(("tau", "tau_low"), calibrated, strict=True):
+        shown[name] = f"{value:.3g}, the default aggregator's"
     return shown
 
 
@@ -170,16 +173,17 @@ train_app = typer.Typer(help="Train veritype's verifier models (needs the train 
 app.add_typer(train_app, name="train")
 
 
+DataDir = Annotated[
+    Path,
+    typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
+                 help="The datasets folder (nli/, halueval/, scifact/, ...)."),
+]
+
+
 @train_app.command("verifier")
 def train_verifier(
     config: Annotated[Path, typer.Option("--config", "-c", help="Training config (TOML).")],
-    data_dir: Annotated[
-        Path,
-        typer.Option(
-            "--data-dir", envvar="VERITYPE_DATA_DIR",
-            help="The datasets folder (nli/, halueval/, scifact/, ...).",
-        ),
-    ],
+    data_dir: DataDir,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Where runs are written (overrides the config)."),
@@ -217,13 +221,7 @@ def train_verifier(
 
 @train_app.command("aggregator")
 def train_aggregator(
-    data_dir: Annotated[
-        Path,
-        typer.Option(
-            "--data-dir", envvar="VERITYPE_DATA_DIR",
-            help="The datasets folder (nli/, halueval/, ...).",
-        ),
-    ],
+    data_dir: DataDir,
     output_dir: Annotated[
         Path, typer.Option("--output-dir", help="Where aggregator.json and its card go.")
     ],

@@ -12,9 +12,11 @@ the question too.
 
 A question that names its subject ("When did the Golden Gate Bridge open?") asks about that
 subject only. A claim addresses it when the claim, as the draft wrote it, names it, or when
-the passage the claim is cited to does (its document title, or the chunk up to the cited
-words): "It opened in 1894." cited to a passage about Tower Bridge is about Tower Bridge,
-wherever the draft put it, and so is off the question, whatever the belief graph says.
+the passage the claim is cited to does (its document title, the cited words, or, when they
+open with a pronoun, the subject of the sentence it stands for): "It opened in 1894." cited
+to a passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and so is
+off the question, whatever the belief graph says; a passage that mentions the asked subject
+in passing ("... after the Volga. It rises in the Black Forest") is not about it.
 
 Pure: the similarity function is passed in, so this module loads no model.
 """
@@ -24,8 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from veritype._text import STOPWORDS, content_words, normalise_word, tokens
-from veritype.evidence import EvidencePack
+from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
+from veritype.claims import subject_of
+from veritype.evidence import Chunk, EvidencePack, Span
 from veritype.graph import BeliefGraph, Node
 
 # Scores each text against the question, higher meaning closer (cosine for embeddings).
@@ -92,18 +95,41 @@ def _names(text: str, subjects: list[frozenset[str]]) -> bool:
 
 
 def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
-    # The words as written: a pronoun resolved from the draft ("It" → "The River Thames")
-    # names the subject the draft meant, not the one its evidence is about.
-    if _names(node.claim.shown, subjects):
-        return True
+    if node.claim.written:
+        # A resolved claim must name the subject and be cited to a passage about it: the
+        # draft may have put another river's "It is 1,230 km long." after a Thames sentence.
+        return _names(node.claim.text, subjects) and _cited_about(node, subjects, evidence)
+    return _names(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
+
+
+def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
     for span in node.evidence:
         if not evidence.has_chunk(span.chunk_id):
             continue
         chunk = evidence.chunk(span.chunk_id)
-        context = f"{evidence.title(span.doc_id)} {chunk.slice(chunk.start, span.end)}"
+        context = " ".join([evidence.title(span.doc_id), *_about(chunk, span)])
         if _names(context, subjects):
             return True
     return False
+
+
+def _about(chunk: Chunk, span: Span) -> list[str]:
+    """What the cited sentences are about: each one's subject ("The Danube is ..., after the
+    Volga." is about the Danube, not the Volga), the subject a pronoun-led one stands for
+    (taken from the sentences before it, a heading included), or, without a clear subject,
+    its words."""
+    about: list[str] = []
+    referent: str | None = None
+    for sentence in chunk.sentences():
+        if sentence.start >= span.end:
+            break
+        text = chunk.slice(sentence.start, sentence.end).lstrip("# ")
+        leads_back = ANAPHORIC_LEAD.match(text) is not None
+        own = None if leads_back else subject_of(text)
+        if sentence.end > span.start:
+            about.append(referent if leads_back and referent else own or text)
+        referent = own or referent
+    return about
 
 
 def off_question_claims(

@@ -123,6 +123,6 @@ def test_rule_claims_the_proposals_leave_out_are_kept() -> None:
     assert texts == [
         "The Eiffel Tower is 330 metres tall.",
         "The Eiffel Tower opened in 1889.",  # no proposal states it: the rule claim stays
-        "It stands in Paris.",
+        "The Eiffel Tower stands in Paris.",  # resolved, as every rule claim is
         "Gustave Eiffel's company built it.",
     ]

@@ -63,3 +63,15 @@ def test_section_labels_are_dropped_and_aims_are_not_answers() -> None:
     draft = create_generator("extractive").generate("Is mental health after surgery better?",
                                                     chunks)
     assert draft.text == "Mental health conditions are common among surgery patients."
+
+
+def test_a_pronoun_sentence_comes_with_its_referent_and_headings_are_never_answers() -> None:
+    loire = "# Loire\n\nThe Loire is the longest river in France. It is 1,006 kilometres long."
+    chunks = chunk_document(Document.from_text(loire, source="loire.md"))
+    draft = ExtractiveGenerator().generate("How long is the Loire?", chunks)
+    assert draft.text == ("The Loire is the longest river in France. "
+                          "It is 1,006 kilometres long.")
+    bare = "# Golden Gate Bridge\n\nIt opened to traffic in 1937."
+    chunks = chunk_document(Document.from_text(bare, source="gg.md"))
+    draft = ExtractiveGenerator().generate("When did the Golden Gate Bridge open?", chunks)
+    assert draft.text == "# Golden Gate Bridge\nIt opened to traffic in 1937."

@@ -105,7 +105,7 @@ def test_an_unknown_filter_is_a_422_naming_it(client: httpx.Client) -> None:
     assert "colour" in response.json()["message"]
 
 
-def test_verify_types_a_contradicted_claim_and_keeps_it_out(client: httpx.Client) -> None:
+def test_verify_keeps_a_wrong_claim_out(client: httpx.Client) -> None:
     evidence = DOCUMENTS[0]["text"]
     response = client.post("/qa/verify", json={
         "answer": "The Eiffel Tower was completed in 1889. The tower is 500 metres tall.",
@@ -115,7 +115,7 @@ def test_verify_types_a_contradicted_claim_and_keeps_it_out(client: httpx.Client
     answer = GroundedAnswer.model_validate(response.json())
     by_text = {claim.text: claim for claim in answer.claims}
     completed = by_text["The Eiffel Tower was completed in 1889."]
-    tall = by_text["The tower is 500 metres tall."]
+    tall = by_text["The Eiffel Tower is 500 metres tall."]  # resolved: "The tower" is it
     assert completed.rendered and completed.type.value == "verified"
     assert not tall.rendered and tall.type.value != "verified"
     assert "500" not in answer.answer

@@ -3,6 +3,9 @@
 It ranks the evidence sentences by how many of the question's content words they share,
 keeps the best few that say something new, and joins them. Every sentence it writes is
 quoted from the evidence, so it is the safe default when no language model is installed.
+Headings are never answers; a chosen sentence that opens with a pronoun ("It is 1,006
+kilometres long.") comes with the sentence it refers back to, or the heading above it, so
+the draft says what "it" is.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 
-from veritype._text import content_words, tokens
+from veritype._text import ANAPHORIC_LEAD, content_words, tokens
+from veritype.claims import subject_of
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
@@ -21,6 +25,7 @@ from veritype.generation._base import (
     register_generator,
 )
 
+_HEADING = re.compile(r"#{1,6}\s+(.+)")
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
 # Structured abstracts open sections with capitalised labels ("CONCLUSIONS AND RELEVANCE").
@@ -49,7 +54,10 @@ class ExtractiveGenerator:
     ) -> Draft:
         started = time.perf_counter()
         params = params if params is not None else GenerationParams()
-        text = " ".join(self._select(prompt, evidence, params.max_tokens))
+        picked = self._select(prompt, evidence, params.max_tokens)
+        # A heading must stand on a line of its own to read as one.
+        separator = "\n" if any(part.startswith("#") for part in picked) else " "
+        text = separator.join(picked)
         words = tuple(TokenInfo(m.group(0), m.start()) for m in tokens(text))
         return Draft(text, words, self.name, "", time.perf_counter() - started)
 
@@ -68,16 +76,24 @@ class ExtractiveGenerator:
 
     def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
         wanted = set(content_words(question))
-        candidates: list[tuple[float, int, str, set[str]]] = []
+        candidates: list[tuple[float, int, str, set[str], str | None]] = []
         for rank, chunk in enumerate(evidence):
+            referent: str | None = None
             for span in chunk.sentences():
                 sentence = " ".join(chunk.slice(span.start, span.end).split())
+                heading = _HEADING.fullmatch(sentence)
+                if heading is not None:
+                    referent = f"# {heading.group(1)}"
+                    continue
                 sentence = _SECTION_LABEL.sub("", sentence)
                 words = set(content_words(sentence))
-                if not words or _AIM.match(sentence):
-                    continue
-                overlap = len(wanted & words) / len(wanted) if wanted else 0.0
-                candidates.append((overlap, rank, sentence, words))
+                leads_back = ANAPHORIC_LEAD.match(sentence) is not None
+                if words and not _AIM.match(sentence):
+                    overlap = len(wanted & words) / len(wanted) if wanted else 0.0
+                    candidates.append((overlap, rank, sentence, words,
+                                       referent if leads_back else None))
+                if not leads_back and subject_of(sentence) is not None:
+                    referent = sentence
         if not candidates:
             return []
         # Best overlap first; among equals, the better-ranked chunk and earlier sentence.
@@ -88,20 +104,23 @@ class ExtractiveGenerator:
             # Nothing shares a word with the question: the retriever's best chunk leads.
             ordered = [(0, candidates[0])]
         chosen: list[tuple[str, set[str]]] = []
+        parts: list[str] = []
         used_words = 0
-        for _, (overlap, _, sentence, words) in ordered:
+        for _, (overlap, _, sentence, words, referent) in ordered:
             if len(chosen) == self.max_sentences or (chosen and overlap == 0.0):
                 break
-            if any(_same_content(words, seen) for _, seen in chosen):
+            if sentence in parts or any(_same_content(words, seen) for _, seen in chosen):
                 continue
-            length = sum(1 for _ in tokens(sentence))
+            lead = [referent] if referent is not None and referent not in parts else []
+            length = sum(1 for text in (*lead, sentence) for _ in tokens(text))
             if chosen and used_words + length > max_words:
                 break
             if not chosen and length > max_words:
-                sentence = _first_words(sentence, max_words)
+                lead, sentence = [], _first_words(sentence, max_words)
             chosen.append((sentence, words))
+            parts.extend([*lead, sentence])
             used_words += length
-        return [sentence for sentence, _ in chosen]
+        return parts
 
 
 def _same_content(first: set[str], second: set[str]) -> bool:
