@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from veritype.bounds import BoundRow, binomial_tail, kl_bound, kl_divergence, scaling_table
@@ -123,6 +123,9 @@ def test_binomial_tail_uses_the_intended_ceiling(n: int, tau: float, k: int) -> 
         assert binomial_tail(n, tau, 0.06) != pytest.approx(_brute_tail(n, k + 1, 0.06), rel=1e-3)
 
 
+# The brute-force sum is slow for large n on a loaded machine; the result, not the time, is
+# what this test checks.
+@settings(deadline=None)
 @given(n=st.integers(1, 60), tau=_taus, alpha=_alphas)
 def test_binomial_tail_matches_brute_force(n: int, tau: float, alpha: float) -> None:
     k = max(1, math.ceil(Fraction(tau) * n))
