@@ -92,7 +92,6 @@ class Candidate:
     name: str
     views: tuple[str, ...]
     contradiction_features: bool
-    products: bool
     features: tuple[str, ...]
 
 
@@ -102,7 +101,7 @@ class Candidate:
 # ("nli*align"), or leave it out.
 CANDIDATES = tuple(
     Candidate(f"{label}{' + contradiction' if contradiction else ''}", views, contradiction,
-              False, features)
+              features)
     for label, views, features in (
         ("numeric, nli, nli*align", ("numeric", "nli", "align"), ("numeric", "nli", "nli*align")),
         ("numeric, nli*align", ("numeric", "nli", "align"), ("numeric", "nli*align")),
@@ -128,9 +127,10 @@ def is_monotone(model: LearnedAggregator, steps: int = 5) -> bool:
 def _fit_monotone(
     table: ScoreTable, truth: Bools, groups: list[str], candidate: Candidate, seed: int
 ) -> LearnedAggregator | None:
-    """The candidate fitted on ``table`` (penalty ``L2``); features whose weight comes out
-    negative are dropped one at a time (the most negative first) and the rest refitted, so
-    the model is monotone; with products, None when the fit is not monotone."""
+    """The candidate fitted on ``table`` (penalty ``L2``; no pairwise products: with them
+    most fits came out non-monotone, and agreement is its own feature here); features whose
+    weight comes out negative are dropped one at a time (the most negative first) and the
+    rest refitted, so the model is monotone. None when no feature is left."""
     results = view_results(table, candidate.views,
                            contradiction_features=candidate.contradiction_features)
     names = list(candidate.features)
@@ -140,9 +140,7 @@ def _fit_monotone(
     labels = [bool(t) for t in truth]
     while names:
         model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, strong=strong,
-                                      products=candidate.products)
-        if candidate.products:
-            return model if is_monotone(model) else None
+                                      products=False)
         if all(weight >= 0 for weight in model.weights):
             return model
         names.remove(min(zip(model.weights, model.view_names, strict=True))[1])
@@ -480,9 +478,10 @@ it fires on are unsupported, over at least {MIN_VETOED} claims:
 A contradiction vetoes a claim {veto_rule}.
 
 Then the fitting data and the features, each fitted on the *fit* part with that veto and
-kept monotone (more support from any view never lowers P(supported): without pairwise
-products, a feature whose weight comes out negative is dropped and the rest refitted; with
-them, a fit that is not monotone on a grid over [0, 1] is rejected):
+kept monotone (more support from any view never lowers P(supported): a feature whose weight
+comes out negative is dropped and the rest refitted). `align` was trained on other rows of
+the same HaluEval tasks, so it reads these rows as its own kind of data; it enters only
+through its agreement with `nli` (`nli*align`, high only when both entail):
 
 | data | candidate | features kept | τ at P ≥ {TARGET_PRECISION} | recall | ROC-AUC |
 |---|---|---|---|---|---|
