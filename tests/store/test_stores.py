@@ -181,7 +181,12 @@ def test_sqlite_switches_to_an_ann_index_above_the_threshold(tmp_path: Path) -> 
     store.write(writes)
     ids, vectors = store.vectors(DENSE)
     results = store.search_vectors(DENSE, vectors, 5)
-    assert [row[0][0] for row in results] == ids
+    # HNSW is approximate and built by several threads: nearly every vector, not always
+    # every one, finds itself first (a miss was seen once in a full CI run).
+    found = sum(row[0][0] == own for row, own in zip(results, ids, strict=True))
+    assert found >= len(ids) - 2
+    in_top = sum(own in [hit for hit, _ in row] for row, own in zip(results, ids, strict=True))
+    assert in_top >= len(ids) - 1
     assert (store.index_dir() / "dense.usearch").exists()
     store.close()
 
