@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from veritype._text import sentence_spans
 from veritype.aggregate import (
     Aggregator,
     VoteAggregator,
@@ -98,9 +99,7 @@ def folded_by_whole(graph: BeliefGraph) -> set[str]:
 
 
 def is_one_sentence(answer: str, decomposition: Decomposition) -> bool:
-    """Whether every claim of ``answer`` lies in one sentence (the claim was given alone)."""
-    from veritype._text import sentence_spans
-
+    """Whether ``answer`` is one sentence split into several claims (a claim given alone)."""
     spans = sentence_spans(answer.strip())
     return len(spans) == 1 and len(decomposition.claims) >= 2
 
@@ -133,7 +132,8 @@ def verify_answer(
 
     started = time.perf_counter()
     decomposition = decompose(answer)
-    if is_one_sentence(answer, decomposition):
+    # Per-claim packs are keyed by the parts' ids; the whole needs the one shared pack.
+    if isinstance(evidence, EvidencePack) and is_one_sentence(answer, decomposition):
         decomposition = with_whole(answer, decomposition)
     graph = BeliefGraph.from_claims(decomposition.claims, decomposition.edges)
     decomposed = time.perf_counter()
