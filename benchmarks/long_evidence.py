@@ -31,6 +31,7 @@ import numpy as np
 from _machine import machine
 
 from veritype.claims import Claim, decompose
+from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder, model_directory
 from veritype.models.views import CrossEncoderView
@@ -49,13 +50,6 @@ def rows(data_dir: Path, count: int) -> list[dict[str, str]]:
     with path.open(encoding="utf-8") as handle:
         lines = [line for _, line in zip(range(FIRST_ROW + count), handle, strict=False)]
     return [json.loads(line) for line in lines[FIRST_ROW:]]
-
-
-def auc(scores: np.ndarray, truth: np.ndarray) -> float:
-    positive, negative = scores[truth], scores[~truth]
-    wins = (positive[:, None] > negative[None, :]).sum() + 0.5 * (
-        positive[:, None] == negative[None, :]).sum()
-    return float(wins / (len(positive) * len(negative)))
 
 
 def main() -> None:
@@ -98,9 +92,9 @@ def main() -> None:
                 picked = np.isin(groups, rng.choice(names, len(names)))
                 if truth[picked].all() or not truth[picked].any():
                     continue
-                spread.append(auc(values[picked], truth[picked]))
+                spread.append(roc_auc(values[picked], truth[picked]))
             results[f"{model}: {label}"] = {
-                "roc_auc": auc(values, truth),
+                "roc_auc": roc_auc(values, truth),
                 "roc_auc_ci95": [float(np.percentile(spread, 2.5)),
                                  float(np.percentile(spread, 97.5))],
                 "seconds": round(seconds, 2),

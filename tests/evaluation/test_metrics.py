@@ -112,3 +112,12 @@ def test_agreement_and_cohen_kappa() -> None:
     assert result["agreement"] == 0.75
     # Chance agreement 0.5*0.25 + 0.5*0.75 = 0.5, so κ = (0.75 - 0.5) / 0.5.
     assert result["cohen_kappa"] == pytest.approx(0.5)
+
+
+def test_roc_auc_counts_ties_as_half() -> None:
+    from veritype.evaluation.metrics import roc_auc
+
+    truth = np.array([True, True, False, False])
+    assert roc_auc(np.array([0.9, 0.8, 0.3, 0.1]), truth) == 1.0
+    assert roc_auc(np.array([0.1, 0.2, 0.8, 0.9]), truth) == 0.0
+    assert roc_auc(np.array([0.5, 0.5, 0.5, 0.5]), truth) == 0.5

@@ -7,12 +7,8 @@ import numpy as np
 import pytest
 
 from veritype.aggregate import LearnedAggregator, create_aggregator
-from veritype.train.aggregator import (
-    is_monotone,
-    lowest_threshold,
-    part_of,
-    training_examples,
-)
+from veritype.evaluation.metrics import threshold_for_precision
+from veritype.train.aggregator import is_monotone, part_of, training_examples
 
 
 def test_monotone_means_more_support_never_lowers_the_score() -> None:
@@ -32,9 +28,9 @@ def test_the_shipped_aggregator_is_monotone() -> None:
 def test_the_lowest_threshold_reaching_a_precision() -> None:
     scores = np.array([0.1, 0.4, 0.6, 0.7, 0.9, 0.95])
     truth = np.array([False, True, False, True, True, True])
-    assert lowest_threshold(scores, truth, 0.95) == 0.7
-    assert lowest_threshold(scores, truth, 0.7) == 0.4
-    assert lowest_threshold(scores, np.zeros(6, dtype=bool), 0.5) is None
+    assert threshold_for_precision(scores, truth, 0.95) == 0.7
+    assert threshold_for_precision(scores, truth, 0.7) == 0.4
+    assert threshold_for_precision(scores, np.zeros(6, dtype=bool), 0.5) is None
 
 
 def test_parts_keep_groups_whole_and_have_their_shares() -> None:

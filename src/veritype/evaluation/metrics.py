@@ -174,6 +174,21 @@ def precision_recall_curve(scores: Floats, truth: Bools) -> dict[str, list[float
     }
 
 
+def roc_auc(scores: Floats, truth: Bools) -> float:
+    """ROC-AUC: the chance that a supported claim outscores an unsupported one (ties count
+    half), by ranks with tied scores sharing their mean rank; 0 when a class is missing."""
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    for value in np.unique(scores):
+        tied = scores == value
+        ranks[tied] = ranks[tied].mean()
+    positives = int(np.sum(truth))
+    negatives = len(truth) - positives
+    return float((ranks[truth].sum() - positives * (positives + 1) / 2)
+                 / max(positives * negatives, 1))
+
+
 def threshold_for_precision(scores: Floats, truth: Bools, target: float, min_accepted: int = 1
                             ) -> float | None:
     """The lowest threshold whose accepted claims reach ``target`` precision (None if none)."""

@@ -36,7 +36,14 @@ from veritype.evaluation.engine import (
     ScoreTable,
     score_examples,
 )
-from veritype.evaluation.metrics import Bools, Floats
+from veritype.evaluation.metrics import (
+    Bools,
+    Bootstrap,
+    Floats,
+    binary_metrics,
+    roc_auc,
+    threshold_for_precision,
+)
 
 VIEWS = ("numeric", "lexical", "nli", "align")
 NLI_SETS = {"mrpc_train_2way": 3667, "covidfact_train_2way": 3263, "dnc_recast_train_2way": 3000}
@@ -169,19 +176,9 @@ def _veto_options(table: ScoreTable, truth: Bools, rows: Bools) -> list[dict[str
     return options
 
 
-def _precision_recall(accepted: Bools, truth: Bools) -> tuple[float, float]:
-    hits = int(np.sum(accepted & truth))
-    return (hits / max(int(np.sum(accepted)), 1), hits / max(int(np.sum(truth)), 1))
-
-
-def lowest_threshold(scores: Floats, truth: Bools, precision: float) -> float | None:
-    """The lowest threshold whose accepted claims reach ``precision`` (None if none does)."""
-    for threshold in np.unique(scores):
-        if threshold <= 0.0:
-            continue
-        if _precision_recall(scores >= threshold, truth)[0] >= precision:
-            return float(threshold)
-    return None
+def _precision_and_recall(accepted: Bools, truth: Bools) -> dict[str, float]:
+    metrics = binary_metrics(accepted, truth)
+    return {"precision": metrics["precision"], "recall": metrics["recall"]}
 
 
 def highest_low_threshold(scores: Floats, truth: Bools, precision: float, tau: float) -> float:
@@ -194,39 +191,6 @@ def highest_low_threshold(scores: Floats, truth: Bools, precision: float, tau: f
         if np.sum(~truth[below]) / max(int(np.sum(below)), 1) >= precision:
             best = float(threshold)
     return best
-
-
-def _auc(scores: Floats, truth: Bools) -> float:
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    for value in np.unique(scores):  # ties share their mean rank
-        tied = scores == value
-        ranks[tied] = ranks[tied].mean()
-    positives = int(np.sum(truth))
-    negatives = len(truth) - positives
-    return float((ranks[truth].sum() - positives * (positives + 1) / 2)
-                 / max(positives * negatives, 1))
-
-
-def _bootstrap_precision_recall(
-    accepted: Bools, truth: Bools, groups: Sequence[str], seed: int, resamples: int = 1000
-) -> dict[str, list[float]]:
-    names = sorted(set(groups))
-    index = {name: i for i, name in enumerate(names)}
-    rows_of: list[list[int]] = [[] for _ in names]
-    for row, group in enumerate(groups):
-        rows_of[index[group]].append(row)
-    rng = np.random.default_rng(seed)
-    precision, recall = [], []
-    for _ in range(resamples):
-        picked = rng.integers(0, len(names), len(names))
-        rows = np.fromiter((r for g in picked for r in rows_of[g]), dtype=np.intp)
-        p, r = _precision_recall(accepted[rows], truth[rows])
-        precision.append(p)
-        recall.append(r)
-    return {"precision": [float(np.percentile(precision, q)) for q in (2.5, 97.5)],
-            "recall": [float(np.percentile(recall, q)) for q in (2.5, 97.5)]}
 
 
 def fit_default(
@@ -284,12 +248,12 @@ def fit_default(
                 continue
             fitted[data_name, candidate.name] = model.with_settings(veto=chosen_veto)
             score = _effective(fitted[data_name, candidate.name], table, candidate)
-            tau = lowest_threshold(score[choose], truth[choose], TARGET_PRECISION)
+            tau = threshold_for_precision(score[choose], truth[choose], TARGET_PRECISION)
             entry.update({
                 "tau": tau, "features": list(model.view_names),
-                "choose_recall": 0.0 if tau is None else _precision_recall(
-                    score[choose] >= tau, truth[choose])[1],
-                "choose_auc": _auc(score[choose], truth[choose]),
+                "choose_recall": 0.0 if tau is None else binary_metrics(
+                    score[choose] >= tau, truth[choose])["recall"],
+                "choose_auc": roc_auc(score[choose], truth[choose]),
             })
     if all(c["tau"] is None for c in choices):
         raise ValueError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
@@ -303,7 +267,8 @@ def fit_default(
 
     check_groups = [g for g, keep in zip(groups, check, strict=True) if keep]
     accepted = score[check] >= tau
-    precision, recall = _precision_recall(accepted, truth[check])
+    metrics = binary_metrics(accepted, truth[check])
+    intervals = Bootstrap.draw(check_groups, 1000, seed).intervals(accepted, truth[check])
     verbatim = np.array([example.claim.strip().lower() in " ".join(example.evidence).lower()
                          for example in examples])
     report: dict[str, Any] = {
@@ -325,17 +290,15 @@ def fit_default(
                    "tau": tau, "tau_low": tau_low,
                    "l2_weights": list(model.weights), "bias": model.bias},
         "check": {
-            "precision": precision, "recall": recall,
-            "ci95": _bootstrap_precision_recall(accepted, truth[check], check_groups, seed),
-            "auc": _auc(score[check], truth[check]),
+            "precision": metrics["precision"], "recall": metrics["recall"],
+            "ci95": {name: list(intervals[name]) for name in ("precision", "recall")},
+            "auc": roc_auc(score[check], truth[check]),
             "accept_all_precision": float(truth[check].mean()),
-            "vote_at_0_8": dict(zip(("precision", "recall"), _precision_recall(
-                vote_score(table, list(table.views))[check] >= 0.8, truth[check]), strict=True)),
-            "verbatim_baseline": dict(zip(("precision", "recall"), _precision_recall(
-                verbatim[check], truth[check]), strict=True)),
+            "vote_at_0_8": _precision_and_recall(
+                vote_score(table, list(table.views))[check] >= 0.8, truth[check]),
+            "verbatim_baseline": _precision_and_recall(verbatim[check], truth[check]),
             "other_sources": {
-                str(source): dict(zip(("precision", "recall"), _precision_recall(
-                    score[rows] >= tau, truth[rows]), strict=True))
+                str(source): _precision_and_recall(score[rows] >= tau, truth[rows])
                 for source in sorted(set(sources) - {VALIDATION_SOURCE})
                 for rows in [masks["check"] & (sources == source)]
             },
