@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -207,25 +208,39 @@ def _qualified(text: str) -> bool:
     return _has_word_of(text, _QUALIFIERS)
 
 
+@dataclass(frozen=True, slots=True)
+class _Copy:
+    """One whole-word occurrence of a claim in a sentence, and what surrounds it."""
+
+    ends_clause: bool  # the copy runs to the end of the sentence or of a clause
+    coordinated: bool  # "and"/"or"/"nor" extends it ("euros and Swiss francs")
+    qualified: bool  # a word around it qualifies it ("very few", "more than")
+
+
+def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
+    """The whole-word occurrences of ``claim`` in ``sentence`` (both normalised)."""
+    at = sentence.find(claim)
+    while at >= 0:
+        before, after = sentence[:at], sentence[at + len(claim):]
+        if (not before or not before[-1].isalnum()) and (not after or not after[0].isalnum()):
+            suffix = after.strip().rstrip(".!?;: ")
+            # Words before the copy only matter when they qualify it: a heading run into the
+            # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
+            yield _Copy(
+                ends_clause=not suffix or after.lstrip().startswith(_CLAUSE_BREAK),
+                coordinated=suffix.lstrip(",;: \u2014-").split(" ", 1)[0] in {"and", "or",
+                                                                               "nor"},
+                qualified=_qualified(before) or _qualified(suffix),
+            )
+        at = sentence.find(claim, at + 1)
+
+
 def _states_verbatim(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` asserts ``claim`` (both normalised) word for word: the claim runs
     to the end of the sentence or of a clause, and the words around it neither qualify it
     ("very few", "more than", "it is likely that") nor extend it ("euros and Swiss francs")."""
-    at = sentence.find(claim)
-    while at >= 0:
-        before, after = sentence[:at], sentence[at + len(claim):]
-        whole_words = (not before or not before[-1].isalnum()) and (
-            not after or not after[0].isalnum())
-        prefix, suffix = before.rstrip(), after.strip().rstrip(".!?;: ")
-        # Words before the copy only matter when they qualify it: a heading run into the
-        # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
-        clause_after = not suffix or after.lstrip().startswith(_CLAUSE_BREAK)
-        coordinated = suffix.lstrip(",;: \u2014-").split(" ", 1)[0] in {"and", "or", "nor"}
-        if (whole_words and clause_after and not coordinated
-                and not _qualified(prefix) and not _qualified(suffix)):
-            return True
-        at = sentence.find(claim, at + 1)
-    return False
+    return any(copy.ends_clause and not copy.coordinated and not copy.qualified
+               for copy in _copies(claim, sentence))
 
 
 def qualified_in(claim: str, evidence: str) -> bool:
@@ -236,19 +251,9 @@ def qualified_in(claim: str, evidence: str) -> bool:
     if quoted_in(claim, evidence) is not False:
         return False
     wanted = _normalised(claim)
-    for start, end in sentence_spans(evidence):
-        sentence = _normalised(evidence[start:end])
-        at = sentence.find(wanted)
-        while at >= 0:
-            before, after = sentence[:at], sentence[at + len(wanted):]
-            suffix = after.strip().rstrip(".!?;: ")
-            coordinated = suffix.lstrip(",;: \u2014-").split(" ", 1)[0] in {"and", "or", "nor"}
-            whole_words = (not before or not before[-1].isalnum()) and (
-                not after or not after[0].isalnum())
-            if whole_words and not (coordinated or _qualified(before) or _qualified(suffix)):
-                return False
-            at = sentence.find(wanted, at + 1)
-    return True
+    return all(copy.coordinated or copy.qualified
+               for start, end in sentence_spans(evidence)
+               for copy in _copies(wanted, _normalised(evidence[start:end])))
 
 
 def _normalised(text: str) -> str:
