@@ -13,6 +13,7 @@ veto chosen on a validation part of that data; its card,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -72,9 +73,7 @@ def _is_strong(view: str, strong: frozenset[str] | None) -> bool:
 
 def is_contradicted(results: Sequence[ViewResult], strong: frozenset[str] | None = None) -> bool:
     """Whether any strong view (every view when ``strong`` is None) said contradicted."""
-    return any(
-        r.verdict is Verdict.CONTRADICTED and _is_strong(r.view, strong) for r in results
-    )
+    return _ANY_STRONG_VIEW.fires(results, strong)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +113,6 @@ class Veto:
             raise ValueError("veto must be {quorum, floor[, views]} or null")
         views = data.get("views")
         return cls(data["quorum"], data["floor"], None if views is None else tuple(views))
-
 
 
 def _strong_set(strong: Collection[str] | None) -> frozenset[str] | None:
@@ -598,9 +596,16 @@ def _make_learned(**options: Any) -> Aggregator:
     return model.with_settings(strong=options["strong"])
 
 
+@functools.cache
+def _shipped_default() -> LearnedAggregator:
+    """The shipped default model, read once per process (it never changes while running)."""
+    return LearnedAggregator.load(DEFAULT_AGGREGATOR)
+
+
 def _make_default(**options: Any) -> Aggregator:
     _check_options("default", options, {"strong"})
-    return _make_learned(path=DEFAULT_AGGREGATOR, **options)
+    model = _shipped_default()
+    return model if "strong" not in options else model.with_settings(strong=options["strong"])
 
 
 def _make_rule(**options: Any) -> Aggregator:
@@ -640,8 +645,7 @@ def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:
 
 def default_covers(view_names: Collection[str]) -> bool:
     """Whether ``view_names`` include every view the default aggregator reads."""
-    model = LearnedAggregator.load(DEFAULT_AGGREGATOR)
-    needed = {part.removesuffix(NOT_CONTRADICTED) for name in model.view_names
+    needed = {part.removesuffix(NOT_CONTRADICTED) for name in _shipped_default().view_names
               for part in name.split(AGREEMENT)}
     return needed <= set(view_names)
 
@@ -651,6 +655,5 @@ def default_for(view_names: Collection[str], strong: Collection[str] | None) -> 
     reads runs, else the vote (a model fitted on other views would read missing ones as
     ``fill``)."""
     if default_covers(view_names):
-        model = LearnedAggregator.load(DEFAULT_AGGREGATOR)
-        return model if strong is None else model.with_settings(strong=strong)
+        return _make_default(**({} if strong is None else {"strong": strong}))
     return VoteAggregator(strong=strong)
