@@ -268,14 +268,13 @@ def render(
         # V^τ: every ancestor Verified. A Verified parent that is not shown (off the
         # question, or short of its class's citations) does not block a resolved claim.
         blocked = [p for p in graph.parents(claim_id) if p not in admissible]
-        if not blocked:
-            admissible.add(claim_id)
         if blocked:
             limitations[claim_id] = (
                 f"Not shown, because a claim it depends on is not verified "
                 f"({', '.join(blocked)}): \u201c{node.claim.text}\u201d"
             )
             continue
+        admissible.add(claim_id)
         if claim_id in off_question:
             limitations[claim_id] = (
                 f"Verified but not shown, because it does not address the question: "

@@ -340,6 +340,12 @@ _HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
 _DEFINITE_SUBJECT = re.compile(rf"(The\s+.*?)\s+(?:{_AUXILIARY}|\w+ed)\b")
 
 
+def heading_text(line: str) -> str | None:
+    """The text of a Markdown heading line ("# Tower Bridge" → "Tower Bridge"), else None."""
+    heading = _HEADING.match(line)
+    return None if heading is None else heading.group(1)
+
+
 def subject_of(text: str) -> str | None:
     """The subject a later pronoun can stand for: a leading name ("Tower Bridge"), else a
     short definite noun phrase before the first verb ("The new bridge"); None when it opens

@@ -11,12 +11,13 @@ on-question claim depends on, and what depends on it (a pronoun-led continuation
 the question too.
 
 A question that names its subject ("When did the Golden Gate Bridge open?") asks about that
-subject only. A claim addresses it when the claim, as the draft wrote it, names it, or when
-the passage the claim is cited to does (its document title, the cited words, or, when they
-open with a pronoun, the subject of the sentence it stands for): "It opened in 1894." cited
-to a passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and so is
-off the question, whatever the belief graph says; a passage that mentions the asked subject
-in passing ("... after the Volga. It rises in the Black Forest") is not about it.
+subject only. A claim addresses it when the claim names it, or when the passage it is cited
+to is about it: the document's title, or what the cited sentences are about (each one's
+subject, the referent a pronoun-led one stands for, or, without a clear subject, its words).
+A claim whose pronoun was resolved from the draft needs both. "It opened in 1894." cited to a
+passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and so is off
+the question, whatever the belief graph says; a passage that mentions the asked subject in
+passing ("The Danube is ..., after the Volga. It rises in the Black Forest") is not about it.
 
 Pure: the similarity function is passed in, so this module loads no model.
 """
@@ -27,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
-from veritype.claims import subject_of
+from veritype.claims import heading_text, subject_of
 from veritype.evidence import Chunk, EvidencePack, Span
 from veritype.graph import BeliefGraph, Node
 
@@ -123,7 +124,8 @@ def _about(chunk: Chunk, span: Span) -> list[str]:
     for sentence in chunk.sentences():
         if sentence.start >= span.end:
             break
-        text = chunk.slice(sentence.start, sentence.end).lstrip("# ")
+        raw = chunk.slice(sentence.start, sentence.end)
+        text = heading_text(raw) or raw
         leads_back = ANAPHORIC_LEAD.match(text) is not None
         own = None if leads_back else subject_of(text)
         if sentence.end > span.start:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
-from veritype.claims import subject_of
+from veritype.claims import heading_text, subject_of
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
@@ -25,7 +25,6 @@ from veritype.generation._base import (
     register_generator,
 )
 
-_HEADING = re.compile(r"#{1,6}\s+(.+)")
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
 # Structured abstracts open sections with capitalised labels ("CONCLUSIONS AND RELEVANCE").
@@ -81,9 +80,9 @@ class ExtractiveGenerator:
             referent: str | None = None
             for span in chunk.sentences():
                 sentence = " ".join(chunk.slice(span.start, span.end).split())
-                heading = _HEADING.fullmatch(sentence)
+                heading = heading_text(sentence)
                 if heading is not None:
-                    referent = f"# {heading.group(1)}"
+                    referent = f"# {heading}"
                     continue
                 sentence = _SECTION_LABEL.sub("", sentence)
                 words = set(content_words(sentence))
