@@ -61,6 +61,15 @@ class Example:
         return self.label in (SUPPORTED, "entailment", "SUPPORT")
 
 
+def is_verbatim(example: Example) -> bool:
+    """Whether the claim is a substring of its evidence (case and spacing aside): the
+    verbatim-substring baseline every headline reports beside its own figure."""
+    def flat(text: str) -> str:
+        return " ".join(text.lower().split())
+
+    return flat(example.claim).rstrip(".") in flat(" ".join(example.evidence))
+
+
 def require_file(path: Path) -> Path:
     if not path.is_file():
         raise DataError(f"dataset file not found: {path} (check --data-dir)")

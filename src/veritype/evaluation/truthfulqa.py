@@ -27,7 +27,7 @@ from veritype.evaluation.configurations import (
     vote_mass,
     vote_score,
 )
-from veritype.evaluation.data import Example, truthfulqa_examples
+from veritype.evaluation.data import Example, is_verbatim, truthfulqa_examples
 from veritype.evaluation.engine import ABSTAINED, ENTAILED, ScoreTable
 from veritype.evaluation.metrics import (
     Bools,
@@ -278,14 +278,6 @@ def _mcnemar_table(
             rows.append({"chosen": f"{chosen[0]} @ {chosen[1]}", "other": f"{name} @ {label}",
                          **mcnemar(base, correct(name, label))})
     return rows
-
-
-def is_verbatim(example: Example) -> bool:
-    """Whether the claim is a substring of its evidence (case and spacing aside)."""
-    def flat(text: str) -> str:
-        return " ".join(text.lower().split())
-
-    return flat(example.claim).rstrip(".") in flat(" ".join(example.evidence))
 
 
 def _non_verbatim(

@@ -28,7 +28,7 @@ import numpy as np
 
 from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, Veto
 from veritype.evaluation.configurations import view_results, vote_score
-from veritype.evaluation.data import Example, halueval_examples, read_jsonl
+from veritype.evaluation.data import Example, halueval_examples, is_verbatim, read_jsonl
 from veritype.evaluation.engine import (
     ABSTAINED,
     CONTRADICTED,
@@ -269,8 +269,7 @@ def fit_default(
     accepted = score[check] >= tau
     metrics = binary_metrics(accepted, truth[check])
     intervals = Bootstrap.draw(check_groups, 1000, seed).intervals(accepted, truth[check])
-    verbatim = np.array([example.claim.strip().lower() in " ".join(example.evidence).lower()
-                         for example in examples])
+    verbatim = np.array([is_verbatim(example) for example in examples])
     report: dict[str, Any] = {
         "data": {
             "nli_sets": NLI_SETS, "halueval_dialogue_rows": list(DIALOGUE_ROWS),
