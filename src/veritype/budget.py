@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from veritype.aggregate import Aggregator, VoteAggregator
 from veritype.claims import ClaimClass
+from veritype.deadline import checkpoint
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node
 from veritype.typing import Thresholds
@@ -140,6 +141,7 @@ def run_views(
                 open_nodes = open_nodes[: max(affordable, 0)]
         if not open_nodes:
             continue
+        checkpoint(f"the {view.name} view")
         results = view.verify_batch(
             [node.claim for node in open_nodes],
             [evidence[node.claim.claim_id] for node in open_nodes],

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from veritype.deadline import checkpoint
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
@@ -167,7 +168,11 @@ class LocalGenerator:
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
     ) -> Draft:
         started = time.perf_counter()
-        pieces = list(self._pieces(prompt, evidence, params or GenerationParams()))
+        pieces = []
+        with closing(self._pieces(prompt, evidence, params or GenerationParams())) as stream:
+            for piece in stream:
+                checkpoint("the next generated token")
+                pieces.append(piece)
         return draft_from_pieces(
             pieces, generator=self.name, model=self.model,
             elapsed_s=time.perf_counter() - started,

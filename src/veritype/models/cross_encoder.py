@@ -20,6 +20,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from veritype.deadline import checkpoint
+
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 LABELS_FILE = "labels.json"
@@ -194,6 +196,7 @@ class CrossEncoder:
         order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
         result = np.zeros((len(pairs), len(STANDARD_LABELS)), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
+            checkpoint("the next model batch")
             batch = order[start : start + self.batch_size]
             width = max(len(encodings[i].ids) for i in batch)
             feeds = {

@@ -2,7 +2,8 @@
 
 All of it runs on one worker thread: the engine serialises its calls anyway, and the
 store's connection is then never used by two threads at once. Work that is still queued
-when its request gives up is skipped; work already running finishes and frees its slot.
+when its request gives up is skipped; work already running is cancelled at its next
+checkpoint (between engine stages and model batches), so the worker is soon free again.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
+
+from veritype.deadline import Deadline, DeadlineExceededError, running_under
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -35,19 +38,15 @@ class DeadlineError(TimeoutError):
         self.seconds = seconds
 
 
-class _AbandonedError(Exception):
-    """Raised in place of work whose request had already given up when its turn came."""
-
-
 class Job(Generic[T]):
-    """Submitted work: its future and a way to skip it if it has not started yet."""
+    """Submitted work: its future and a way to stop it, queued or running."""
 
-    def __init__(self, future: Future[T], abandoned: threading.Event) -> None:
+    def __init__(self, future: Future[T], deadline: Deadline) -> None:
         self.future = future
-        self._abandoned = abandoned
+        self._deadline = deadline
 
     def abandon(self) -> None:
-        self._abandoned.set()
+        self._deadline.cancel()
         self.future.cancel()
 
 
@@ -73,14 +72,17 @@ class EngineRunner:
                 wait = math.ceil(self._mean_seconds * self._pending)
                 raise SaturatedError(self._pending, retry_after=max(1, wait))
             self._pending += 1
-        abandoned = threading.Event()
+        deadline = Deadline(self.timeout)
 
         def run() -> T:
-            if abandoned.is_set():
-                raise _AbandonedError()
+            if deadline.expired:
+                raise DeadlineError(self.timeout)
             started = time.perf_counter()
             try:
-                return work()
+                with running_under(deadline):
+                    return work()
+            except DeadlineExceededError:
+                raise DeadlineError(self.timeout) from None
             finally:
                 self._observe(time.perf_counter() - started)
 
@@ -90,17 +92,16 @@ class EngineRunner:
             self._release()
             raise
         future.add_done_callback(lambda _: self._release())
-        return Job(future, abandoned)
+        return Job(future, deadline)
 
-    async def call(self, work: Callable[[], T], *, timeout: float | None = None) -> T:
+    async def call(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the worker and wait for it, at most the deadline."""
         job = self.submit(work)
-        seconds = self.timeout if timeout is None else timeout
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(job.future), seconds)
+            return await asyncio.wait_for(asyncio.wrap_future(job.future), self.timeout)
         except TimeoutError:
             job.abandon()
-            raise DeadlineError(seconds) from None
+            raise DeadlineError(self.timeout) from None
         except asyncio.CancelledError:
             job.abandon()
             raise

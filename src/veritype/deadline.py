@@ -1,0 +1,62 @@
+"""Deadlines that stop work: long-running calls check them between stages and batches.
+
+A server gives each request a :class:`Deadline` and runs the engine under it with
+:func:`running_under`; the engine calls :func:`checkpoint` between its stages and between
+view batches. When the deadline passes, or its request is cancelled, the next checkpoint
+raises :class:`DeadlineExceededError`, so the worker is free again within one batch instead of
+finishing work nobody waits for. Outside :func:`running_under` a checkpoint does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+
+class DeadlineExceededError(Exception):
+    """The work was stopped at a checkpoint: its deadline passed or it was cancelled."""
+
+
+class Deadline:
+    """A point in time (``time.monotonic``) after which work stops, and a cancel switch."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.at = None if seconds is None else time.monotonic() + seconds
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the work at its next checkpoint (safe to call from another thread)."""
+        self._cancelled.set()
+
+    @property
+    def expired(self) -> bool:
+        return self._cancelled.is_set() or (self.at is not None and time.monotonic() >= self.at)
+
+    def check(self, stage: str) -> None:
+        if self._cancelled.is_set():
+            raise DeadlineExceededError(f"cancelled before {stage}")
+        if self.at is not None and time.monotonic() >= self.at:
+            raise DeadlineExceededError(f"deadline passed before {stage}")
+
+
+_current: ContextVar[Deadline | None] = ContextVar("veritype_deadline", default=None)
+
+
+@contextmanager
+def running_under(deadline: Deadline) -> Iterator[Deadline]:
+    """Make ``deadline`` the one :func:`checkpoint` checks in this thread (or task)."""
+    token = _current.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _current.reset(token)
+
+
+def checkpoint(stage: str) -> None:
+    """Raise :class:`DeadlineExceededError` if the current deadline has passed or was cancelled."""
+    deadline = _current.get()
+    if deadline is not None:
+        deadline.check(stage)

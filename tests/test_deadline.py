@@ -1,0 +1,63 @@
+"""Deadlines stop work at checkpoints: when time runs out or the work is cancelled."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from veritype.deadline import Deadline, DeadlineExceededError, checkpoint, running_under
+
+
+def test_a_checkpoint_outside_a_deadline_does_nothing() -> None:
+    checkpoint("anything")
+
+
+def test_a_passed_deadline_stops_at_the_next_checkpoint() -> None:
+    with running_under(Deadline(0.01)):
+        checkpoint("the first stage")
+        time.sleep(0.02)
+        with pytest.raises(DeadlineExceededError, match="deadline passed before the second stage"):
+            checkpoint("the second stage")
+    checkpoint("after the deadline's block")
+
+
+def test_cancelling_from_another_thread_stops_the_work() -> None:
+    deadline = Deadline()
+    stages: list[int] = []
+    errors: list[DeadlineExceededError] = []
+
+    def work() -> None:
+        with running_under(deadline):
+            try:
+                for stage in range(1000):
+                    checkpoint(f"stage {stage}")
+                    stages.append(stage)
+                    time.sleep(0.005)
+            except DeadlineExceededError as error:
+                errors.append(error)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    time.sleep(0.05)
+    deadline.cancel()
+    worker.join(timeout=2)
+    assert not worker.is_alive()
+    assert len(errors) == 1 and "cancelled" in str(errors[0])
+    assert 0 < len(stages) < 1000
+
+
+def test_a_deadline_belongs_to_its_own_thread() -> None:
+    seen: list[str] = []
+
+    def other() -> None:
+        checkpoint("another thread's stage")
+        seen.append("ran")
+
+    with running_under(Deadline(0.0)):
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+    assert seen == ["ran"]
+
