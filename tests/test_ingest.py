@@ -184,7 +184,7 @@ def test_cli_ingest_list_show_delete(tmp_path: Path) -> None:
     (folder / "tower.txt").write_text("The Eiffel Tower opened in 1889. It is in Paris.")
     (folder / "junk.txt").write_bytes(b"\x00binary")
     store = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    result = runner.invoke(app, ["ingest", str(folder), "--store", store, "--chunk-chars", "30"])
+    result = runner.invoke(app, ["ingest", str(folder), "--store", store, "--chunk-chars", "40"])
     assert result.exit_code == 0, result.output
     assert "1 documents added" in result.stdout
     assert "skipped" in result.output and "junk.txt" in result.output

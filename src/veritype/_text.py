@@ -22,6 +22,9 @@ _ABBREVIATIONS = frozenset(
 _CLOSERS = "\"')]}\u201d\u2019"
 _TERMINATORS = ".!?"
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+# How far back the word before a period is read: longer than any abbreviation, and short
+# enough that splitting stays linear in the length of the text.
+_LOOKBEHIND = 40
 
 
 def _ends_sentence(text: str, index: int) -> bool:
@@ -32,7 +35,7 @@ def _ends_sentence(text: str, index: int) -> bool:
         # Decimal point or version number: "3.5", "v1.2".
         if nxt.isdigit():
             return False
-        match = _WORD_BEFORE.search(text, 0, index)
+        match = _WORD_BEFORE.search(text, max(0, index - _LOOKBEHIND), index)
         if match is not None:
             word = match.group(1).lower()
             if word in _ABBREVIATIONS:
@@ -84,6 +87,16 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         i += 1
     _append_span(text, start, length, spans)
     return spans
+
+
+# C0 controls and DEL, except the whitespace ones (tab, newline, form feed, return).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def without_controls(text: str) -> tuple[str, int]:
+    """``text`` with control characters (NUL among them) replaced by spaces, and how many
+    there were. Offsets are unchanged, so spans into the result are spans into ``text``."""
+    return _CONTROL.subn(" ", text)
 
 
 def _next_non_space(text: str, index: int) -> int | None:

@@ -105,15 +105,16 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split a document into sentence-aligned chunks of at most ``max_chars`` characters.
 
-    A single sentence longer than ``max_chars`` becomes a chunk of its own, so no text
-    is ever dropped. ``overlap_sentences`` repeats that many trailing sentences at the
-    start of the next chunk.
+    A sentence longer than ``max_chars`` is cut at its last clause break (",", ";", ":")
+    that fits, else its last space, else at ``max_chars`` exactly, so every chunk keeps
+    the bound and no text is dropped. ``overlap_sentences`` repeats that many trailing
+    sentences at the start of the next chunk.
     """
     if max_chars < 1:
         raise EvidenceError(f"max_chars must be positive, got {max_chars}")
     if overlap_sentences < 0:
         raise EvidenceError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
-    sentences = sentence_spans(document.text)
+    sentences = list(_bounded(document.text, sentence_spans(document.text), max_chars))
     chunks: list[Chunk] = []
     index = 0
     while index < len(sentences):
@@ -136,6 +137,39 @@ def chunk_document(
         if overlap_sentences and index < len(sentences):
             index = max(first + 1, index - overlap_sentences)
     return chunks
+
+
+_CLAUSE_BREAKS = (", ", "; ", ": ", "\u2014")
+_SPACES = (" ", "\n", "\t")
+
+
+def _bounded(
+    text: str, spans: Iterable[tuple[int, int]], max_chars: int
+) -> Iterator[tuple[int, int]]:
+    """``spans`` with every span longer than ``max_chars`` cut into pieces that fit."""
+    for start, end in spans:
+        while end - start > max_chars:
+            cut = _cut(text, start, start + max_chars)
+            piece_end = cut
+            while piece_end > start and text[piece_end - 1].isspace():
+                piece_end -= 1
+            yield start, piece_end
+            start = cut
+            while start < end and text[start].isspace():
+                start += 1
+        if end > start:
+            yield start, end
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to end a piece of ``text[start:limit]``: after the last clause break, else the
+    last space, in its second half (so pieces stay long), else at ``limit``."""
+    window = text[start:limit]
+    for breaks in (_CLAUSE_BREAKS, _SPACES):
+        position = max(window.rfind(mark) for mark in breaks)
+        if position > len(window) // 2:
+            return start + position + 1
+    return limit
 
 
 @dataclass(slots=True)
