@@ -33,6 +33,7 @@ from veritype.aggregate import (
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer, Reference, render
 from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, decompose
+from veritype.deadline import checkpoint
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.ingest import Corpus, IngestReport
@@ -83,6 +84,9 @@ class EngineConfig(BaseModel):
     relevance: bool = True
     relevance_floor: float = Field(default=0.35, ge=0.0, le=1.0)
     demo: bool = False
+    # Trace retention, applied after each saved trace; None keeps every trace.
+    trace_ttl: float | None = Field(default=None, gt=0, description="Seconds a trace is kept.")
+    max_traces: int | None = Field(default=None, ge=0, description="Newest traces kept.")
 
     @field_validator("views")
     @classmethod
@@ -271,6 +275,7 @@ class Engine:
                 )
             from veritype.generation import GenerationParams, GeneratorError
 
+            checkpoint("generation")
             generator = self.generator()
             try:
                 draft = generator.generate(
@@ -308,6 +313,8 @@ class Engine:
         answer = _checked_text("answer", answer, MAX_ANSWER_CHARS)
         fixed: EvidencePack | None = None
         if evidence is not None:
+            for index, text in enumerate(evidence):
+                _check_no_nul(f"evidence.{index}", text)
             texts = [text for text in evidence if text.strip()]
             if not texts:
                 raise EngineError("evidence: give at least one non-empty evidence text")
@@ -345,6 +352,7 @@ class Engine:
             decomposition = with_whole(text, decomposition)
         graph = BeliefGraph.from_claims(decomposition.claims, decomposition.edges)
         timings["decompose_s"] = time.perf_counter() - started
+        checkpoint("claim retrieval")
 
         mark = time.perf_counter()
         packs = self._packs(graph, list(graph), query, fixed, context, filters)
@@ -359,12 +367,14 @@ class Engine:
         timings["verify_s"] = time.perf_counter() - mark
 
         mark = time.perf_counter()
+        checkpoint("refinement")
         refinements, folded, spend = self._refine(graph, packs, views, spend, query, fixed,
                                                   filters)
         folded |= folded_by_whole(graph)
         notes, corrections = self._handle_contradictions(graph, packs, views)
         timings["refine_s"] = time.perf_counter() - mark
 
+        checkpoint("rendering")
         evidence = EvidencePack.merge(packs.values())
         off_question: set[str] = set()
         if query is not None and self.config.relevance:
@@ -701,7 +711,10 @@ class Engine:
             "off_question": [],
         }
         trace.update(details)
-        self.corpus.store.save_trace(grounded.trace_id, kind, trace)
+        store = self.corpus.store
+        store.save_trace(grounded.trace_id, kind, trace)
+        if self.config.trace_ttl is not None or self.config.max_traces is not None:
+            store.prune_traces(older_than=self.config.trace_ttl, keep=self.config.max_traces)
 
     def close(self) -> None:
         self.corpus.close()
@@ -817,7 +830,14 @@ def _checked_text(field: str, text: object, limit: int) -> str:
         raise EngineError(f"{field}: must not be empty")
     if len(text) > limit:
         raise EngineError(f"{field}: {len(text)} characters, more than the limit of {limit}")
+    _check_no_nul(field, text)
     return text.strip()
+
+
+def _check_no_nul(field: str, text: str) -> None:
+    position = text.find("\0")
+    if position >= 0:
+        raise EngineError(f"{field}: contains a NUL character at position {position}")
 
 
 def _checked_mode(mode: str) -> str:
@@ -831,6 +851,8 @@ _FILTERS = ("source", "title", "added_after", "added_before")
 
 def _check_filters(filters: Mapping[str, str]) -> None:
     for key, value in filters.items():
+        _check_no_nul("filters", key)
+        _check_no_nul(f"filters.{key}", value)
         if key not in _FILTERS:
             raise EngineError(f"filters: unknown filter {key!r}; known: {', '.join(_FILTERS)}")
         if key in ("added_after", "added_before"):

@@ -179,3 +179,70 @@ def test_an_ingest_killed_at_a_random_moment_completes_on_rerun(
     assert [[h.chunk.chunk_id for h in row] for row in hits] == [
         [h.chunk.chunk_id for h in row] for row in clean_hits
     ]
+
+
+def test_a_row_with_nul_characters_ingests_on_every_store(store_url: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from veritype.cli import app
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rows = [{"id": "a", "title": "Etna", "text": "Mount Etna erupted in 2021."},
+            {"id": "b\0", "title": "Bad\0title", "text": "Lava\0 reached the\0sea."},
+            {"id": "c", "title": "Fuji", "text": "Mount Fuji is in Japan."}]
+    (folder / "rows.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    result = CliRunner().invoke(app, ["ingest", str(folder), "--store", store_url,
+                                      "--chunk-chars", "300"])
+    assert result.exit_code == 0, result.output
+    assert "3 documents added" in result.stdout
+    assert "2 control characters (such as NUL) replaced by spaces" in result.output
+    with Corpus.open(store_url, create=False, index_dir=tmp_path / "reader") as corpus:
+        texts = {record.document.title: record.document.text
+                 for record in corpus.store.documents()}
+    assert texts["Bad title"] == "Lava  reached the sea."
+    assert len(texts) == 3
+
+
+_CONCURRENT_SCRIPT = """
+import json, sys
+from pathlib import Path
+from veritype.ingest import Corpus
+from veritype.store import Chunking, IndexSpec
+layout = [IndexSpec("bm25", "bm25", Chunking(max_chars=300))]
+corpus = Corpus.open(sys.argv[1], indexes=layout, index_dir=Path(sys.argv[3]))
+report = corpus.ingest([Path(sys.argv[2])], batch_size=4)
+print(json.dumps({"added": report.added, "replaced": report.replaced,
+                  "unchanged": report.unchanged}))
+"""
+
+
+def test_two_ingests_of_one_folder_at_once_count_each_document_once(
+    store_url: str, tmp_path: Path
+) -> None:
+    folder = write_corpus(tmp_path / "docs", ROWS)
+    processes = [
+        subprocess.Popen([sys.executable, "-c", _CONCURRENT_SCRIPT, store_url, str(folder),
+                          str(tmp_path / f"indexes-{number}")],
+                         stdout=subprocess.PIPE, text=True)
+        for number in range(2)
+    ]
+    reports = [json.loads(process.communicate(timeout=300)[0]) for process in processes]
+    assert all(process.returncode == 0 for process in processes)
+    assert sum(report["added"] for report in reports) == ROWS + 1, reports
+    assert sum(report["replaced"] for report in reports) == 0, reports
+    assert all(report["added"] + report["unchanged"] == ROWS + 1 for report in reports)
+    with Corpus.open(store_url, create=False, index_dir=tmp_path / "reader") as corpus:
+        assert corpus.store.count_documents() == ROWS + 1
+
+
+def test_the_engine_keeps_at_most_max_traces(store_url: str, tmp_path: Path) -> None:
+    from veritype.engine import Engine, EngineConfig
+
+    config = EngineConfig(store=store_url, views=["numeric", "lexical"], max_traces=2)
+    with Engine(config) as engine:
+        answers = [engine.verify(f"Etna erupted in {year}.", ["Etna erupted in 2021."])
+                   for year in (2019, 2020, 2021)]
+        assert engine.corpus.store.count_traces() == 2
+        assert engine.trace(answers[0].trace_id) is None
+        assert engine.trace(answers[2].trace_id) is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from veritype.store import (
     IndexSpec,
     Store,
     StoreError,
+    StoreInputError,
     StoreNotFoundError,
     open_store,
 )
@@ -208,3 +210,51 @@ def test_a_reader_never_creates_a_store(store_url: str, index_dir: Path) -> None
     reopened = open_store(store_url, index_dir=index_dir, create=False)
     assert reopened.count_documents() == 0
     reopened.close()
+
+
+def test_each_write_reports_what_it_did_to_each_document(store: Store) -> None:
+    assert store.write([make_write(TEXT, "a"), make_write("Fish swim.", "b")]) == [
+        "added", "added"]
+    changed = make_write(TEXT + " Owls hoot.", "a")
+    assert store.write([changed, make_write("Fish swim.", "b")]) == ["replaced", "unchanged"]
+    assert store.count_documents() == 2
+
+
+def test_nul_in_a_document_is_refused_the_same_way_by_every_store(store: Store) -> None:
+    store.write([make_write(TEXT, "kept")])
+    with pytest.raises(StoreInputError, match=r"'bad'.*text has a NUL character at position 4"):
+        store.write([make_write("Fish swim.", "other"), make_write("Cats\0 purr.", "bad")])
+    assert [record.source for record in store.documents()] == ["kept"]
+
+
+def test_an_id_with_nul_is_simply_not_found(store: Store) -> None:
+    store.write([make_write(TEXT, "a")])
+    assert store.document("a\0b") is None
+    assert store.document_chunks("a\0b") == []
+    assert store.chunks(["x\0y"]) == {}
+    assert store.fingerprints(["a\0"]) == {}
+    assert store.sources_from("a.origin\0") == []
+    assert store.delete(["a\0"]) == 0
+    assert store.delete_sources(["a\0"]) == 0
+    assert store.trace("t\0") is None
+    assert store.count_documents() == 1
+
+
+def test_a_trace_with_nul_is_kept_with_a_replacement_character(store: Store) -> None:
+    store.save_trace("t1", "verify", {"draft": "a\0b", "claims": [{"text": "c\0"}]})
+    assert store.trace("t1") == {"draft": "a\ufffdb", "claims": [{"text": "c\ufffd"}]}
+
+
+def test_traces_are_pruned_by_age_then_by_count_oldest_first(store: Store) -> None:
+    for number in range(5):
+        store.save_trace(f"t{number}", "ask", {"n": number})
+        time.sleep(0.01)
+    assert store.prune_traces(keep=3) == 2
+    assert store.count_traces() == 3
+    assert store.trace("t0") is None and store.trace("t1") is None
+    assert store.trace("t4") == {"n": 4}
+    assert store.prune_traces(older_than=3600) == 0
+    time.sleep(0.05)
+    store.save_trace("fresh", "ask", {"n": 9})
+    assert store.prune_traces(older_than=0.04) == 3
+    assert store.count_traces() == 1 and store.trace("fresh") == {"n": 9}

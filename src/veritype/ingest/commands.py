@@ -1,4 +1,5 @@
-"""The corpus commands of the CLI: ``ingest``, ``documents list|show|delete`` and ``search``."""
+"""The corpus commands of the CLI: ``ingest``, ``documents list|show|delete``, ``search``
+and ``traces prune``."""
 
 from __future__ import annotations
 
@@ -292,8 +293,59 @@ def search(
         _out.print(f"   {escape(text)}", highlight=False, soft_wrap=True)
 
 
+traces_app = typer.Typer(help="The traces of answered and verified requests.",
+                         no_args_is_help=True)
+
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``text``: a number with an optional unit s, m, h or d (``30d``, ``12h``)."""
+    value = text.strip().lower()
+    unit = _DURATION_UNITS.get(value[-1:], 0)
+    number = value[:-1] if unit else value
+    try:
+        seconds = float(number) * (unit or 1)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a duration such as 3600, 90m, 12h or 30d") from None
+    if not seconds > 0:
+        raise ValueError(f"a duration must be positive, got {text!r}")
+    return seconds
+
+
+@traces_app.command("prune")
+def prune_traces(
+    store: StoreOption = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option("--older-than", help="Delete traces older than this: 3600, 90m, 12h, 30d."),
+    ] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", help="Then keep only the newest N traces.")
+    ] = None,
+) -> None:
+    """Delete old traces (oldest first); documents are never touched."""
+    if older_than is None and keep is None:
+        raise _fail("give --older-than, --keep or both")
+    if keep is not None and keep < 0:
+        raise _fail(f"--keep must be 0 or more, got {keep}")
+    try:
+        seconds = None if older_than is None else parse_duration(older_than)
+    except ValueError as error:
+        raise _fail(f"--older-than: {error}") from None
+    with _open(store) as corpus:
+        try:
+            deleted = corpus.store.prune_traces(older_than=seconds, keep=keep)
+            remaining = corpus.store.count_traces()
+        except StoreError as error:
+            raise _fail(str(error)) from None
+    _out.print(f"Deleted {deleted} trace{'s' if deleted != 1 else ''}; {remaining} remain.",
+               highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add the corpus commands to the main CLI."""
     app.command("ingest")(ingest)
     app.add_typer(documents_app, name="documents")
     app.command("search")(search)
+    app.add_typer(traces_app, name="traces")

@@ -27,6 +27,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from veritype._text import without_controls
 from veritype.evidence import Document
 from veritype.ingest.readers import (
     READERS,
@@ -209,12 +210,8 @@ class Ingestor:
                 )
             return
         report.files += 1
-        report.warnings.extend(contents.row_warnings)
-        if progress is not None:
-            for warning in contents.row_warnings:
-                progress.console.print(
-                    f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True
-                )
+        for warning in contents.row_warnings:
+            _warn(report, progress, warning)
         self._ingest_contents(contents.documents, str(path), report, progress)
 
     def _ingest_contents(
@@ -224,10 +221,9 @@ class Ingestor:
         report: IngestReport,
         progress: Progress | None,
     ) -> None:
-        documents = [
-            Document.from_text(item.text, title=item.title, source=item.source) for item in sources
-        ]
-        media_types = {item.source: item.media_type for item in sources}
+        documents = [self._document(item, report, progress) for item in sources]
+        media_types = {document.source: item.media_type
+                       for document, item in zip(documents, sources, strict=True)}
         stored = self.store.fingerprints([document.source for document in documents])
         pending: list[tuple[Document, str]] = []
         for document in documents:
@@ -241,13 +237,10 @@ class Ingestor:
             task = progress.add_task(f"  {_short(Path(origin))}", total=len(pending))
         for batch in _batches(pending, self.batch_size):
             writes = self._prepare(batch, origin, media_types)
-            self.store.write(writes)
-            for document, _ in batch:
-                if document.source in stored:
-                    report.replaced += 1
-                else:
-                    report.added += 1
-            report.chunks += sum(item.record.chunk_count for item in writes)
+            for write, outcome in zip(writes, self.store.write(writes), strict=True):
+                setattr(report, outcome, getattr(report, outcome) + 1)
+                if outcome != "unchanged":
+                    report.chunks += write.record.chunk_count
             if progress is not None and task is not None:
                 progress.advance(task, len(batch))
         if progress is not None and task is not None:
@@ -256,6 +249,19 @@ class Ingestor:
             current_sources = {document.source for document in documents}
             gone = [s for s in self.store.sources_from(origin) if s not in current_sources]
             report.removed += self.store.delete_sources(gone) if gone else 0
+
+    def _document(
+        self, item: SourceDocument, report: IngestReport, progress: Progress | None
+    ) -> Document:
+        """The document to store: control characters (NUL among them), which PostgreSQL
+        cannot keep, become spaces, so offsets into the text still hold."""
+        text, replaced = without_controls(item.text)
+        title, _ = without_controls(item.title)
+        source, _ = without_controls(item.source)
+        if replaced:
+            _warn(report, progress, f"{source}: {replaced} control character"
+                  f"{'s' if replaced > 1 else ''} (such as NUL) replaced by spaces")
+        return Document.from_text(text, title=title, source=source)
 
     def _prepare(
         self, batch: list[tuple[Document, str]], origin: str, media_types: dict[str, str]
@@ -300,6 +306,13 @@ class Ingestor:
 def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def _warn(report: IngestReport, progress: Progress | None, warning: str) -> None:
+    report.warnings.append(warning)
+    if progress is not None:
+        progress.console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False,
+                               soft_wrap=True)
 
 
 def _progress(console: Console) -> Progress:

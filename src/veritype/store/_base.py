@@ -24,10 +24,17 @@ from veritype.evidence import Chunk, Document, chunk_document
 Vectors = npt.NDArray[np.float32]
 
 IndexKind = Literal["bm25", "dense"]
+# What a write did to one document: decided inside the write's transaction, so two
+# processes writing the same document at once report it once as added.
+WriteOutcome = Literal["added", "replaced", "unchanged"]
 
 
 class StoreError(RuntimeError):
     """A store that cannot be opened or used: bad URL, missing driver, schema mismatch."""
+
+
+class StoreInputError(StoreError):
+    """Input no store can keep as given; the message names the document and the field."""
 
 
 class StoreNotFoundError(StoreError):
@@ -208,8 +215,11 @@ class Store(Protocol):
         """The index layout last saved, or an empty list for a new store."""
         ...
 
-    def write(self, writes: Sequence[DocumentWrite]) -> None:
-        """Store documents, replacing any with the same source; each document atomically."""
+    def write(self, writes: Sequence[DocumentWrite]) -> list[WriteOutcome]:
+        """Store documents, replacing any with the same source, in one transaction; a
+        document already stored with the same fingerprint is left as it is. Returns what
+        happened to each document, in order. Raises :class:`StoreInputError` for text no
+        store can keep (a NUL character), before anything is written."""
         ...
 
     def fingerprints(self, sources: Sequence[str]) -> dict[str, str]:
@@ -259,8 +269,16 @@ class Store(Protocol):
         ...
 
     def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
-        """Keep a run's trace (JSON-able) under its id, replacing any with the same id."""
+        """Keep a run's trace (JSON-able) under its id, replacing any with the same id.
+        NUL characters in its strings are kept as U+FFFD."""
         ...
+
+    def prune_traces(self, *, older_than: float | None = None, keep: int | None = None) -> int:
+        """Delete traces saved more than ``older_than`` seconds ago, then all but the newest
+        ``keep``; returns how many were deleted."""
+        ...
+
+    def count_traces(self) -> int: ...
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         """A saved trace, or ``None`` for an unknown id."""
@@ -324,3 +342,35 @@ def normalise_rows(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+def check_storable(writes: Sequence[DocumentWrite]) -> None:
+    """Refuse NUL characters in what a write stores: PostgreSQL cannot keep them in text,
+    and both stores must accept exactly the same input."""
+    for item in writes:
+        document = item.record.document
+        for name, value in (("text", document.text), ("title", document.title),
+                            ("source", document.source), ("origin", item.record.origin)):
+            position = value.find("\0")
+            if position >= 0:
+                raise StoreInputError(
+                    f"document {document.source!r}: its {name} has a NUL character at "
+                    f"position {position}; nothing was stored"
+                )
+
+
+def storable_trace(value: Any) -> Any:
+    """``value`` with NUL characters in its strings replaced by U+FFFD (see ``save_trace``)."""
+    if isinstance(value, str):
+        return value.replace("\0", "\ufffd")
+    if isinstance(value, Mapping):
+        return {storable_trace(key): storable_trace(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_trace(item) for item in value]
+    return value
+
+
+def has_nul(*values: str) -> bool:
+    """Whether any of ``values`` (ids looked up) holds a NUL: no stored id can."""
+    return any("\0" in value for value in values)
+

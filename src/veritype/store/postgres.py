@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,9 +26,13 @@ from veritype.store._base import (
     StoreNotFoundError,
     TitledChunk,
     Vectors,
+    WriteOutcome,
+    check_storable,
+    has_nul,
     local_cache_dir,
     normalise_rows,
     register_store,
+    storable_trace,
 )
 
 if TYPE_CHECKING:
@@ -69,6 +73,7 @@ CREATE TABLE IF NOT EXISTS veritype_traces (
     created_at DOUBLE PRECISION NOT NULL,
     data JSONB NOT NULL
 );
+CREATE INDEX IF NOT EXISTS veritype_traces_by_time ON veritype_traces (created_at);
 """
 
 _DOCUMENT_COLUMNS = (
@@ -185,9 +190,10 @@ class PostgresStore:
         value = self._meta("layout")
         return [IndexSpec.from_dict(item) for item in json.loads(value)] if value else []
 
-    def write(self, writes: Sequence[DocumentWrite]) -> None:
+    def write(self, writes: Sequence[DocumentWrite]) -> list[WriteOutcome]:
         if not writes:
-            return
+            return []
+        check_storable(writes)
         import psycopg
 
         try:
@@ -196,16 +202,24 @@ class PostgresStore:
                     if len(rows.chunk_ids):
                         self._ensure_vector_table(index_name, int(rows.vectors.shape[1]))
             with self._db.transaction():
-                for item in writes:
-                    self._write_one(item)
+                outcomes = [self._write_one(item) for item in writes]
                 self._bump_generation()
         except psycopg.Error as error:
             raise StoreError(f"{self.url}: write failed, nothing was stored: {error}") from error
+        return outcomes
 
-    def _write_one(self, item: DocumentWrite) -> None:
+    def _write_one(self, item: DocumentWrite) -> WriteOutcome:
         from psycopg import sql
 
         record, document = item.record, item.record.document
+        # Writers of the same source wait for each other, so each sees what the other did.
+        self._db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                         (document.source,))
+        stored = self._db.execute(
+            "SELECT fingerprint FROM veritype_documents WHERE source = %s", (document.source,)
+        ).fetchone()
+        if stored is not None and stored[0] == record.fingerprint:
+            return "unchanged"
         self._db.execute(
             "DELETE FROM veritype_documents WHERE source = %s OR doc_id = %s",
             (document.source, document.doc_id),
@@ -248,15 +262,18 @@ class PostgresStore:
                         for chunk_id, row in zip(rows.chunk_ids, rows.vectors, strict=True)
                     ],
                 )
+        return "added" if stored is None else "replaced"
 
     def fingerprints(self, sources: Sequence[str]) -> dict[str, str]:
         rows = self._db.execute(
             "SELECT source, fingerprint FROM veritype_documents WHERE source = ANY(%s)",
-            (list(sources),),
+            (_storable(sources),),
         )
         return {str(source): str(stamp) for source, stamp in rows}
 
     def sources_from(self, origin: str) -> list[str]:
+        if has_nul(origin):
+            return []
         rows = self._db.execute(
             "SELECT source FROM veritype_documents WHERE origin = %s ORDER BY seq", (origin,)
         )
@@ -265,7 +282,7 @@ class PostgresStore:
     def delete(self, doc_ids: Sequence[str]) -> int:
         with self._db.transaction():
             deleted = self._db.execute(
-                "DELETE FROM veritype_documents WHERE doc_id = ANY(%s)", (list(doc_ids),)
+                "DELETE FROM veritype_documents WHERE doc_id = ANY(%s)", (_storable(doc_ids),)
             ).rowcount
             if deleted:
                 self._bump_generation()
@@ -274,13 +291,15 @@ class PostgresStore:
     def delete_sources(self, sources: Sequence[str]) -> int:
         with self._db.transaction():
             deleted = self._db.execute(
-                "DELETE FROM veritype_documents WHERE source = ANY(%s)", (list(sources),)
+                "DELETE FROM veritype_documents WHERE source = ANY(%s)", (_storable(sources),)
             ).rowcount
             if deleted:
                 self._bump_generation()
         return int(deleted)
 
     def document(self, doc_id: str) -> DocumentRecord | None:
+        if has_nul(doc_id):
+            return None
         row = self._db.execute(
             f"SELECT {_DOCUMENT_COLUMNS} FROM veritype_documents WHERE doc_id = %s", (doc_id,)
         ).fetchone()
@@ -307,6 +326,8 @@ class PostgresStore:
         return int(row[0]) if row else 0
 
     def document_chunks(self, doc_id: str) -> list[tuple[str, Chunk]]:
+        if has_nul(doc_id):
+            return []
         rows = self._db.execute(
             "SELECT chunking, chunk_id, doc_id, start_offset, end_offset, text "
             "FROM veritype_chunks WHERE doc_id = %s ORDER BY chunking, start_offset, seq",
@@ -319,7 +340,7 @@ class PostgresStore:
             "SELECT c.chunk_id, c.doc_id, c.start_offset, c.end_offset, c.text, d.title "
             "FROM veritype_chunks c JOIN veritype_documents d ON d.doc_id = c.doc_id "
             "WHERE c.chunk_id = ANY(%s)",
-            (list(dict.fromkeys(chunk_ids)),),
+            (_storable(dict.fromkeys(chunk_ids)),),
         )
         return {str(row[0]): TitledChunk(Chunk(*row[:5]), str(row[5])) for row in rows}
 
@@ -387,10 +408,32 @@ class PostgresStore:
             "INSERT INTO veritype_traces VALUES (%s, %s, %s, %s) ON CONFLICT (trace_id) "
             "DO UPDATE SET kind = EXCLUDED.kind, created_at = EXCLUDED.created_at, "
             "data = EXCLUDED.data",
-            (trace_id, kind, time.time(), Jsonb(dict(trace))),
+            (trace_id, kind, time.time(), Jsonb(storable_trace(trace))),
         )
 
+    def prune_traces(self, *, older_than: float | None = None, keep: int | None = None) -> int:
+        deleted = 0
+        with self._db.transaction():
+            if older_than is not None:
+                deleted += self._db.execute(
+                    "DELETE FROM veritype_traces WHERE created_at < %s",
+                    (time.time() - older_than,),
+                ).rowcount
+            if keep is not None:
+                deleted += self._db.execute(
+                    "DELETE FROM veritype_traces WHERE trace_id NOT IN (SELECT trace_id FROM "
+                    "veritype_traces ORDER BY created_at DESC, trace_id DESC LIMIT %s)",
+                    (max(keep, 0),),
+                ).rowcount
+        return deleted
+
+    def count_traces(self) -> int:
+        row = self._db.execute("SELECT COUNT(*) FROM veritype_traces").fetchone()
+        return int(row[0]) if row else 0
+
     def trace(self, trace_id: str) -> dict[str, Any] | None:
+        if has_nul(trace_id):
+            return None
         row = self._db.execute(
             "SELECT data FROM veritype_traces WHERE trace_id = %s", (trace_id,)
         ).fetchone()
@@ -404,6 +447,11 @@ class PostgresStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _storable(values: Iterable[str]) -> list[str]:
+    """The values a lookup can match: one with a NUL can never have been stored."""
+    return [value for value in values if not has_nul(value)]
 
 
 def _as_array(value: Any) -> Vectors:

@@ -27,7 +27,10 @@ from veritype.store._base import (
     StoreNotFoundError,
     TitledChunk,
     Vectors,
+    WriteOutcome,
+    check_storable,
     register_store,
+    storable_trace,
 )
 from veritype.store._vectors import DEFAULT_ANN_THRESHOLD, VectorIndex, build_vector_index
 
@@ -74,6 +77,7 @@ CREATE TABLE IF NOT EXISTS traces (
     created_at REAL NOT NULL,
     data TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS traces_by_time ON traces (created_at);
 """
 
 _DOCUMENT_COLUMNS = (
@@ -168,19 +172,25 @@ class SQLiteStore:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
         return [IndexSpec.from_dict(item) for item in json.loads(row[0])] if row else []
 
-    def write(self, writes: Sequence[DocumentWrite]) -> None:
+    def write(self, writes: Sequence[DocumentWrite]) -> list[WriteOutcome]:
         if not writes:
-            return
+            return []
+        check_storable(writes)
         try:
             with self._transaction():
-                for item in writes:
-                    self._write_one(item)
+                outcomes = [self._write_one(item) for item in writes]
                 self._bump_generation()
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: write failed, nothing was stored: {error}") from error
+        return outcomes
 
-    def _write_one(self, item: DocumentWrite) -> None:
+    def _write_one(self, item: DocumentWrite) -> WriteOutcome:
         record, document = item.record, item.record.document
+        stored = self._db.execute(
+            "SELECT fingerprint FROM documents WHERE source = ?", (document.source,)
+        ).fetchone()
+        if stored is not None and stored[0] == record.fingerprint:
+            return "unchanged"
         stale = [
             row[0]
             for row in self._db.execute(
@@ -220,6 +230,7 @@ class SQLiteStore:
                     for chunk_id, row in zip(rows.chunk_ids, rows.vectors, strict=True)
                 ],
             )
+        return "added" if stored is None else "replaced"
 
     def _delete_rows(self, doc_ids: Sequence[str]) -> None:
         for table in ("vectors", "chunks", "documents"):
@@ -359,7 +370,7 @@ class SQLiteStore:
         return cached[1].search(np.asarray(queries, dtype=np.float32), k)
 
     def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
-        payload = json.dumps(trace, sort_keys=True)
+        payload = json.dumps(storable_trace(trace), sort_keys=True)
         try:
             with self._transaction():
                 self._db.execute(
@@ -368,6 +379,27 @@ class SQLiteStore:
                 )
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: saving trace {trace_id} failed: {error}") from error
+
+    def prune_traces(self, *, older_than: float | None = None, keep: int | None = None) -> int:
+        try:
+            with self._transaction():
+                deleted = 0
+                if older_than is not None:
+                    deleted += self._db.execute(
+                        "DELETE FROM traces WHERE created_at < ?", (time.time() - older_than,)
+                    ).rowcount
+                if keep is not None:
+                    deleted += self._db.execute(
+                        "DELETE FROM traces WHERE trace_id NOT IN (SELECT trace_id FROM traces "
+                        "ORDER BY created_at DESC, trace_id DESC LIMIT ?)",
+                        (max(keep, 0),),
+                    ).rowcount
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: pruning traces failed: {error}") from error
+        return deleted
+
+    def count_traces(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM traces").fetchone()[0])
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT data FROM traces WHERE trace_id = ?", (trace_id,))
