@@ -10,8 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -144,22 +147,57 @@ def read_pdf(path: Path, source: str, fields: RecordFields) -> FileContents:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted:
-            raise UnreadableFileError("the PDF is encrypted")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        metadata = reader.metadata
-        title = str(metadata.title) if metadata is not None and metadata.title else path.name
-    except UnreadableFileError:
-        raise
-    except (PyPdfError, OSError, ValueError, KeyError, TypeError) as error:
-        raise UnreadableFileError(f"not a readable PDF ({type(error).__name__}: {error})") from None
+    with _library_messages("pypdf") as messages:
+        try:
+            reader = PdfReader(path)
+            if reader.is_encrypted:
+                raise UnreadableFileError("the PDF is encrypted")
+            pages = [page.extract_text() or "" for page in reader.pages]
+            metadata = reader.metadata
+            title = str(metadata.title) if metadata is not None and metadata.title else path.name
+        except UnreadableFileError:
+            raise
+        except (PyPdfError, OSError, ValueError, KeyError, TypeError) as error:
+            raise UnreadableFileError(
+                f"not a readable PDF ({type(error).__name__}: {error})"
+            ) from None
     # Pages become paragraphs, so no chunk or sentence runs across a page break unnoticed.
     text = "\n\n".join(page.strip() for page in pages if page.strip())
     if not text:
         raise UnreadableFileError("the PDF has no extractable text (scanned images need OCR first)")
-    return FileContents([SourceDocument(text, title, source, "application/pdf")])
+    return FileContents(
+        [SourceDocument(text, title, source, "application/pdf")],
+        [f"{path}: {message}" for message in dict.fromkeys(messages)],
+    )
+
+
+class _Collected(logging.Handler):
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.messages = messages
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.name}: {record.getMessage()}")
+
+
+@contextmanager
+def _library_messages(name: str) -> Iterator[list[str]]:
+    """Collect a library's log warnings and Python warnings while reading, so they reach
+    the user as the file's warnings (through the ingest's report), not raw on stderr."""
+    messages: list[str] = []
+    logger = logging.getLogger(name)
+    handler = _Collected(messages)
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield messages
+        messages.extend(f"{name}: {warning.message}" for warning in caught)
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _pick(row: dict[str, Any], wanted: str | None, usual: tuple[str, ...]) -> str | None:
