@@ -125,3 +125,20 @@ def test_a_plain_copy_states_the_claim(claim: str, evidence: str) -> None:
 def test_words_not_in_that_order_are_no_copy() -> None:
     assert quoted_in("The tower is tall", "The tower, 330 metres, is tall.") is None
     assert quoted_in("tower opened in 1889", "The tower opened in 18890 BC.") is None
+
+
+def test_splitting_grows_linearly_with_the_text() -> None:
+    # Each period once re-read the text from its start: 8x the text took 64x the time.
+    import time
+
+    def seconds(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            sentence_spans(text)
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    prose = "Dr. Smith saw 3.5 tonnes of ore. It was shipped on Jan. 5. " * 1000
+    ratio = seconds(prose * 8) / seconds(prose)
+    assert ratio < 24, f"8x the text took {ratio:.0f}x the time"

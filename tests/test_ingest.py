@@ -49,6 +49,20 @@ def make_pdf(lines: list[str]) -> bytes:
     return bytes(out)
 
 
+def test_a_damaged_pdf_warns_through_the_ingest_report_not_on_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    pdf = make_pdf(["Volcanoes erupt lava."])
+    cut = pdf.rindex(b"startxref")
+    (tmp_path / "damaged.pdf").write_bytes(pdf[:cut] + b"startxref\n9999\n%%EOF\n")
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    result = runner.invoke(app, ["ingest", str(tmp_path / "damaged.pdf"), "--store", store])
+    assert result.exit_code == 0, result.output
+    assert "1 documents added" in result.stdout
+    assert "warning:" in result.output and "incorrect startxref pointer" in result.output
+    assert "incorrect startxref" not in capfd.readouterr().err
+
+
 def test_plain_markdown_and_html_files_become_one_document_each(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Plain words here.")
     (tmp_path / "b.md").write_text("Intro line.\n\n# The Heading\n\nBody text.")
@@ -230,3 +244,20 @@ def test_cli_refuses_a_bad_store_url_and_unknown_retriever(tmp_path: Path) -> No
     assert ingested.exit_code == 0
     result = runner.invoke(app, ["search", "x", "--store", store, "--retriever", "magic"])
     assert result.exit_code == 2 and "unknown retriever 'magic'" in result.output
+
+
+def test_traces_prune_deletes_the_oldest_and_reports_what_remains(tmp_path: Path) -> None:
+    from veritype.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    with open_store(url) as store:
+        for number in range(4):
+            store.save_trace(f"t{number}", "ask", {"n": number})
+    pruned = runner.invoke(app, ["traces", "prune", "--store", url, "--keep", "1"])
+    assert pruned.exit_code == 0, pruned.output
+    assert "Deleted 3 traces; 1 remain." in pruned.stdout
+    aged = runner.invoke(app, ["traces", "prune", "--store", url, "--older-than", "30d"])
+    assert aged.exit_code == 0 and "Deleted 0 traces; 1 remain." in aged.stdout
+    bad = runner.invoke(app, ["traces", "prune", "--store", url, "--older-than", "soon"])
+    assert bad.exit_code == 2 and "not a duration" in bad.output
+    assert runner.invoke(app, ["traces", "prune", "--store", url]).exit_code == 2

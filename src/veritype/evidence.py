@@ -105,8 +105,8 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split a document into sentence-aligned chunks of at most ``max_chars`` characters.
 
-    A sentence longer than ``max_chars`` is cut at its last clause break (",", ";", ":")
-    that fits, else its last space, else at ``max_chars`` exactly, so every chunk keeps
+    A sentence longer than ``max_chars`` is cut after its last clause break (",", ";",
+    ":") that fits, else at its last space, else at ``max_chars`` exactly, so every chunk keeps
     the bound and no text is dropped. ``overlap_sentences`` repeats that many trailing
     sentences at the start of the next chunk.
     """
@@ -139,7 +139,9 @@ def chunk_document(
     return chunks
 
 
-_CLAUSE_BREAKS = (", ", "; ", ": ", "\u2014")
+# Each mark is followed by the whitespace it is cut before, so it fits in a window one
+# character longer than a chunk.
+_CLAUSE_BREAKS = (", ", "; ", ": ")
 _SPACES = (" ", "\n", "\t")
 
 
@@ -149,7 +151,7 @@ def _bounded(
     """``spans`` with every span longer than ``max_chars`` cut into pieces that fit."""
     for start, end in spans:
         while end - start > max_chars:
-            cut = _cut(text, start, start + max_chars)
+            cut = _cut(text, start, max_chars)
             piece_end = cut
             while piece_end > start and text[piece_end - 1].isspace():
                 piece_end -= 1
@@ -161,15 +163,16 @@ def _bounded(
             yield start, end
 
 
-def _cut(text: str, start: int, limit: int) -> int:
-    """Where to end a piece of ``text[start:limit]``: after the last clause break, else the
-    last space, in its second half (so pieces stay long), else at ``limit``."""
-    window = text[start:limit]
+def _cut(text: str, start: int, max_chars: int) -> int:
+    """Where the piece of ``text`` from ``start`` ends: after its last clause break, else at
+    its last space, either in the second half of the piece (so pieces stay long), else
+    after exactly ``max_chars`` characters."""
+    window = text[start : start + max_chars + 1]
     for breaks in (_CLAUSE_BREAKS, _SPACES):
         position = max(window.rfind(mark) for mark in breaks)
-        if position > len(window) // 2:
+        if position > max_chars // 2:
             return start + position + 1
-    return limit
+    return start + max_chars
 
 
 @dataclass(slots=True)
