@@ -34,7 +34,8 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
     with log_path.open("w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "veritype", "serve", "--port", str(port),
-             "--store", str(tmp_path / "store.sqlite"), "--timeout", "60"],
+             "--store", str(tmp_path / "store.sqlite"), "--timeout", "60",
+             "--allowed-host", "veritype.test", "--allowed-host", "Docs.Veritype.test:8080"],
             stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=tmp_path,
         )
     url = f"http://127.0.0.1:{port}"
@@ -49,6 +50,9 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
                 pass
             assert time.monotonic() < deadline, "the server never became healthy"
             time.sleep(0.2)
+        for host, status in (("veritype.test", 200), ("docs.veritype.test", 200),
+                             (f"localhost:{port}", 200), ("attacker.example", 400)):
+            assert httpx.get(url + "/healthz", headers={"Host": host}).status_code == status
         added = httpx.post(url + "/documents", timeout=60, json={"documents": [{
             "text": "Lake Baikal is the deepest lake on Earth.", "title": "Baikal"}]})
         assert added.status_code == 201

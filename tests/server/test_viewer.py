@@ -216,3 +216,56 @@ def test_the_api_docs_render_with_the_network_cut_off(page: Page, base_url: str)
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert "/qa" in paths and "/qa/verify" in paths and "/documents" in paths
     assert refused == []
+
+
+# Records what the Content-Security-Policy blocks, from before any script of the page runs.
+VIOLATIONS_JS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+
+
+def test_the_pages_work_under_the_content_security_policy(page: Page, base_url: str) -> None:
+    page.context.add_init_script(VIOLATIONS_JS)
+    problems: list[str] = []
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+
+    ask(page, base_url, "When was the Eiffel Tower completed?")
+    page.locator("#rendered-answer .cite").first.click()
+    page.locator("#passage mark").wait_for()
+    page.get_by_role("button", name=re.compile("^Inspect claim")).first.click()
+    page.locator("dialog#inspector").wait_for(state="visible")
+    assert page.evaluate("window.__violations") == []
+    trace_id = (page.locator("#permalink a").get_attribute("href") or "").rsplit("/", 1)[-1]
+
+    for path, ready in ((f"/traces/{trace_id}/view", "#status:has-text('Done')"),
+                        ("/#/results", f"text={EVAL_RUN}"),
+                        ("/docs", ".opblock-summary-path")):
+        page.goto("about:blank")
+        page.goto(base_url + path)
+        page.wait_for_selector(ready)
+        assert page.evaluate("window.__violations") == [], path
+        if path == "/#/results":
+            page.get_by_role("link", name=EVAL_RUN).click()
+            page.wait_for_function("() => document.querySelector('#run-detail img')"
+                                   "?.naturalWidth > 0")
+    page.locator(".opblock-summary", has_text="/healthz").click()
+    page.get_by_role("button", name="Try it out").click()
+    page.get_by_role("button", name="Execute").click()
+    page.wait_for_selector(".live-responses-table .response-col_status:has-text('200')")
+    assert page.evaluate("window.__violations") == []
+    assert problems == []
+
+    # The policy is strict enough to matter: an injected inline script does not run.
+    ran = page.evaluate("""() => {
+      const script = document.createElement("script");
+      script.textContent = "window.__injected = true;";
+      document.body.appendChild(script);
+      return window.__injected === true;
+    }""")
+    assert ran is False
+    page.wait_for_function("window.__violations.length > 0")
+    assert page.evaluate("window.__violations")[0].startswith("script-src")

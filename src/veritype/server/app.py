@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from swagger_ui_bundle import swagger_ui_path
 
@@ -59,7 +59,7 @@ from veritype.server.service import (
     ServiceDep,
     outcome_fields,
 )
-from veritype.server.settings import ServerSettings
+from veritype.server.settings import ServerSettings, is_unspecified
 from veritype.store import DocumentRecord
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -97,14 +97,74 @@ class BodyTooLargeError(HTTPException):
         super().__init__(413, f"the request body is larger than the limit of {limit:,} bytes")
 
 
-class RequestMiddleware:
-    """Caps the request body, times the request, and logs and counts it once it ends."""
+# Scripts, styles and images only from this service, no frames: the viewer and /docs need no
+# more (Swagger UI's icons are data: URLs; the viewer shows plots it fetched with the API key
+# as blob: URLs), and markup injected through a stored text could load nothing from elsewhere.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = (
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+)
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, metrics: ServiceMetrics) -> None:
+
+def _header_values(scope: Mapping[str, Any], name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope["headers"] if key.lower() == name]
+
+
+def declared_length(scope: Mapping[str, Any]) -> int | None:
+    """The body size the Content-Length header declares (``None`` without one); a list of
+    equal values counts as one. ``ValueError`` when it is not a byte count."""
+    values = {part.strip() for value in _header_values(scope, b"content-length")
+              for part in value.split(",")}
+    if not values:
+        return None
+    if len(values) > 1 or not all(value.isascii() and value.isdigit() for value in values):
+        raise ValueError(", ".join(sorted(values)))
+    return int(values.pop())
+
+
+class RequestMiddleware:
+    """Refuses requests for foreign Host names and bodies over the cap, adds the security
+    headers to every response, and logs and counts each request once it ends."""
+
+    def __init__(
+        self, app: ASGIApp, *, settings: ServerSettings, metrics: ServiceMetrics
+    ) -> None:
         self.app = app
-        self.max_body_bytes = max_body_bytes
+        self.settings = settings
+        self.max_body_bytes = settings.max_body_bytes
         self.metrics = metrics
         self.log = logging.getLogger(ACCESS_LOGGER)
+
+    def refusal(self, scope: Mapping[str, Any]) -> JSONResponse | None:
+        """The error response for a request refused on its headers alone, if it is."""
+        openai_shape = _is_openai(scope["path"])
+        hosts = _header_values(scope, b"host")
+        host = hosts[0] if hosts else None
+        if not self.settings.allows_host(host):
+            message = (f"the Host header {host!r} does not name this service"
+                       if host else "the request has no Host header")
+            problem = FieldProblem(field="host", problem="is not a name this service answers to "
+                                   "(the server's --allowed-host adds names)")
+            return _error_response(400, "host_not_allowed", message, [problem],
+                                   openai_shape=openai_shape)
+        try:
+            declared = declared_length(scope)
+        except ValueError as unreadable:
+            problem = FieldProblem(field="content-length",
+                                   problem=f"is not a byte count: {str(unreadable)!r}")
+            return _error_response(400, "bad_request", "the Content-Length header cannot be "
+                                   "read", [problem], openai_shape=openai_shape)
+        if declared is not None and declared > self.max_body_bytes:
+            too_large = BodyTooLargeError(self.max_body_bytes)
+            return _error_response(413, "body_too_large", str(too_large.detail),
+                                   openai_shape=openai_shape)
+        return None
 
     async def __call__(
         self,
@@ -119,6 +179,7 @@ class RequestMiddleware:
         state: dict[str, Any] = scope.setdefault("state", {})
         request_id = uuid.uuid4().hex[:16]
         status = 500
+        responded = False
         received = 0
 
         async def limited_receive() -> Any:
@@ -131,25 +192,31 @@ class RequestMiddleware:
             return message
 
         async def tracking_send(message: Any) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message["headers"] = [*message.get("headers", []),
-                                      (b"x-request-id", request_id.encode())]
+                responded = True
+                headers = MutableHeaders(scope=message)
+                headers.append("x-request-id", request_id)
+                for name, value in SECURITY_HEADERS:
+                    headers.setdefault(name, value)
             await send(message)
 
         try:
-            declared = int(dict(scope["headers"]).get(b"content-length", b"0") or 0)
-        except ValueError:
-            declared = 0
-        try:
-            if declared > self.max_body_bytes:
-                error = BodyTooLargeError(self.max_body_bytes)
-                response = _error_response(413, "body_too_large", str(error.detail),
-                                           openai_shape=_is_openai(scope["path"]))
-                await response(scope, receive, tracking_send)
+            refused = self.refusal(scope)
+            if refused is not None:
+                await refused(scope, receive, tracking_send)
             else:
                 await self.app(scope, limited_receive, tracking_send)
+        except Exception:
+            # Starlette's outer error handler would answer in plain text, without these
+            # headers; the exception still propagates, to be logged.
+            if not responded:
+                body = ErrorBody(error="internal_error", message="the service failed on this "
+                                 "request")
+                await JSONResponse(body.model_dump(), status_code=500)(
+                    scope, receive, tracking_send)
+            raise
         finally:
             seconds = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")
@@ -350,11 +417,19 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        log = logging.getLogger("veritype.server")
         if settings.open_access:
-            logging.getLogger("veritype.server").warning(
+            log.warning(
                 "no API keys are set (VERITYPE_API_KEYS): the API is open to anyone who can "
                 "reach %s", settings.host,
             )
+            if settings.any_host:
+                log.warning("--allowed-host '*' turns the Host check off: any web page this "
+                            "machine's browser opens can reach the open API (DNS rebinding)")
+        if is_unspecified(settings.host) and not settings.allowed_hosts:
+            log.warning("bound to every address of %s, but only requests for localhost or a "
+                        "loopback address are answered: name the host clients use with "
+                        "--allowed-host", settings.host)
         yield
         runner.shutdown()
         if close_engine:
@@ -371,11 +446,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.service = service
-    app.add_middleware(
-        RequestMiddleware,
-        max_body_bytes=settings.max_body_bytes,
-        metrics=metrics,
-    )
+    app.add_middleware(RequestMiddleware, settings=settings, metrics=metrics)
     _install_error_handlers(app)
     @app.post(
         "/qa", response_model=GroundedAnswer, responses={**_ERROR_RESPONSES, 200: _SSE_DOC},
@@ -573,14 +644,8 @@ def create_app(
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
     @app.get("/docs", include_in_schema=False)
-    async def api_docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "/openapi.json",
-            title="veritype API",
-            swagger_js_url=f"{SWAGGER_PREFIX}/swagger-ui-bundle.js",
-            swagger_css_url=f"{SWAGGER_PREFIX}/swagger-ui.css",
-            swagger_favicon_url=f"{SWAGGER_PREFIX}/favicon-32x32.png",
-        )
+    async def api_docs() -> FileResponse:
+        return FileResponse(STATIC_DIR / "docs.html", media_type="text/html")
 
     # Before /static, which would otherwise take these paths.
     app.mount(SWAGGER_PREFIX, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")

@@ -46,12 +46,20 @@ def serve(
     demo: Annotated[
         bool, typer.Option("--demo", help="Ingest the bundled demo corpus into an empty store.")
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="A Host name clients may use besides localhost, "
+                     "127.0.0.1, [::1] and a specific --host (repeatable); '*' accepts any, "
+                     "which is unsafe without API keys.", show_default=False),
+    ] = None,
 ) -> None:
     """Serve the HTTP API, the OpenAI-compatible endpoint and the web trace viewer.
 
     API keys come from VERITYPE_API_KEYS (comma-separated); without keys the service is
-    open and may only bind to a loopback address. Evaluation runs shown on the results
-    page are read from VERITYPE_EVAL_DIR (default: eval-runs).
+    open and may only bind to a loopback address. A request whose Host header names none
+    of the allowed hosts gets 400 (this stops DNS rebinding); behind --host 0.0.0.0, name the
+    host clients use with --allowed-host. Evaluation runs shown on the results page are read
+    from VERITYPE_EVAL_DIR (default: eval-runs).
     """
     try:
         import uvicorn
@@ -68,7 +76,8 @@ def serve(
         raise _fail(f"--workers must be at least 1, got {workers}")
     try:
         settings = ServerSettings.from_env(
-            host=host, port=port, request_timeout=timeout, max_pending=max_pending
+            host=host, port=port, request_timeout=timeout, max_pending=max_pending,
+            allowed_hosts=tuple(allowed_host) if allowed_host else None,
         )
         check_exposure(settings)
     except ExposureError as error:

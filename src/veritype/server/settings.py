@@ -7,9 +7,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+ANY_HOST = "*"
 
 
 class ExposureError(ValueError):
@@ -32,6 +33,23 @@ class ServerSettings(BaseModel):
     max_body_bytes: int = Field(default=1_000_000, ge=1)
     request_timeout: float = Field(default=120.0, gt=0)
     max_pending: int = Field(default=16, ge=1)
+    # A page on another site can reach a loopback service through a name of its own that
+    # it re-points at 127.0.0.1 (DNS rebinding); such requests carry that name as Host.
+    allowed_hosts: tuple[str, ...] = Field(
+        default=(),
+        description="Host names requests may carry besides the loopback names and a specific "
+        "bind address; '*' accepts any (unsafe without API keys).",
+    )
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = tuple(ANY_HOST if name.strip() == ANY_HOST else host_name(name)
+                        for name in names)
+        for name in cleaned:
+            if not name or any(char.isspace() or char in "/@?#[]" for char in name):
+                raise ValueError(f"{name!r} is not a host name")
+        return cleaned
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ServerSettings:
@@ -50,10 +68,51 @@ class ServerSettings(BaseModel):
     def open_access(self) -> bool:
         return not self.api_keys
 
+    @property
+    def any_host(self) -> bool:
+        return ANY_HOST in self.allowed_hosts
+
+    def allows_host(self, header: str | None) -> bool:
+        """Whether a request whose Host header is ``header`` is for this service: a loopback
+        name, the bind address when it is a specific one, or an allowed name; any port."""
+        if self.any_host:
+            return True
+        if not header:
+            return False
+        name = host_name(header)
+        if is_loopback(name) or name in self.allowed_hosts:
+            return True
+        return not is_unspecified(self.host) and name == host_name(self.host)
+
 
 def parse_api_keys(raw: str) -> tuple[str, ...]:
     """Comma-separated keys, blanks and surrounding spaces dropped."""
     return tuple(key.strip() for key in raw.split(",") if key.strip())
+
+
+def host_name(host: str) -> str:
+    """The name in a Host header value: lower case, without port, brackets or final dot.
+    A value that is not ``name``, ``name:port`` or ``[address]:port`` comes back whole."""
+    value = host.strip().lower()
+    name, port = value, ""
+    if value.startswith("["):
+        inside, bracket, rest = value[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return value
+        name, port = inside, rest[1:]
+    elif value.count(":") == 1:
+        name, _, port = value.partition(":")
+    if port and not (port.isascii() and port.isdigit()):
+        return value
+    return name.rstrip(".")
+
+
+def is_unspecified(host: str) -> bool:
+    """Whether ``host`` binds every address (0.0.0.0, ::), so names no address of its own."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return not host
 
 
 def is_loopback(host: str) -> bool:
