@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from conftest import running
+from conftest import make_engine, running
 
 from veritype.engine import Engine
 from veritype.server import ServerSettings, create_app
@@ -170,3 +170,14 @@ def test_refusals_before_the_app_carry_the_security_headers(base_url: str) -> No
             f"Content-Length: {length}\r\nConnection: close\r\n\r\n{{}}").encode())
         assert status == (400 if host == FOREIGN else 413)
         assert all(name in headers for name in SECURITY_HEADERS), headers
+
+
+def test_a_failure_is_a_json_500_with_the_security_headers(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path / "store.sqlite")
+    engine.close()  # every store read now fails, as with a database that went away
+    with running(create_app(engine, ServerSettings(eval_dir=tmp_path))) as url:
+        response = httpx.get(url + "/documents")
+    assert response.status_code == 500
+    assert response.json()["error"] == "internal_error"
+    assert all(name in response.headers for name in SECURITY_HEADERS), response.headers
+    assert response.headers["x-request-id"]
