@@ -56,7 +56,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     abbreviations ("Dr.", "e.g.", "Jan."), decimals ("3.5") and initials together,
     and a terminator inside quotes ends the sentence after the closing quote.
     """
-    spans: list[tuple[int, int]] = []
+    return list(iter_sentence_spans(text))
+
+
+def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of :func:`sentence_spans` one at a time, in linear time, so a long text is
+    never held as a list of spans."""
     start = 0
     i = 0
     length = len(text)
@@ -64,7 +69,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         char = text[i]
         if char == "\n" and i + 1 < length and text[i + 1] == "\n":
             # A blank line always ends a sentence (paragraphs, list items).
-            _append_span(text, start, i, spans)
+            yield from _trimmed(text, start, i)
             start = i
             i += 2
             continue
@@ -80,13 +85,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 # after an unknown abbreviation-like token, but a terminator followed
                 # by a lower-case word after "!" or "?" still is.
                 if nxt is None or not (char == "." and text[nxt].islower()):
-                    _append_span(text, start, end, spans)
+                    yield from _trimmed(text, start, end)
                     start = end
                 i = end
                 continue
         i += 1
-    _append_span(text, start, length, spans)
-    return spans
+    yield from _trimmed(text, start, length)
 
 
 # C0 controls and DEL, except the whitespace ones (tab, newline, form feed, return).
@@ -107,13 +111,14 @@ def _next_non_space(text: str, index: int) -> int | None:
     return None
 
 
-def _append_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` without surrounding whitespace, unless nothing is left."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
     if end > start:
-        spans.append((start, end))
+        yield start, end
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,'\u2019-][A-Za-z0-9]+)*")

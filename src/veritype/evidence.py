@@ -10,7 +10,10 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from veritype._text import sentence_spans
+from veritype._text import iter_sentence_spans, sentence_spans
+
+
+_HASH_PIECE = 1 << 20
 
 
 class EvidenceError(ValueError):
@@ -32,7 +35,9 @@ class Document:
         digest = hashlib.sha256()
         digest.update(source.encode("utf-8"))
         digest.update(b"\0")
-        digest.update(text.encode("utf-8"))
+        # In pieces, so a long text is never held a second time as bytes.
+        for start in range(0, len(text), _HASH_PIECE):
+            digest.update(text[start : start + _HASH_PIECE].encode("utf-8"))
         return digest.hexdigest()[:16]
 
     @classmethod
@@ -106,36 +111,28 @@ def chunk_document(
     """Split a document into sentence-aligned chunks of at most ``max_chars`` characters.
 
     A sentence longer than ``max_chars`` is cut after its last clause break (",", ";",
-    ":") that fits, else at its last space, else at ``max_chars`` exactly, so every chunk keeps
-    the bound and no text is dropped. ``overlap_sentences`` repeats that many trailing
+    ":") that fits, else at its last space, else at ``max_chars`` exactly, so every chunk
+    keeps the bound and no text is dropped. ``overlap_sentences`` repeats that many trailing
     sentences at the start of the next chunk.
     """
     if max_chars < 1:
         raise EvidenceError(f"max_chars must be positive, got {max_chars}")
     if overlap_sentences < 0:
         raise EvidenceError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
-    sentences = list(_bounded(document.text, sentence_spans(document.text), max_chars))
     chunks: list[Chunk] = []
-    index = 0
-    while index < len(sentences):
-        first = index
-        end = sentences[index][1]
-        index += 1
-        while index < len(sentences) and sentences[index][1] - sentences[first][0] <= max_chars:
-            end = sentences[index][1]
-            index += 1
-        start = sentences[first][0]
-        chunks.append(
-            Chunk(
-                chunk_id=f"{document.doc_id}:{len(chunks)}",
-                doc_id=document.doc_id,
-                start=start,
-                end=end,
-                text=document.text[start:end],
-            )
-        )
-        if overlap_sentences and index < len(sentences):
-            index = max(first + 1, index - overlap_sentences)
+    current: list[tuple[int, int]] = []
+    for span in _bounded(document.text, iter_sentence_spans(document.text), max_chars):
+        if current and span[1] - current[0][0] > max_chars:
+            chunks.append(_chunk(document, len(chunks), current[0][0], current[-1][1]))
+            # The next chunk repeats up to ``overlap_sentences`` of this one's sentences,
+            # never all of them, and only as many as still fit with the new sentence.
+            kept = max(1, len(current) - overlap_sentences) if overlap_sentences else len(current)
+            current = current[kept:]
+            while current and span[1] - current[0][0] > max_chars:
+                current.pop(0)
+        current.append(span)
+    if current:
+        chunks.append(_chunk(document, len(chunks), current[0][0], current[-1][1]))
     return chunks
 
 
@@ -173,6 +170,11 @@ def _cut(text: str, start: int, max_chars: int) -> int:
         if position > max_chars // 2:
             return start + position + 1
     return start + max_chars
+
+
+def _chunk(document: Document, number: int, start: int, end: int) -> Chunk:
+    return Chunk(chunk_id=f"{document.doc_id}:{number}", doc_id=document.doc_id, start=start,
+                 end=end, text=document.text[start:end])
 
 
 @dataclass(slots=True)
