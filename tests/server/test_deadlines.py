@@ -34,23 +34,24 @@ def short_deadline_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
             yield url
 
 
+def assert_served_at_once(client: httpx.Client, answer: str) -> None:
+    """A small request is answered at once: the timed-out work stopped at its next
+    checkpoint, within a second, and the small request takes well under one more."""
+    started = time.monotonic()
+    small = client.post("/qa/verify", json={"answer": answer, "evidence": EVIDENCE})
+    waited = time.monotonic() - started
+    assert small.status_code == 200, small.text
+    assert small.json()["claims"], small.text
+    assert waited < TIMEOUT_S, f"the next request waited {waited:.1f} s"
+
+
 def test_the_request_after_a_timed_out_one_is_served(short_deadline_url: str) -> None:
     with httpx.Client(base_url=short_deadline_url, timeout=60) as client:
         slow = client.post("/qa/verify", json={"answer": SLOW_ANSWER, "evidence": EVIDENCE})
         assert slow.status_code == 504, slow.text
         assert slow.json()["error"] == "deadline_exceeded"
 
-        started = time.monotonic()
-        small = client.post("/qa/verify", json={
-            "answer": "Marie Curie won the Nobel Prize in Physics in 1903.",
-            "evidence": EVIDENCE,
-        })
-        waited = time.monotonic() - started
-    assert small.status_code == 200, small.text
-    assert small.json()["claims"], small.text
-    # The timed-out work stops at its next checkpoint, within a second; the small request
-    # itself takes well under one more.
-    assert waited < TIMEOUT_S, f"the next request waited {waited:.1f} s"
+        assert_served_at_once(client, "Marie Curie won the Nobel Prize in Physics in 1903.")
 
 
 def test_a_streamed_request_past_its_deadline_frees_the_worker(short_deadline_url: str) -> None:
@@ -61,14 +62,7 @@ def test_a_streamed_request_past_its_deadline_frees_the_worker(short_deadline_ur
             body = "".join(events.iter_text())
         assert "event: error" in body and "deadline_exceeded" in body
 
-        started = time.monotonic()
-        health = client.post("/qa/verify", json={
-            "answer": "Penicillin was discovered by Alexander Fleming in 1928.",
-            "evidence": EVIDENCE,
-        })
-        waited = time.monotonic() - started
-    assert health.status_code == 200, health.text
-    assert waited < TIMEOUT_S, f"the next request waited {waited:.1f} s"
+        assert_served_at_once(client, "Penicillin was discovered by Alexander Fleming in 1928.")
 
 
 def test_verification_under_no_deadline_still_completes(tmp_path: Path) -> None:
