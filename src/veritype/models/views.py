@@ -74,6 +74,26 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
     return windows
 
 
+def closest_windows(
+    claim: Claim, windows: list[_Window], max_windows: int | None
+) -> list[_Window]:
+    """The ``max_windows`` windows holding the most of the claim's words, each word
+    weighted by its idf over the windows; ties go to the shorter, then the earlier
+    window. Returned in evidence order."""
+    if max_windows is None or len(windows) <= max_windows:
+        return windows
+    words = frozenset(content_words(claim.text))
+    frequency = Counter(word for window in windows for word in window.words & words)
+    weight = {word: math.log(1.0 + (len(windows) - n + 0.5) / (n + 0.5))
+              for word, n in frequency.items()}
+    ranked = sorted(
+        range(len(windows)),
+        key=lambda i: (-sum(weight[w] for w in words & windows[i].words),
+                       len(windows[i].text), i),
+    )
+    return [windows[i] for i in sorted(ranked[:max_windows])]
+
+
 def _leans_back(sentence: str) -> bool:
     return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
 
@@ -149,7 +169,7 @@ class CrossEncoderView:
         quoted = [_quoting(claim, windows) for claim, windows in zip(claims, all_windows,
                                                                      strict=True)]
         windows = [
-            [] if quote is not None else self._closest(claim, pack_windows)
+            [] if quote is not None else closest_windows(claim, pack_windows, self.max_windows)
             for claim, pack_windows, quote in zip(claims, all_windows, quoted, strict=True)
         ]
         pairs: list[tuple[str, str]] = []
@@ -170,23 +190,6 @@ class CrossEncoderView:
 
     def _windows(self, pack: EvidencePack) -> list[_Window]:
         return evidence_windows(pack, self.window_sizes)
-
-    def _closest(self, claim: Claim, windows: list[_Window]) -> list[_Window]:
-        """The ``max_windows`` windows holding the most of the claim's words, each word
-        weighted by its idf over the windows; ties go to the shorter, then the earlier
-        window. Returned in evidence order."""
-        if self.max_windows is None or len(windows) <= self.max_windows:
-            return windows
-        words = frozenset(content_words(claim.text))
-        frequency = Counter(word for window in windows for word in window.words & words)
-        weight = {word: math.log(1.0 + (len(windows) - n + 0.5) / (n + 0.5))
-                  for word, n in frequency.items()}
-        ranked = sorted(
-            range(len(windows)),
-            key=lambda i: (-sum(weight[w] for w in words & windows[i].words),
-                           len(windows[i].text), i),
-        )
-        return [windows[i] for i in sorted(ranked[: self.max_windows])]
 
     def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:
         if not windows:

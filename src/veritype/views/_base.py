@@ -104,6 +104,7 @@ _REGISTRY = Registry[ViewFactory](
     lazy={
         "nli": "veritype.models.views:nli_view",
         "align": "veritype.models.views:align_view",
+        "judge": "veritype.judges.view:judge_view",
     },
 )
 

