@@ -1,10 +1,12 @@
 """A real service on a loopback port: uvicorn in a thread, a real engine over a temporary
-SQLite store holding a few small documents, the shipped verifier models and the
-extractive generator."""
+SQLite store (or a PostgreSQL database, for the tests that run against both stores) holding
+a few small documents, the shipped verifier models and the extractive generator."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import socket
 import threading
 import time
@@ -21,7 +23,10 @@ from fastapi import FastAPI  # noqa: E402
 from server_support import DOCUMENTS, EVAL_RUN, png_bytes  # noqa: E402
 
 from veritype.engine import Engine, EngineConfig  # noqa: E402
+from veritype.ingest import Corpus  # noqa: E402
 from veritype.server import ServerSettings, create_app  # noqa: E402
+
+_database_numbers = itertools.count()
 
 
 @contextmanager
@@ -48,8 +53,14 @@ def running(app: FastAPI) -> Iterator[str]:
         sock.close()
 
 
-def make_engine(store: Path) -> Engine:
-    engine = Engine(EngineConfig(store=f"sqlite:///{store}"))
+def make_engine(store: Path | str, index_dir: Path | None = None) -> Engine:
+    """An engine over ``store`` (a SQLite file, or a URL) holding the test documents."""
+    url = store if isinstance(store, str) else f"sqlite:///{store}"
+    engine = Engine(EngineConfig(store=url))
+    if index_dir is not None:
+        # A PostgreSQL store keeps its BM25 index under the working directory by default.
+        engine.corpus.close()
+        engine.corpus = Corpus.open(url, index_dir=index_dir)
     engine.ingest_texts(
         [doc["text"] for doc in DOCUMENTS],
         titles=[doc["title"] for doc in DOCUMENTS],
@@ -93,4 +104,42 @@ def base_url(engine: Engine, eval_dir: Path) -> Iterator[str]:
     """The open (loopback, no keys) service used by most tests."""
     app = create_app(engine, ServerSettings(eval_dir=eval_dir))
     with running(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``$VERITYPE_TEST_POSTGRES_URL``, else a server the ``pgserver`` package starts."""
+    given = os.environ.get("VERITYPE_TEST_POSTGRES_URL")
+    if given:
+        yield given
+        return
+    import pgserver
+
+    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+
+
+def fresh_database(admin_url: str) -> str:
+    """A new, empty database on the server, so services never see each other's rows."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    name = f"veritype_server_test_{os.getpid()}_{next(_database_numbers)}"
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name}")
+        connection.execute(f"CREATE DATABASE {name}")
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+
+
+@pytest.fixture(scope="session")
+def pg_base_url(
+    postgres_admin_url: str, eval_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The open service over a PostgreSQL store."""
+    indexes = tmp_path_factory.mktemp("pg-indexes")
+    engine = make_engine(fresh_database(postgres_admin_url), index_dir=indexes)
+    with engine, running(create_app(engine, ServerSettings(eval_dir=eval_dir))) as url:
         yield url

@@ -20,9 +20,11 @@ from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Mount
 from swagger_ui_bundle import swagger_ui_path
 
 from veritype import __version__
+from veritype._text import without_controls
 from veritype.answer import ClaimReport, GroundedAnswer
 from veritype.engine import EngineError
 from veritype.evidence import Document
@@ -32,6 +34,8 @@ from veritype.server.logs import ACCESS_LOGGER
 from veritype.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from veritype.server.metrics import ServiceMetrics
 from veritype.server.models import (
+    ID_PATTERN,
+    MAX_ID_CHARS,
     ChunkInfo,
     DocumentDetail,
     DocumentPage,
@@ -48,6 +52,7 @@ from veritype.server.models import (
     QARequest,
     StoredDocument,
     VerifyRequest,
+    error_responses,
 )
 from veritype.server.runner import DeadlineError, EngineRunner, Finished, SaturatedError
 from veritype.server.service import (
@@ -64,8 +69,7 @@ from veritype.store import DocumentRecord
 
 STATIC_DIR = Path(__file__).parent / "static"
 SWAGGER_PREFIX = "/static/swagger-ui"
-DocIdParam = Annotated[str, PathParam(min_length=1, max_length=200)]
-RunParam = Annotated[str, PathParam(min_length=1, max_length=200)]
+IdParam = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 SSE_MEDIA_TYPE = "text/event-stream"
 
 ASGIApp = Callable[
@@ -73,22 +77,32 @@ ASGIApp = Callable[
     Awaitable[None],
 ]
 
-_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in (
-        (400, "Malformed request body."),
-        (401, "Missing or invalid API key."),
-        (413, "Request body too large."),
-        (422, "Invalid field values; each problem names its field."),
-        (429, "Too many requests queued; retry after the Retry-After seconds."),
-        (504, "The request did not finish within its deadline."),
-    )
-}
+# The errors of the operations that queue engine or store work, and of those with a body.
+_ENGINE_ERRORS = (401, 422, 429, 504)
+_BODY_ERRORS = (400, 401, 413, 422, 429, 504)
+_NOT_FOUND = {404: "No such document, trace or evaluation run."}
+_SAME_SOURCE = {422: (
+    "Invalid field values; each problem names its field. Two documents of one request with "
+    "the same source (given, or derived from the same text) are refused, naming the later one."
+)}
 _SSE_DOC = {
     "description": "The GroundedAnswer as JSON, or with `Accept: text/event-stream` a stream "
     "of `claim` events (one ClaimReport each, as soon as it is typed) and a final `answer` "
     "event (the GroundedAnswer); a failure arrives as an `error` event.",
-    "content": {SSE_MEDIA_TYPE: {"schema": {"type": "string"}}},
+    # Before OpenAPI 3.2 the schema of an event stream is that of each event.
+    "content": {SSE_MEDIA_TYPE: {"schema": {"oneOf": [
+        {
+            "type": "object",
+            "required": ["event", "data"],
+            "properties": {
+                "event": {"const": event},
+                "data": {"type": "string", "contentMediaType": "application/json",
+                         "contentSchema": {"$ref": f"#/components/schemas/{model}"}},
+            },
+        }
+        for event, model in (("claim", "ClaimReport"), ("answer", "GroundedAnswer"),
+                             ("error", "ErrorBody"))
+    ]}}},
 }
 
 
@@ -124,7 +138,7 @@ def declared_length(scope: Mapping[str, Any]) -> int | None:
     if not values:
         return None
     if len(values) > 1 or not all(value.isascii() and value.isdigit() for value in values):
-        raise ValueError(", ".join(sorted(values)))
+        raise ValueError(f"{', '.join(sorted(values))!r} is not a byte count")
     return int(values.pop())
 
 
@@ -156,13 +170,13 @@ class RequestMiddleware:
         try:
             declared = declared_length(scope)
         except ValueError as unreadable:
-            problem = FieldProblem(field="content-length",
-                                   problem=f"is not a byte count: {str(unreadable)!r}")
+            problem = FieldProblem(field="content-length", problem=str(unreadable))
             return _error_response(400, "bad_request", "the Content-Length header cannot be "
                                    "read", [problem], openai_shape=openai_shape)
         if declared is not None and declared > self.max_body_bytes:
-            too_large = BodyTooLargeError(self.max_body_bytes)
-            return _error_response(413, "body_too_large", str(too_large.detail),
+            too_large = str(BodyTooLargeError(self.max_body_bytes).detail)
+            return _error_response(413, "body_too_large", too_large,
+                                   [FieldProblem(field="body", problem=too_large)],
                                    openai_shape=openai_shape)
         return None
 
@@ -265,6 +279,10 @@ _STATUS_CODES = {
 }
 
 
+# What a pattern of the request models means, for the problem a client reads.
+_PATTERN_PROBLEMS = {ID_PATTERN: "must not contain control characters"}
+
+
 def _field_name(error: dict[str, Any]) -> str:
     if error.get("type") == "json_invalid":
         return "body"
@@ -280,7 +298,46 @@ def _problem(error: dict[str, Any]) -> str:
         detail = (error.get("ctx") or {}).get("error") or "cannot be parsed"
         position = error.get("loc", ("body", "?"))[-1]
         return f"not valid JSON at character {position}: {detail}"
+    if error.get("type") == "string_pattern_mismatch":
+        pattern = str((error.get("ctx") or {}).get("pattern", ""))
+        message = _PATTERN_PROBLEMS.get(pattern, message)
     return message.removeprefix("Value error, ")
+
+
+def _check_distinct_sources(sources: list[str], derived: list[bool]) -> None:
+    """A 422 naming each document whose source an earlier one of the request has."""
+    first: dict[str, int] = {}
+    problems: list[dict[str, Any]] = []
+    for index, source in enumerate(sources):
+        if source not in first:
+            first[source] = index
+            continue
+        problem = (f"has the same text as documents.{first[source]} and no source to tell "
+                   "them apart" if derived[index] else
+                   f"is also the source of documents.{first[source]}")
+        problems.append({"loc": ("body", "documents", index, "source"), "msg": problem,
+                         "type": "value_error"})
+    if problems:
+        raise RequestValidationError(problems)
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route of the request's path answers, for a 405's Allow header."""
+    # Probed from the top, with the request's full path: inside a mount the scope is the
+    # mount's, and an included router knows its methods only by matching.
+    probe = {"type": "http", "path": request.scope["path"], "headers": [],
+             "root_path": request.scope.get("app_root_path", "")}
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        for method in _METHODS:
+            match, _ = route.matches({**probe, "method": method})
+            if match is Match.FULL:
+                # Mounts are the static files, which answer GET and HEAD whatever is asked.
+                methods |= {"GET", "HEAD"} if isinstance(route, Mount) else {method}
+    return ", ".join(sorted(methods))
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -302,7 +359,15 @@ def _install_error_handlers(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
         _note_error(request, [message])
         code = _STATUS_CODES.get(exc.status_code, "error")
-        return _error_response(exc.status_code, code, message, headers=exc.headers,
+        headers = dict(exc.headers or {})
+        fields: list[FieldProblem] = []
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route of the path only.
+            headers["Allow"] = _allowed_methods(request)
+            message = f"{request.method} is not allowed here; allowed: {headers['Allow']}"
+        elif isinstance(exc, BodyTooLargeError):
+            fields = [FieldProblem(field="body", problem=message)]
+        return _error_response(exc.status_code, code, message, fields, headers=headers,
                                openai_shape=_is_openai(request.url.path))
 
     async def saturated(request: Request, exc: Exception) -> Response:
@@ -439,17 +504,34 @@ def create_app(
         title="veritype",
         version=__version__,
         description="Every claim of an answer typed Verified, Uncertain or Unsupported against "
-        "evidence; only Verified, cited claims are rendered.",
+        "evidence; only Verified, cited claims are rendered.\n\nEvery request must name this "
+        "service in its Host header (a loopback name or address, or one the server allows); "
+        "any other gets 400. A request body may be at most "
+        f"{settings.max_body_bytes:,} bytes (413).",
         lifespan=lifespan,
         # /docs is served below from packaged assets, so it works without internet.
         docs_url=None,
         redoc_url=None,
     )
     app.state.service = service
+    full_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = full_openapi()
+        if settings.open_access:
+            # Without keys no operation checks one; the document should not ask for it.
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    operation.pop("security", None)
+            schema.get("components", {}).pop("securitySchemes", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(RequestMiddleware, settings=settings, metrics=metrics)
     _install_error_handlers(app)
     @app.post(
-        "/qa", response_model=GroundedAnswer, responses={**_ERROR_RESPONSES, 200: _SSE_DOC},
+        "/qa", response_model=GroundedAnswer,
+        responses={**error_responses(*_BODY_ERRORS), 200: _SSE_DOC},
         dependencies=[Authorized], tags=["answers"],
     )
     async def ask(body: QARequest, request: Request, service: ServiceDep) -> Response:
@@ -457,13 +539,14 @@ def create_app(
         return await _respond(
             request, service, "ask",
             lambda on_claim: service.engine.ask(
-                body.query, filters=body.filters, mode=body.mode, on_claim=on_claim
+                body.query, filters=body.filters.given() if body.filters else None,
+                mode=body.mode, on_claim=on_claim,
             ),
         )
 
     @app.post(
         "/qa/verify", response_model=GroundedAnswer,
-        responses={**_ERROR_RESPONSES, 200: _SSE_DOC}, dependencies=[Authorized],
+        responses={**error_responses(*_BODY_ERRORS), 200: _SSE_DOC}, dependencies=[Authorized],
         tags=["answers"],
     )
     async def verify(body: VerifyRequest, request: Request, service: ServiceDep) -> Response:
@@ -477,28 +560,29 @@ def create_app(
 
     @app.post(
         "/documents", response_model=IngestResponse, status_code=201,
-        responses=_ERROR_RESPONSES, dependencies=[Authorized], tags=["documents"],
+        responses=error_responses(*_BODY_ERRORS, notes=_SAME_SOURCE),
+        dependencies=[Authorized], tags=["documents"],
     )
     async def add_documents(body: DocumentsIn, service: ServiceDep) -> IngestResponse:
-        """Ingest texts; a document whose source is already stored is replaced."""
-        items = body.documents
-        sources = [item.source or default_source(item.text) for item in items]
-        if len(set(sources)) != len(sources):
-            raise HTTPException(422, "two documents of the request have the same source")
+        """Ingest texts; a document whose source is already stored is replaced. Control
+        characters (NUL among them) in a text, title or source are stored as spaces, and the
+        sources of one request must differ once they are (422 naming the later document)."""
+        # As the ingest stores them, so the ids returned are those of the stored documents.
+        texts = [without_controls(item.text)[0] for item in body.documents]
+        titles = [without_controls(item.title)[0] for item in body.documents]
+        sources = [
+            without_controls(item.source)[0] if item.source is not None else default_source(text)
+            for item, text in zip(body.documents, texts, strict=True)
+        ]
+        _check_distinct_sources(sources, [item.source is None for item in body.documents])
         engine = service.engine
         report = await service.runner.call(
-            lambda: engine.ingest_texts(
-                [item.text for item in items],
-                titles=[item.title for item in items],
-                sources=sources,
-            )
+            lambda: engine.ingest_texts(texts, titles=titles, sources=sources)
         )
         return IngestResponse(
             documents=[
-                StoredDocument(
-                    doc_id=Document.make_id(item.text, source), title=item.title, source=source
-                )
-                for item, source in zip(items, sources, strict=True)
+                StoredDocument(doc_id=Document.make_id(text, source), title=title, source=source)
+                for text, title, source in zip(texts, titles, sources, strict=True)
             ],
             added=report.added,
             replaced=report.replaced,
@@ -508,7 +592,7 @@ def create_app(
         )
 
     @app.get(
-        "/documents", response_model=DocumentPage, responses=_ERROR_RESPONSES,
+        "/documents", response_model=DocumentPage, responses=error_responses(*_ENGINE_ERRORS),
         dependencies=[Authorized], tags=["documents"],
     )
     async def list_documents(
@@ -528,10 +612,10 @@ def create_app(
 
     @app.get(
         "/documents/{doc_id}", response_model=DocumentDetail,
-        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, dependencies=[Authorized],
-        tags=["documents"],
+        responses=error_responses(404, *_ENGINE_ERRORS, notes=_NOT_FOUND),
+        dependencies=[Authorized], tags=["documents"],
     )
-    async def get_document(doc_id: DocIdParam, service: ServiceDep) -> DocumentDetail:
+    async def get_document(doc_id: IdParam, service: ServiceDep) -> DocumentDetail:
         """A document's text and metadata, with its chunks' offsets."""
         corpus = service.engine.corpus
         found = await service.runner.call(
@@ -554,10 +638,10 @@ def create_app(
 
     @app.delete(
         "/documents/{doc_id}", status_code=204,
-        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, dependencies=[Authorized],
-        tags=["documents"],
+        responses=error_responses(404, *_ENGINE_ERRORS, notes=_NOT_FOUND),
+        dependencies=[Authorized], tags=["documents"],
     )
-    async def delete_document(doc_id: DocIdParam, service: ServiceDep) -> Response:
+    async def delete_document(doc_id: IdParam, service: ServiceDep) -> Response:
         """Delete a document with its chunks and vectors."""
         corpus = service.engine.corpus
 
@@ -572,12 +656,10 @@ def create_app(
         return Response(status_code=204)
 
     @app.get(
-        "/traces/{trace_id}", responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}},
+        "/traces/{trace_id}", responses=error_responses(404, *_ENGINE_ERRORS, notes=_NOT_FOUND),
         dependencies=[Authorized], tags=["traces"],
     )
-    async def get_trace(
-        trace_id: Annotated[str, PathParam(min_length=1, max_length=200)], service: ServiceDep
-    ) -> dict[str, Any]:
+    async def get_trace(trace_id: IdParam, service: ServiceDep) -> dict[str, Any]:
         """A run's full trace: draft, belief graph with every view's result, evidence."""
         trace = await service.runner.call(lambda: service.engine.trace(trace_id))
         if trace is None:
@@ -591,7 +673,8 @@ def create_app(
 
     @app.get(
         "/metrics", dependencies=[Authorized], tags=["service"],
-        responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+        responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+                   **error_responses(401)},
         response_class=Response,
     )
     async def prometheus(service: ServiceDep) -> Response:
@@ -600,7 +683,7 @@ def create_app(
 
     @app.get(
         "/evals", response_model=list[EvalRunSummary], dependencies=[Authorized],
-        responses=_ERROR_RESPONSES, tags=["evaluation"],
+        responses=error_responses(401), tags=["evaluation"],
     )
     async def list_eval_runs(service: ServiceDep) -> list[EvalRunSummary]:
         """Evaluation runs found under the eval directory, newest first."""
@@ -608,9 +691,9 @@ def create_app(
 
     @app.get(
         "/evals/{run}", response_model=EvalRunDetail, dependencies=[Authorized],
-        responses={**_ERROR_RESPONSES, 404: {"model": ErrorBody}}, tags=["evaluation"],
+        responses=error_responses(401, 404, 422, notes=_NOT_FOUND), tags=["evaluation"],
     )
-    async def get_eval_run(run: RunParam, service: ServiceDep) -> EvalRunDetail:
+    async def get_eval_run(run: IdParam, service: ServiceDep) -> EvalRunDetail:
         """One run: headline figures, config, report and the names of its plots."""
         try:
             return evals.load_run(service.settings.eval_dir, run)
@@ -619,13 +702,11 @@ def create_app(
 
     @app.get(
         "/evals/{run}/files/{name}", dependencies=[Authorized], response_class=FileResponse,
-        responses={200: {"content": {"image/png": {}}}, 404: {"model": ErrorBody}},
+        responses={200: {"content": {"image/png": {}}},
+                   **error_responses(401, 404, 422, notes={404: "No such run or plot."})},
         tags=["evaluation"],
     )
-    async def get_eval_plot(
-        run: RunParam, name: Annotated[str, PathParam(min_length=1, max_length=200)],
-        service: ServiceDep,
-    ) -> FileResponse:
+    async def get_eval_plot(run: IdParam, name: IdParam, service: ServiceDep) -> FileResponse:
         """A plot of a run (PNG)."""
         try:
             path = evals.plot_file(service.settings.eval_dir, run, name)

@@ -19,6 +19,7 @@ from veritype.answer import GroundedAnswer
 from veritype.engine import EngineError
 from veritype.server.logs import SERVER_LOGGER
 from veritype.server.models import (
+    CHAT_MODELS,
     MAX_QUERY_CHARS,
     ChatChoice,
     ChatCompletion,
@@ -30,16 +31,11 @@ from veritype.server.models import (
     ModelList,
     OpenAIError,
     OpenAIErrorBody,
+    error_responses,
 )
 from veritype.server.runner import DeadlineError, Finished
 from veritype.server.service import ServiceDep
 
-# Model name → answer mode (None: the engine's configured mode).
-MODELS: dict[str, str | None] = {
-    "veritype": None,
-    "veritype-brief": "brief",
-    "veritype-detailed": "detailed",
-}
 _STARTED = int(time.time())
 OPENAI_PREFIX = "/v1"
 
@@ -59,6 +55,21 @@ def _text(message: ChatMessage) -> str:
 
 def _invalid(location: tuple[Any, ...], problem: str) -> RequestValidationError:
     return RequestValidationError([{"loc": location, "msg": problem, "type": "value_error"}])
+
+
+def check_no_nul(messages: list[ChatMessage]) -> None:
+    """A 422 naming the first message text (or text part) that holds a NUL character."""
+    for index, message in enumerate(messages):
+        texts: list[tuple[tuple[Any, ...], str | None]] = (
+            [(("body", "messages", index, "content"), message.content)]
+            if isinstance(message.content, str) else
+            [(("body", "messages", index, "content", number, "text"), part.text)
+             for number, part in enumerate(message.content or [])]
+        )
+        for location, text in texts:
+            position = text.find("\0") if text is not None else -1
+            if position >= 0:
+                raise _invalid(location, f"contains a NUL character at position {position}")
 
 
 def last_user_query(messages: list[ChatMessage]) -> str:
@@ -107,32 +118,41 @@ def _chunk(
 def chat_router() -> APIRouter:
     router = APIRouter(prefix=OPENAI_PREFIX, tags=["openai"])
 
-    @router.get("/models", response_model=ModelList)
+    @router.get("/models", response_model=ModelList,
+                responses=error_responses(401, model=OpenAIErrorBody))
     async def list_models() -> ModelList:
         """The model names the chat endpoint accepts (each an answer mode)."""
         return ModelList(
             object="list",
             data=[ModelCard(id=name, object="model", created=_STARTED, owned_by="veritype")
-                  for name in MODELS],
+                  for name in CHAT_MODELS],
         )
 
     @router.post(
         "/chat/completions",
         response_model=ChatCompletion,
         responses={
-            200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+            200: {"content": {"text/event-stream": {"schema": {
+                "type": "object",
+                "required": ["data"],
+                "properties": {"data": {
+                    "type": "string",
+                    "description": "A `chat.completion.chunk` as JSON; `[DONE]` at the end.",
+                }},
+            }}},
                   "description": "A chat completion, or with `stream: true` its chunks."},
-            **{status: {"model": OpenAIErrorBody} for status in (400, 401, 413, 422, 429, 504)},
-            404: {"model": OpenAIErrorBody, "description": "Unknown model."},
+            **error_responses(400, 401, 404, 413, 422, 429, 504, model=OpenAIErrorBody,
+                              notes={404: "Unknown model."}),
         },
     )
     async def complete(body: ChatRequest, service: ServiceDep) -> Any:
         """Answer the last user message; only Verified, cited claims reach the reply."""
-        if body.model not in MODELS:
+        if body.model not in CHAT_MODELS:
             raise HTTPException(
-                404, f"unknown model {body.model!r}; known: {', '.join(MODELS)}"
+                404, f"unknown model {body.model!r}; known: {', '.join(CHAT_MODELS)}"
             )
-        mode = MODELS[body.model]
+        mode = CHAT_MODELS[body.model]
+        check_no_nul(body.messages)
         query = last_user_query(body.messages)
         prompt_words = _words(query)
         completion_id = "chatcmpl-" + uuid.uuid4().hex

@@ -1,10 +1,16 @@
-"""Request and response models of the HTTP API; their limits are published in OpenAPI."""
+"""Request and response models of the HTTP API; their limits are published in OpenAPI.
+
+Each rule a validator applies is also stated in the schema (a ``pattern`` where length limits
+do not say it), so that a request valid by the OpenAPI document is one the service accepts.
+"""
 
 from __future__ import annotations
 
+import re
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from veritype.answer import GroundedAnswer
 
@@ -12,64 +18,145 @@ MAX_QUERY_CHARS = 2_000
 MAX_ANSWER_CHARS = 20_000
 MAX_EVIDENCE_TEXTS = 50
 MAX_EVIDENCE_CHARS = 100_000
-MAX_FILTERS = 20
 MAX_DOCUMENTS = 100
 MAX_DOCUMENT_CHARS = 500_000
+MAX_ID_CHARS = 200
+
+# The characters str.isspace() accepts, as a regex class body in \uXXXX escapes, which
+# ECMAScript (OpenAPI), Python and pydantic's Rust regex read alike; \s differs among them.
+WHITESPACE_CLASS = (r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029"
+                    r"\u202f\u205f\u3000")
+# Text with a character that is not whitespace, and no NUL anywhere: PostgreSQL cannot keep
+# a NUL, and a blank text has nothing to answer or check.
+TEXT_PATTERN = rf"^[^\u0000]*[^\u0000{WHITESPACE_CLASS}][^\u0000]*$"
+NO_NUL_PATTERN = r"^[^\u0000]*$"
+# A document's text may hold control characters (ingest turns each into a space), but once
+# they are spaces something else must remain.
+DOCUMENT_TEXT_PATTERN = rf"[^\u0000-\u0020\u007f{WHITESPACE_CLASS}]"
+# Ids in paths: no control characters (C0, DEL, C1), which no id or run name holds.
+ID_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]+$"
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATE_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
 
 Mode = Literal["brief", "detailed"]
-FilterKey = Annotated[str, StringConstraints(min_length=1, max_length=100)]
-FilterValue = Annotated[str, StringConstraints(max_length=1_000)]
-EvidenceText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_EVIDENCE_CHARS)]
+
+
+def _no_nul(text: str) -> str:
+    position = text.find("\0")
+    if position >= 0:
+        raise ValueError(f"contains a NUL character at position {position}")
+    return text
+
+
+def _checked_text(text: str) -> str:
+    _no_nul(text)
+    if not text.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return text
+
+
+def _document_text(text: str) -> str:
+    if not _CONTROL.sub(" ", text).strip():
+        raise ValueError("must not be empty or only whitespace and control characters")
+    return text
+
+
+def _iso_date(text: str) -> str:
+    """An RFC 3339 date or date-time, as ``datetime.fromisoformat`` reads it (the engine's
+    filter does); a value with no time zone is not one."""
+    try:
+        if _DATE.fullmatch(text):
+            return date.fromisoformat(text).isoformat()
+        if _DATE_TIME.fullmatch(text):
+            return datetime.fromisoformat(text.upper()).isoformat()
+    except ValueError:
+        pass
+    raise ValueError("must be an ISO date like 2026-01-31 or a date-time like "
+                     "2026-01-31T09:30:00Z")
+
+
+def _text_field(max_length: int, description: str | None = None) -> Any:
+    return Field(min_length=1, max_length=max_length, description=description,
+                 json_schema_extra={"pattern": TEXT_PATTERN})
+
+
+Text = Annotated[str, AfterValidator(_checked_text)]
+EvidenceText = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_EVIDENCE_CHARS, json_schema_extra={"pattern": TEXT_PATTERN}),
+    AfterValidator(_checked_text),
+]
+FilterText = Annotated[
+    str,
+    Field(max_length=1_000, json_schema_extra={"pattern": NO_NUL_PATTERN}),
+    AfterValidator(_no_nul),
+]
+IsoDate = Annotated[
+    str,
+    Field(json_schema_extra={"anyOf": [{"format": "date"}, {"format": "date-time"}]}),
+    AfterValidator(_iso_date),
+]
 
 
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty or only whitespace")
-    return value
+class Filters(_Request):
+    """Metadata filters: a document passes when it matches every filter given."""
+
+    source: FilterText | None = Field(
+        default=None, description="Part of the source, in any case.")
+    title: FilterText | None = Field(default=None, description="Part of the title, in any case.")
+    added_after: IsoDate | None = Field(
+        default=None, description="Only documents added at or after this moment (a date is "
+        "its midnight, UTC).")
+    added_before: IsoDate | None = Field(
+        default=None, description="Only documents added before this moment.")
+
+    def given(self) -> dict[str, str]:
+        return self.model_dump(exclude_none=True)
 
 
 class QARequest(_Request):
     """A question to answer from the corpus."""
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question.")
-    filters: dict[FilterKey, FilterValue] | None = Field(
-        default=None, max_length=MAX_FILTERS, description="Metadata filters for retrieval."
-    )
-    mode: Mode | None = Field(default=None, description="Answer length; default from config.")
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"query": "When was the Eiffel Tower completed?", "mode": "brief"}]})
 
-    _query_not_blank = field_validator("query")(_not_blank)
+    query: Text = _text_field(MAX_QUERY_CHARS, "The question.")
+    filters: Filters | None = Field(default=None, description="Metadata filters for retrieval.")
+    mode: Mode | None = Field(default=None, description="Answer length; default from config.")
 
 
 class VerifyRequest(_Request):
     """An answer to verify, against the given evidence texts or, without them, the corpus."""
 
-    answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "answer": "The Eiffel Tower was completed in 1889. It is 500 metres tall.",
+        "evidence": ["The Eiffel Tower was completed in 1889. The tower is 330 metres tall."],
+    }]})
+
+    answer: Text = _text_field(MAX_ANSWER_CHARS)
     evidence: list[EvidenceText] | None = Field(
         default=None,
+        min_length=1,
         max_length=MAX_EVIDENCE_TEXTS,
         description="Evidence texts; omit to retrieve evidence from the corpus for each claim.",
     )
 
-    _answer_not_blank = field_validator("answer")(_not_blank)
-
-    @field_validator("evidence")
-    @classmethod
-    def _evidence_not_blank(cls, texts: list[str] | None) -> list[str] | None:
-        if texts is not None:
-            for index, text in enumerate(texts):
-                if not text.strip():
-                    raise ValueError(f"evidence text {index} is empty or only whitespace")
-        return texts
-
 
 class DocumentIn(_Request):
-    """One text to ingest. ``source`` names it uniquely: re-posting a source replaces it."""
+    """One text to ingest. ``source`` names it uniquely: re-posting a source replaces it.
+    Control characters (NUL among them) in the text, title and source become spaces."""
 
-    text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
+    text: Annotated[str, AfterValidator(_document_text)] = Field(
+        min_length=1, max_length=MAX_DOCUMENT_CHARS,
+        json_schema_extra={"pattern": DOCUMENT_TEXT_PATTERN},
+    )
     title: str = Field(default="", max_length=500)
     source: str | None = Field(
         default=None,
@@ -77,8 +164,6 @@ class DocumentIn(_Request):
         max_length=1_000,
         description="Unique name; default: derived from the text, so identical texts merge.",
     )
-
-    _text_not_blank = field_validator("text")(_not_blank)
 
 
 class DocumentsIn(_Request):
@@ -169,6 +254,39 @@ class OpenAIErrorBody(BaseModel):
     error: OpenAIError
 
 
+_ERROR_DESCRIPTIONS = {
+    400: "The body is not valid JSON; each problem names `body` and the character position.",
+    401: "Missing or invalid API key.",
+    404: "Not found.",
+    413: "The request body is larger than the service's byte limit.",
+    422: "Invalid field values; each problem names its field.",
+    429: "Too many requests queued; retry after the Retry-After seconds.",
+    504: "The request did not finish within its deadline.",
+}
+_ERROR_HEADERS = {
+    401: {"WWW-Authenticate": {"description": "`Bearer`.", "schema": {"type": "string"}}},
+    429: {"Retry-After": {"description": "Seconds to wait before retrying.",
+                          "schema": {"type": "integer", "minimum": 1}}},
+}
+
+
+def error_responses(
+    *statuses: int, notes: dict[int, str] | None = None, model: type[BaseModel] = ErrorBody
+) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI entries of the errors an operation can answer with; ``notes`` replace the
+    general description of a status."""
+    responses: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        entry: dict[str, Any] = {
+            "model": model,
+            "description": (notes or {}).get(status, _ERROR_DESCRIPTIONS[status]),
+        }
+        if status in _ERROR_HEADERS:
+            entry["headers"] = _ERROR_HEADERS[status]
+        responses[status] = entry
+    return responses
+
+
 class EvalRunSummary(BaseModel):
     run: str
     benchmark: str
@@ -183,27 +301,51 @@ class EvalRunDetail(EvalRunSummary):
     table_tex: str | None
 
 
+# Model name → answer mode (None: the engine's configured mode).
+CHAT_MODELS: dict[str, str | None] = {
+    "veritype": None,
+    "veritype-brief": "brief",
+    "veritype-detailed": "detailed",
+}
+# The chat endpoint refuses a NUL in any message text itself, to name the message and part:
+# a validator inside the union of content types would be reported once per member.
+MessageText = Annotated[str, Field(json_schema_extra={"pattern": NO_NUL_PATTERN})]
+
+
 class TextPart(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     type: str
-    text: str | None = None
+    text: MessageText | None = None
 
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     role: str = Field(min_length=1, max_length=50)
-    content: str | list[TextPart] | None = None
+    content: MessageText | list[TextPart] | None = None
 
 
 class ChatRequest(BaseModel):
     """The OpenAI chat-completions request; fields veritype does not use are accepted."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [{
+        "model": "veritype",
+        "messages": [{"role": "user", "content": "When was the Eiffel Tower completed?"}],
+    }]})
 
-    model: str = Field(min_length=1, max_length=200)
-    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    model: str = Field(
+        min_length=1, max_length=200,
+        description="An answer mode; another name gets 404, as from OpenAI.",
+        json_schema_extra={"enum": list(CHAT_MODELS)},
+    )
+    messages: list[ChatMessage] = Field(
+        min_length=1, max_length=200,
+        description="The last message with role `user` is the question: its text must not be "
+        f"blank and at most {MAX_QUERY_CHARS:,} characters (422 naming it otherwise).",
+        json_schema_extra={"contains": {"type": "object", "required": ["role"],
+                                        "properties": {"role": {"const": "user"}}}},
+    )
     stream: bool = False
 
 
