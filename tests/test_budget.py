@@ -136,3 +136,19 @@ def test_bad_arguments() -> None:
         )
     with pytest.raises(ValueError, match="budget limit"):
         Budget(limit=-1)
+
+
+def test_a_borderline_only_view_is_asked_only_about_uncertain_claims() -> None:
+    # Lexical support 1.0, 0.75 and 0.25 give 0.95 (Verified), 0.82 (Uncertain) and 0.18
+    # (Unsupported) under this aggregator.
+    graph = graph_of("The tower opened in Paris in 1889.", "The tower is 300 metres tall.",
+                     "The tower has a lift near the top.")
+    lexical = CountingView(LexicalSupportView(), cost=1.0)
+    costly = CountingView(NumericConsistencyView(), cost=50.0)
+    costly.borderline_only = True  # type: ignore[attr-defined]
+    spend = run_views(graph, {n.claim.claim_id: EVIDENCE for n in graph}, [lexical, costly],
+                      aggregator=LearnedAggregator(["lexical"], [6.0], -3.0, products=False),
+                      thresholds=Thresholds(tau=0.9, tau_low=0.2))
+    assert lexical.seen == ["c1", "c2", "c3"]
+    assert costly.seen == ["c2"]
+    assert spend.saved_by_early_stop == 2

@@ -90,6 +90,15 @@ def _settled(
     return band is not EvidenceType.VERIFIED or not any(view.strong for view in remaining)
 
 
+def _borderline(node: Node, aggregator: Aggregator, thresholds: Thresholds) -> bool:
+    """Whether the views so far leave the claim Uncertain: the only claims a view marked
+    ``borderline_only`` (a costly one, such as the judge) is asked about."""
+    aggregate = aggregator.aggregate(node.results)
+    return not aggregate.contradicted and (
+        thresholds.band(aggregate.score) is EvidenceType.UNCERTAIN
+    )
+
+
 def _priority(node: Node, graph: BeliefGraph, thresholds: Thresholds) -> float:
     voted = [r for r in node.results if r.verdict is not Verdict.ABSTAINED]
     mass = sum(r.verdict is Verdict.ENTAILED for r in voted) / len(voted) if voted else 0.0
@@ -129,7 +138,9 @@ def run_views(
             open_nodes = [
                 n for n in open_nodes if not _settled(n, remaining, strong, thresholds, vote)
             ]
-            saved += len(graph) - len(open_nodes)
+        if getattr(view, "borderline_only", False):
+            open_nodes = [n for n in open_nodes if _borderline(n, aggregator, thresholds)]
+        saved += len(graph) - len(open_nodes)
         if budget.limit is not None:
             affordable = (
                 len(open_nodes) if view.cost <= 0

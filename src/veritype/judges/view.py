@@ -9,7 +9,8 @@ entailed and cites the windows, else unknown. A yes/no judge cannot tell a refut
 from an unstated one, so it never votes contradicted, and it is a weak view.
 
 It is the most expensive view (``cost`` 50 against the encoders' 5), so the budget
-allocator runs it last and, with early stopping, only on claims still open.
+allocator runs it last, and by default (``borderline_only``) only on the claims the views
+before it leave Uncertain.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class JudgeView:
         window_sizes: Sequence[int] = (2,),
         max_windows: int = 3,
         cost: float = 50.0,
+        borderline_only: bool = True,
     ) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
@@ -51,6 +53,7 @@ class JudgeView:
         self.window_sizes = tuple(window_sizes)
         self.max_windows = max_windows
         self.cost = cost
+        self.borderline_only = borderline_only
 
     def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
         return self.verify_batch([claim], [evidence])[0]
@@ -87,8 +90,9 @@ class JudgeView:
 
 def judge_view(*, judge: str = "local", cost: float = 50.0, threshold: float = 0.5,
                window_sizes: Sequence[int] = (2,), max_windows: int = 3,
-               **judge_options: Any) -> JudgeView:
+               borderline_only: bool = True, **judge_options: Any) -> JudgeView:
     """The ``judge`` view on the judge registered as ``judge`` (``local`` or ``openai``);
     other options go to the judge (``model_path``, ``base_url``, ``model``, ``prompt``, ...)."""
     return JudgeView(create_judge(judge, **judge_options), threshold=threshold,
-                     window_sizes=window_sizes, max_windows=max_windows, cost=cost)
+                     window_sizes=window_sizes, max_windows=max_windows, cost=cost,
+                     borderline_only=borderline_only)
