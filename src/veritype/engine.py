@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rich.console import Console
 
 from veritype.aggregate import (
@@ -69,6 +69,8 @@ class EngineConfig(BaseModel):
     generator: str = "extractive"
     generator_options: dict[str, Any] = Field(default_factory=dict)
     views: list[str] = Field(default_factory=lambda: ["numeric", "lexical", "nli", "align"])
+    # Options of each view by name, e.g. {"judge": {"judge": "openai", "base_url": ...}}.
+    view_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     aggregator: str = "default"
     aggregator_file: Path | None = None
     # None: the thresholds the aggregator was calibrated for (0.8 / 0.3 for the vote).
@@ -94,6 +96,14 @@ class EngineConfig(BaseModel):
         if not views or len(set(views)) != len(views):
             raise ValueError("give one or more distinct view names")
         return views
+
+    @model_validator(mode="after")
+    def _options_of_configured_views(self) -> EngineConfig:
+        stray = sorted(set(self.view_options) - set(self.views))
+        if stray:
+            raise ValueError(f"view_options names views that are not configured: "
+                             f"{', '.join(stray)} (views: {', '.join(self.views)})")
+        return self
 
     @classmethod
     def load(
@@ -132,8 +142,8 @@ def _from_env(name: str, raw: str) -> Any:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if name == "demo":
         return raw.strip().lower() in {"1", "true", "yes", "on"}
-    if name == "generator_options":
-        raise EngineError("generator_options cannot come from the environment; use a config file")
+    if name in ("generator_options", "view_options"):
+        raise EngineError(f"{name} cannot come from the environment; use a config file")
     return raw
 
 
@@ -191,7 +201,8 @@ class Engine:
         if self._views is None:
             known = set(available_views())
             draft = self._draft_view_names()
-            self._views = [create_view(name) for name in self.config.views if name in known]
+            self._views = [self._create_view(name) for name in self.config.views
+                           if name in known]
             strong = [view.name for view in self._views if view.strong]
             if isinstance(self.aggregator, VoteAggregator):
                 self.aggregator = VoteAggregator(strong=strong)
@@ -201,6 +212,14 @@ class Engine:
             if not self._views and not draft:
                 raise EngineError("views: at least one evidence view is needed")
         return self._views
+
+    def _create_view(self, name: str) -> VerificationView:
+        options = self.config.view_options.get(name, {})
+        try:
+            return create_view(name, **options)
+        except (TypeError, ValueError, RuntimeError) as error:
+            # A view's factory names its own problem: a bad option, a missing model.
+            raise EngineError(f"view {name!r}: {error}") from None
 
     def _draft_view_names(self) -> list[str]:
         """Configured views that need the draft (uncertainty, self-consistency)."""

@@ -64,3 +64,34 @@ def test_the_openai_judge_names_an_unreachable_server() -> None:
                          model="any")
     with pytest.raises(JudgeError, match="cannot reach the OpenAI-compatible server"):
         judge.judge(SUPPORTED, TOWER)
+
+
+@pytest.mark.needs_judge
+def test_the_engine_runs_the_judge_with_its_configured_options(
+    judge_model: Path, tmp_path: Path
+) -> None:
+    from veritype.engine import Engine, EngineConfig
+
+    config = EngineConfig(
+        store=f"sqlite:///{tmp_path / 'store.sqlite'}",
+        views=["numeric", "lexical", "nli", "align", "judge"],
+        view_options={"judge": {"model_path": str(judge_model), "borderline_only": False}},
+    )
+    with Engine(config) as engine:
+        # No number: the numeric view cannot settle it before the judge is asked.
+        answer = engine.verify("The Eiffel Tower is made of glass.", [TOWER])
+        trace = engine.trace(answer.trace_id)
+    assert trace is not None
+    judged = [result for node in trace["graph"]["nodes"] for result in node["results"]
+              if result["view"] == "judge"]
+    assert judged and judged[0]["score"] < 0.5 and judged[0]["verdict"] == "unknown"
+
+
+def test_view_options_must_name_configured_views() -> None:
+    from pydantic import ValidationError
+
+    from veritype.engine import EngineConfig
+
+    with pytest.raises(ValidationError, match="view_options names views that are not "
+                       "configured: judge"):
+        EngineConfig(views=["nli"], view_options={"judge": {"judge": "openai"}})
