@@ -34,7 +34,7 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
     with log_path.open("w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "veritype", "serve", "--port", str(port),
-             "--store", str(tmp_path / "store.sqlite"), "--timeout", "60",
+             "--store", str(tmp_path / "store.sqlite"), "--timeout", "60", "--max-traces", "1",
              "--allowed-host", "veritype.test", "--allowed-host", "Docs.Veritype.test:8080"],
             stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=tmp_path,
         )
@@ -60,6 +60,10 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
                             json={"query": "Which lake is the deepest on Earth?"}).json()
         assert "Baikal" in answer["answer"]
         assert httpx.get(url + "/evals").json() == []
+        later = httpx.post(url + "/qa", timeout=60, json={"query": "How deep is Lake Baikal?"})
+        # --max-traces 1: the later answer's trace is kept, the first one's is gone.
+        assert httpx.get(url + f"/traces/{later.json()['trace_id']}").status_code == 200
+        assert httpx.get(url + f"/traces/{answer['trace_id']}").status_code == 404
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
@@ -69,3 +73,16 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
     asked = next(line for line in lines if line.get("path") == "/qa")
     assert asked["query_id"] == answer["trace_id"] and asked["status"] == 200
     assert asked["claims"]["verified"] >= 1 and asked["latency_ms"] > 0
+
+
+@pytest.mark.parametrize(("option", "value"), [("--trace-ttl", "0"), ("--max-traces", "-1")])
+def test_serve_refuses_a_retention_it_cannot_keep(tmp_path: Path, option: str, value: str) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "veritype", "serve", "--port", "0", option, value,
+         "--store", str(tmp_path / "store.sqlite")],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert option.removeprefix("--").replace("-", "_") in result.stderr
+    assert not (tmp_path / "store.sqlite").exists()

@@ -46,6 +46,16 @@ def serve(
     demo: Annotated[
         bool, typer.Option("--demo", help="Ingest the bundled demo corpus into an empty store.")
     ] = False,
+    trace_ttl: Annotated[
+        float | None,
+        typer.Option("--trace-ttl", help="Delete traces older than this many seconds (default: "
+                     "keep every trace).", show_default=False),
+    ] = None,
+    max_traces: Annotated[
+        int | None,
+        typer.Option("--max-traces", help="Keep at most this many traces, deleting the oldest "
+                     "first (default: no limit).", show_default=False),
+    ] = None,
     allowed_host: Annotated[
         list[str] | None,
         typer.Option("--allowed-host", help="A Host name clients may use besides localhost, "
@@ -84,7 +94,8 @@ def serve(
         raise _fail(str(error)) from None
     except ValidationError as error:
         raise _fail(_first_problem(error)) from None
-    overrides: dict[str, Any] = {"store": store} if store is not None else {}
+    overrides: dict[str, Any] = {"store": store, "trace_ttl": trace_ttl,
+                                 "max_traces": max_traces}
     if demo:
         overrides["demo"] = True
     try:
