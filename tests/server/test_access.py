@@ -64,8 +64,11 @@ def test_health_and_the_viewer_page_need_no_key(keyed_url: str) -> None:
 
 
 def test_the_openapi_document_declares_both_key_schemes(keyed_url: str) -> None:
-    schemes = httpx.get(keyed_url + "/openapi.json").json()["components"]["securitySchemes"]
+    spec = httpx.get(keyed_url + "/openapi.json").json()
+    schemes = spec["components"]["securitySchemes"]
     assert {scheme["type"] for scheme in schemes.values()} == {"http", "apiKey"}
+    assert spec["paths"]["/documents"]["get"]["security"]
+    assert "security" not in spec["paths"]["/healthz"]["get"]
 
 
 @pytest.mark.parametrize(

@@ -37,9 +37,8 @@ DOCUMENT_TEXT_PATTERN = rf"[^\u0000-\u0020\u007f{WHITESPACE_CLASS}]"
 ID_PATTERN = r"^[^\u0000-\u001f\u007f-\u009f]+$"
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_DATE_TIME = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
-)
+_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+                        r"([Zz]|[+-][0-9]{2}:[0-9]{2})")
 
 Mode = Literal["brief", "detailed"]
 
@@ -84,11 +83,7 @@ def _text_field(max_length: int, description: str | None = None) -> Any:
 
 
 Text = Annotated[str, AfterValidator(_checked_text)]
-EvidenceText = Annotated[
-    str,
-    Field(min_length=1, max_length=MAX_EVIDENCE_CHARS, json_schema_extra={"pattern": TEXT_PATTERN}),
-    AfterValidator(_checked_text),
-]
+EvidenceText = Annotated[str, _text_field(MAX_EVIDENCE_CHARS), AfterValidator(_checked_text)]
 FilterText = Annotated[
     str,
     Field(max_length=1_000, json_schema_extra={"pattern": NO_NUL_PATTERN}),
