@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,19 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
     resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     return run_dir
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL server for the session: ``$VERITYPE_TEST_POSTGRES_URL`` when set, else one
+    the ``pgserver`` package starts (it ships PostgreSQL with pgvector)."""
+    given = os.environ.get("VERITYPE_TEST_POSTGRES_URL")
+    if given:
+        yield given
+        return
+    import pgserver
+
+    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+

@@ -4,9 +4,7 @@ a few small documents, the shipped verifier models and the extractive generator.
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import socket
 import threading
 import time
@@ -20,13 +18,12 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 
 from fastapi import FastAPI  # noqa: E402
+from pg_support import fresh_database  # noqa: E402
 from server_support import DOCUMENTS, EVAL_RUN, png_bytes  # noqa: E402
 
 from veritype.engine import Engine, EngineConfig  # noqa: E402
 from veritype.ingest import Corpus  # noqa: E402
 from veritype.server import ServerSettings, create_app  # noqa: E402
-
-_database_numbers = itertools.count()
 
 
 @contextmanager
@@ -105,33 +102,6 @@ def base_url(engine: Engine, eval_dir: Path) -> Iterator[str]:
     app = create_app(engine, ServerSettings(eval_dir=eval_dir))
     with running(app) as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``$VERITYPE_TEST_POSTGRES_URL``, else a server the ``pgserver`` package starts."""
-    given = os.environ.get("VERITYPE_TEST_POSTGRES_URL")
-    if given:
-        yield given
-        return
-    import pgserver
-
-    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
-    yield server.get_uri()
-    server.cleanup()
-
-
-def fresh_database(admin_url: str) -> str:
-    """A new, empty database on the server, so services never see each other's rows."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    import psycopg
-
-    name = f"veritype_server_test_{os.getpid()}_{next(_database_numbers)}"
-    with psycopg.connect(admin_url, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name}")
-        connection.execute(f"CREATE DATABASE {name}")
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
 
 
 @pytest.fixture(scope="session")
