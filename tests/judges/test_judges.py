@@ -57,6 +57,7 @@ def test_the_openai_judge_reads_a_real_llama_cpp_server(judge_server: str) -> No
     assert supported > 0.5 > unsupported
 
 
+@pytest.mark.needs_httpx
 def test_the_openai_judge_names_an_unreachable_server() -> None:
     from llama_support import free_port
 

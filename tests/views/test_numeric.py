@@ -203,7 +203,7 @@ def test_missing_entity_never_contradicts(view: NumericConsistencyView) -> None:
 def test_spans_resolve_across_chunks_and_documents(view: NumericConsistencyView) -> None:
     evidence = EvidencePack.from_texts(
         ["Filler sentence one. The bridge opened in 1932.", "The bridge is 1,149 metres long."],
-        max_chars=30,
+        max_chars=32,
     )
     assert len(evidence) > 2
     result = check(view, "The bridge opened in 1932 and is 1149 metres long.", evidence)
