@@ -30,9 +30,16 @@ def test_an_unknown_judge_names_the_known_ones() -> None:
         create_judge("oracle")
 
 
-@pytest.mark.needs_judge
-def test_the_local_judge_separates_a_supported_claim_from_a_wrong_date(judge_model: Path) -> None:
-    judge = create_judge("local", model_path=judge_model)
+@pytest.mark.parametrize("where", [
+    pytest.param("in-process", marks=pytest.mark.needs_judge),
+    pytest.param("llama.cpp server", marks=[pytest.mark.needs_judge, pytest.mark.needs_serve]),
+])
+def test_each_judge_separates_a_supported_claim_from_a_wrong_date(
+    where: str, request: pytest.FixtureRequest
+) -> None:
+    judge = (create_judge("local", model_path=request.getfixturevalue("judge_model"))
+             if where == "in-process"
+             else create_judge("openai", base_url=request.getfixturevalue("judge_server")))
     supported, unsupported = judge.judge_batch([(SUPPORTED, TOWER), (UNSUPPORTED, TOWER)])
     assert supported > 0.5 > unsupported
 
@@ -48,13 +55,6 @@ def test_the_judge_view_cites_the_windows_it_asked_about(judge_model: Path) -> N
     assert "1889" in pack.quote(supported.spans[0])
     assert unsupported.verdict is Verdict.UNKNOWN and unsupported.score < 0.5
     assert "local judge: P(yes)" in unsupported.detail
-
-
-@pytest.mark.needs_judge
-def test_the_openai_judge_reads_a_real_llama_cpp_server(judge_server: str) -> None:
-    judge = create_judge("openai", base_url=judge_server)
-    supported, unsupported = judge.judge_batch([(SUPPORTED, TOWER), (UNSUPPORTED, TOWER)])
-    assert supported > 0.5 > unsupported
 
 
 @pytest.mark.needs_httpx
