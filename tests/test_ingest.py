@@ -261,3 +261,31 @@ def test_traces_prune_deletes_the_oldest_and_reports_what_remains(tmp_path: Path
     bad = runner.invoke(app, ["traces", "prune", "--store", url, "--older-than", "soon"])
     assert bad.exit_code == 2 and "not a duration" in bad.output
     assert runner.invoke(app, ["traces", "prune", "--store", url]).exit_code == 2
+
+
+def test_a_big_documents_embedding_shows_its_progress_in_slices() -> None:
+    import io
+
+    import numpy as np
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from veritype.ingest.pipeline import EMBED_SLICE, _embed_slices
+    from veritype.retrieval.embedding import create_embedder
+
+    embedder = create_embedder("minilm")
+    texts = [f"Sample {n} of the river." for n in range(EMBED_SLICE + 40)]
+    calls: list[int] = []
+
+    def embed(batch: object) -> np.ndarray:
+        calls.append(len(batch))  # type: ignore[arg-type]
+        return embedder.embed_batch(batch)  # type: ignore[arg-type]
+
+    screen = io.StringIO()
+    with Progress(console=Console(file=screen, force_terminal=True, width=100)) as progress:
+        vectors = _embed_slices(embed, texts, progress, "  embedding for dense")
+    assert calls == [EMBED_SLICE, 40]
+    assert vectors.shape == (len(texts), embedder.dimensions)
+    assert "embedding for dense" in screen.getvalue()
+    alone = embedder.embed_batch(texts[-3:])
+    assert np.allclose(vectors[-3:], alone, atol=0.02)

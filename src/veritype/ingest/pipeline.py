@@ -11,11 +11,12 @@ import fnmatch
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -44,10 +45,13 @@ from veritype.store import (
     IndexSpec,
     Store,
     TitledChunk,
+    Vectors,
     layout_fingerprint,
 )
 
 DEFAULT_BATCH_SIZE = 64
+# Chunks embedded per call: the progress of one big document's embedding is shown per slice.
+EMBED_SLICE = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +240,7 @@ class Ingestor:
         if progress is not None and pending:
             task = progress.add_task(f"  {_short(Path(origin))}", total=len(pending))
         for batch in _batches(pending, self.batch_size):
-            writes = self._prepare(batch, origin, media_types)
+            writes = self._prepare(batch, origin, media_types, progress)
             for write, outcome in zip(writes, self.store.write(writes), strict=True):
                 setattr(report, outcome, getattr(report, outcome) + 1)
                 if outcome != "unchanged":
@@ -263,8 +267,16 @@ class Ingestor:
                   f"{'s' if replaced > 1 else ''} (such as NUL) replaced by spaces")
         return Document.from_text(text, title=title, source=source)
 
+    def _embed(self, spec: IndexSpec, texts: list[str], progress: Progress | None) -> Vectors:
+        return _embed_slices(self._embedder(spec).embed_batch, texts, progress,
+                             f"  embedding for {spec.name}")
+
     def _prepare(
-        self, batch: list[tuple[Document, str]], origin: str, media_types: dict[str, str]
+        self,
+        batch: list[tuple[Document, str]],
+        origin: str,
+        media_types: dict[str, str],
+        progress: Progress | None,
     ) -> list[DocumentWrite]:
         now = time.time()
         chunkings = {spec.chunking.key: spec.chunking for spec in self.indexes}
@@ -292,7 +304,7 @@ class Ingestor:
                 for write in writes
             ]
             texts = [item.index_text for chunks in per_document for item in chunks]
-            vectors = self._embedder(spec).embed_batch(texts)
+            vectors = self._embed(spec, texts, progress)
             offset = 0
             for write, chunks in zip(writes, per_document, strict=True):
                 rows = vectors[offset : offset + len(chunks)]
@@ -301,6 +313,25 @@ class Ingestor:
                     [item.chunk.chunk_id for item in chunks], rows
                 )
         return writes
+
+
+def _embed_slices(
+    embed: Callable[[Sequence[str]], Vectors], texts: list[str], progress: Progress | None,
+    description: str,
+) -> Vectors:
+    """``embed`` over ``texts`` in slices of ``EMBED_SLICE``, so the chunks of one big
+    document show their progress; slicing is the same with or without a progress bar."""
+    if len(texts) <= EMBED_SLICE:
+        return embed(texts)
+    task = progress.add_task(description, total=len(texts)) if progress is not None else None
+    parts: list[Vectors] = []
+    for start in range(0, len(texts), EMBED_SLICE):
+        parts.append(embed(texts[start : start + EMBED_SLICE]))
+        if progress is not None and task is not None:
+            progress.advance(task, len(parts[-1]))
+    if progress is not None and task is not None:
+        progress.remove_task(task)
+    return np.vstack(parts)
 
 
 def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
