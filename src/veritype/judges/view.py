@@ -21,7 +21,7 @@ from typing import Any
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.judges._base import Judge, create_judge
-from veritype.models.views import closest_windows, evidence_windows
+from veritype.models.views import check_windows, closest_windows, evidence_windows
 from veritype.views._base import Verdict, ViewResult, check_batch, once_per_pack
 
 
@@ -44,10 +44,7 @@ class JudgeView:
     ) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
-        if max_windows < 1:
-            raise ValueError(f"max_windows must be >= 1, got {max_windows}")
-        if not window_sizes or any(size < 1 for size in window_sizes):
-            raise ValueError(f"window_sizes must be one or more sizes >= 1, got {window_sizes}")
+        check_windows(window_sizes, max_windows)
         self.judge = judge
         self.threshold = threshold
         self.window_sizes = tuple(window_sizes)

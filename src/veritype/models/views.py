@@ -74,6 +74,14 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
     return windows
 
 
+def check_windows(window_sizes: Sequence[int], max_windows: int | None) -> None:
+    """Refuse window settings no view can use: sizes below one sentence, no window read."""
+    if not window_sizes or any(size < 1 for size in window_sizes):
+        raise ValueError(f"window_sizes must be one or more sizes >= 1, got {window_sizes}")
+    if max_windows is not None and max_windows < 1:
+        raise ValueError(f"max_windows must be >= 1 or None, got {max_windows}")
+
+
 def closest_windows(
     claim: Claim, windows: list[_Window], max_windows: int | None
 ) -> list[_Window]:
@@ -145,10 +153,7 @@ class CrossEncoderView:
         ):
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"{label} must lie in (0, 1], got {value}")
-        if not window_sizes or any(size < 1 for size in window_sizes):
-            raise ValueError(f"window_sizes must be one or more sizes >= 1, got {window_sizes}")
-        if max_windows is not None and max_windows < 1:
-            raise ValueError(f"max_windows must be >= 1 or None, got {max_windows}")
+        check_windows(window_sizes, max_windows)
         self.name = name
         self.encoder = encoder
         self.entail_threshold = entail_threshold
