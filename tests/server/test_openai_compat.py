@@ -96,3 +96,12 @@ def test_an_oversized_question_is_refused(client: openai.OpenAI) -> None:
     with pytest.raises(openai.UnprocessableEntityError, match="2,000"):
         client.chat.completions.create(
             model="veritype", messages=[{"role": "user", "content": "why " * 600}])
+
+
+@pytest.mark.parametrize("stream", [0, 1, "true", None])
+def test_stream_must_be_a_json_boolean(base_url: str, stream: object) -> None:
+    response = httpx.post(base_url + "/v1/chat/completions", timeout=60, json={
+        "model": "veritype", "stream": stream,
+        "messages": [{"role": "user", "content": "Who discovered penicillin?"}]})
+    assert response.status_code == 422
+    assert "stream" in response.text

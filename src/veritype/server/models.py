@@ -10,7 +10,7 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 
 from veritype.answer import GroundedAnswer
 
@@ -341,7 +341,8 @@ class ChatRequest(BaseModel):
         json_schema_extra={"contains": {"type": "object", "required": ["role"],
                                         "properties": {"role": {"const": "user"}}}},
     )
-    stream: bool = False
+    stream: StrictBool = Field(
+        default=False, description="Stream the reply as server-sent events; a JSON boolean.")
 
 
 class ChatResponseMessage(BaseModel):
