@@ -27,7 +27,8 @@ def _eval(tmp_path: Path, data_dir: Path, *args: str) -> Path:
     assert any(name.endswith(".png") for name in files)
     report = json.loads((run_dir / "report.json").read_text())
     assert report["benchmark"] == args[0]
-    assert {"benchmark", "created_at", "config", "headline"} <= set(report)
+    required = {"benchmark", "created_at", "config", "headline", "machine", "determinism"}
+    assert required <= set(report)
     assert all(not isinstance(v, dict | list) for v in report["headline"].values())
     assert (run_dir / "report.md").read_text().startswith(f"# veritype eval {args[0]}")
     assert "\\begin{tabular}" in (run_dir / "table.tex").read_text()

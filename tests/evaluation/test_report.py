@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,6 +45,10 @@ def test_write_run_files_and_json(tmp_path: Path) -> None:
     assert report["benchmark"] == "demo" and report["headline"]["precision"] == 0.5
     assert datetime.fromisoformat(report["created_at"]).tzinfo is not None
     assert report["details"] == {"nan": None, "pair": [1, 2]}
+    assert report["machine"]["cpu"]["model"] and report["machine"]["libraries"]["onnxruntime"]
+    # The shipped verifier scores each pair alone, so its scores repeat exactly.
+    assert report["determinism"]["deterministic"] is True
+    assert report["determinism"]["max_abs_difference"] == 0.0
     markdown = (path / "report.md").read_text()
     assert "| a_b | 0.123 |" in markdown
     assert (path / "examples.jsonl").read_text().count("\n") == 1
@@ -59,3 +65,25 @@ def test_write_run_files_and_json(tmp_path: Path) -> None:
 def test_latex_table_escapes_specials() -> None:
     text = latex_table(Table("P & R at τ", ("name", "50%"), [("a_b", 1.0)]), "t")
     assert r"P \& R at $\tau$" in text and r"50\%" in text and r"a\_b & 1.000 \\" in text
+
+
+RESULTS_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "eval_results.py"
+
+
+def test_result_files_are_written_from_run_directories(tmp_path: Path) -> None:
+    result = RunResult(benchmark="demo", config={}, headline={"precision": 0.5},
+                       sections={"split": {"pr_curves": {"vote": [[0.1, 0.9]]}, "kept": 1}})
+    run = write_run(result, tmp_path / "runs")
+    out = tmp_path / "results"
+    done = subprocess.run([sys.executable, str(RESULTS_SCRIPT), str(run), "--out", str(out)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    written = json.loads((out / "eval_demo.json").read_text())
+    assert written["split"] == {"kept": 1} and written["run_directory"] == run.name
+    assert written["machine"] == json.loads((run / "report.json").read_text())["machine"]
+    # A directory that is not a run is refused by name, and nothing is written for it.
+    refused = subprocess.run([sys.executable, str(RESULTS_SCRIPT), str(tmp_path), "--out",
+                              str(tmp_path / "none")], capture_output=True, text=True,
+                             check=False)
+    assert refused.returncode == 2 and "no report.json" in refused.stderr
+    assert not (tmp_path / "none").exists()

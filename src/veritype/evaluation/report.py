@@ -1,8 +1,9 @@
 """A run directory: ``report.json``, ``report.md``, ``table.tex`` and the plots.
 
 Layout (the web viewer reads it): ``<out>/<benchmark>-<YYYYmmdd-HHMMSS>/`` with
-``report.json`` holding at least ``benchmark``, ``created_at``, ``config`` and ``headline``
-(a flat dict of headline figures).
+``report.json`` holding at least ``benchmark``, ``created_at``, ``config``, ``headline``
+(a flat dict of headline figures), ``machine`` (CPU, library versions) and ``determinism``
+(whether the shipped verifier's scores repeat exactly here).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from veritype.evaluation.machine import machine, score_determinism
 
 Cell = str | int | float | None
 # Draws one figure into the file it is given.
@@ -151,6 +154,8 @@ def write_run(result: RunResult, out: Path, *, started: float | None = None) -> 
         "created_at": created.isoformat(timespec="seconds"),
         "config": result.config,
         "headline": result.headline,
+        "machine": machine(),
+        "determinism": score_determinism(),
         **result.sections,
         "timings": {k: round(v, 3) for k, v in result.timings.items()},
         "images": images,
