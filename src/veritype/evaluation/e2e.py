@@ -7,8 +7,12 @@ SQLite store built in the run: for HaluEval-QA the ``knowledge`` paragraphs of r
 has no knowledge source, the 817 "Best Answer" texts (the published protocol's evidence,
 which overlaps the judge's references). Nothing is fitted on this data.
 
-A judge independent of the engine's verdicts scores each claim against the reference
-answers with the shipped ``nli`` and ``align`` cross-encoders: a claim is supported when
+This is self-consistency, not an independent judgement: the judge is the shipped ``nli``
+and ``align`` cross-encoders, the same models that chose the rendered claims and their
+citations, so rendered precision and citation figures lean in veritype's favour. The
+independent judges are ``veritype eval corpus-qa`` and ``veritype eval truthfulqa-gen``
+(gold answers, ROUGE-L; :mod:`veritype.evaluation.gold`). Each claim is scored against
+the reference answers: a claim is supported when
 the weaker of the two entailment probabilities from "question + a correct answer" is at
 least 0.5 and above the same score from every incorrect answer. FActScore-style precision
 (supported claims / claims) is reported for the raw drafts and for the rendered claims of
@@ -58,7 +62,8 @@ JUDGE_MODELS = ("nli", "align")
 JUDGE_THRESHOLD = 0.5
 JUDGE_BATCH = 64
 JUDGE = (
-    "shipped nli and align cross-encoders; entailment score = the lower of their two "
+    "self-consistency (veritype's own models, not an independent judge): the shipped nli and "
+    "align cross-encoders; entailment score = the lower of their two "
     "entailment probabilities, or 0 where the numeric view finds a number, date or name of "
     "the claim contradicted by the premise; a claim is supported when its score from "
     f"'question + a correct answer' is ≥ {JUDGE_THRESHOLD} and greater than its score from every "
@@ -208,6 +213,13 @@ class Answered:
     gold_retrieved: bool  # the question's own evidence is among the drafting context
     seconds: float
     timings: dict[str, float]
+    answer_text: str = ""  # the rendered answer, citation markers included ("" on abstention)
+    confidence: str = ""  # the answer's confidence label
+    # Mean support of the claims that count for confidence: the engine's score of the draft.
+    support: float = 0.0
+    cites_own: bool = False  # a citation quotes the question's own evidence
+    # Cosine similarity of the best dense hit: a selection baseline that needs no verifier.
+    retrieval_score: float = 0.0
     draft_supported: list[bool] = field(default_factory=list)
     rendered_supported: list[bool] = field(default_factory=list)
     # Entailed by the question's own evidence: true background the references do not state.
@@ -240,6 +252,8 @@ def answer_all(
         engine.ingest_texts(unique, titles=[f"{SOURCE_TITLES[source]} evidence {i + 1}"
                                             for i in range(len(unique))])
         ingest_seconds = time.perf_counter() - started
+        dense_index = next((spec.name for spec in engine.corpus.indexes if spec.kind == "dense"),
+                           None)
         title = f"e2e {SOURCE_TITLES[source]}: answering"
         with settings.progress(title, len(questions)) as advance:
             for question in questions:
@@ -249,7 +263,10 @@ def answer_all(
                 trace = engine.trace(grounded.trace_id)
                 # The same retrieval ask drafted from (deterministic, no filters).
                 context = engine.corpus.retrieve(question.text, settings.k)
+                dense = (engine.corpus.retrieve(question.text, 1, retriever=dense_index)
+                         if dense_index else [])
                 draft = str(trace.get("draft") or "") if trace is not None else ""
+                counted = [claim.support_mass for claim in grounded.claims if claim.counted]
                 rendered = [
                     (claim.text, [citation.quote for citation in claim.citations])
                     for claim in grounded.claims if claim.rendered
@@ -265,6 +282,12 @@ def answer_all(
                                        for hit in context),
                     seconds=seconds,
                     timings=dict(grounded.timings),
+                    answer_text="" if grounded.abstained else grounded.answer,
+                    confidence=grounded.confidence.value,
+                    support=float(np.mean(counted)) if counted else 0.0,
+                    cites_own=any(_overlaps(reference.quote, question.gold_evidence)
+                                  for reference in grounded.references),
+                    retrieval_score=dense[0].score if dense else 0.0,
                 ))
                 advance(1)
     return answered, ingest_seconds
@@ -591,7 +614,8 @@ def run(settings: E2ESettings, scorer: EntailmentScorer | None = None) -> RunRes
     }
     tables = [
         Table(
-            "End to end: claim precision of raw drafts and rendered answers (micro)",
+            "End to end, self-consistency: claim precision of raw drafts and rendered answers "
+            "judged by veritype's own models (micro)",
             ("questions", "n", "answered", "raw claims", "raw precision", "95% CI",
              "rendered claims", "rendered precision", "95% CI", "ratio", "ratio 95% CI"),
             [(name, s["questions"], s["answered"], s["raw_claims"], s["raw_precision"],
@@ -701,7 +725,7 @@ def command(
     out: Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
     = Path("eval-runs"),
 ) -> None:
-    """Generation factuality end to end: raw drafts vs veritype's rendered answers."""
+    """Raw drafts vs rendered answers judged by veritype's own models (self-consistency)."""
     from veritype.engine import EngineError
 
     started = time.perf_counter()
