@@ -1,37 +1,63 @@
-"""Truth-aware decoding: hallucinations, arithmetic and speed with the guards off and on.
+"""Truth-aware decoding, closed and open world: accuracy, hallucinations, abstentions and
+speed with the guards off and on.
 
-Three prompt sets on SmolLM2-135M-Instruct (llama.cpp, greedy):
-  * general facts: a curated knowledge base (benchmarks/data/tad_facts.csv: capitals,
-    currencies, symbols, authors, years, and US presidents with validity dates), one
-    question per triple whose answer the prompt begins ("A: The capital of Canada is");
-  * SciFact facts: triples extracted from the bundled demo corpus, prompts that state the
-    subject and relation and ask for the object;
-  * arithmetic: 50 prompts "What is a op b? Answer: a op b =" (× + − ÷, decimals,
-    thousands separators, units).
+Five prompt sets on SmolLM2-135M-Instruct (llama.cpp, greedy). Closed world (the guard's
+knowledge base holds every fact asked, and the prompt uses the knowledge base's own
+wording, so the kb guard knows the answer by construction):
+  * general: one question per fact of benchmarks/data/tad_facts.csv (capitals,
+    currencies, symbols, authors, years, and US presidents by year), the answer's lead
+    in the knowledge base's words ("A: The capital of Canada is");
+  * scifact: triples extracted from the bundled demo corpus, prompts that state the
+    subject and relation and ask for the object.
+Open world (what a deployed guard meets):
+  * absent: the same relations and wording about subjects the knowledge base does not
+    hold (benchmarks/data/tad_open_facts.csv: gold answers with the reference each comes
+    from), so no guard can know the answer and nothing can be retrieved for the back-off;
+  * paraphrase: the facts of the general set asked with relations the knowledge base has
+    no alias for (benchmarks/data/tad_paraphrases.csv: "Canada's seat of government is"
+    instead of "The capital of Canada is"); the knowledge base's own sentence for the fact
+    is still the evidence, as retrieval would find it.
+Plus arithmetic: 50 prompts "What is a op b? Answer: a op b =" (× + − ÷, decimals,
+thousands separators, units).
+
+Scoring is against gold answers only: an answer is correct when its first sentence names
+the gold answer (or a listed spelling) as whole words, case-insensitively; wrong (a
+hallucination) when it answers without it; abstained when the decoder backed off without
+an answer. Every rate has a Wilson 95% interval, as has accuracy among answered prompts.
+
 Configurations: off (the same greedy loop with no guard), on (kb + arithmetic +
-context), on without the retry back-off (abstain instead), and each guard ablated. A
-wrong answer is a hallucination; an abstention is not. Guarded runs may back off once to
-a prompt that carries the evidence sentence before the answer's lead. Tokens/s off and on
-are measured on the same prompts in one run, interleaved, each from a cold cache: end to
-end (prompt evaluation and retries included) and per decoded token after the first.
+context), on without the retry back-off (abstain instead), and each guard ablated.
+Guarded runs may back off once to a prompt that carries the evidence sentence before the
+answer's lead; a prompt without evidence abstains instead. Speed off and on is measured
+on the same prompts in one run, interleaved, each from a cold cache: wall time per
+prompt, end-to-end tokens/s (prompt evaluation and retries included) and per decoded
+token after the first, with paired bootstrap 95% intervals on the overheads, always
+reported beside the abstention rate of the same prompts.
 
-    python benchmarks/tad.py [--limit 10] [--out benchmarks/results/tad.json]
+    python benchmarks/tad.py [--limit 10] [--sets absent,paraphrase]
+                             [--out benchmarks/results/tad.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.metadata
 import json
+import math
 import random
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from _machine import machine
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from veritype._text import sentence_spans
@@ -40,6 +66,7 @@ from veritype.decoding import (
     Guard,
     KnowledgeBase,
     KnowledgeBaseGuard,
+    default_model_path,
     extract_triples,
     guarded_generate,
     load_llama,
@@ -49,7 +76,10 @@ from veritype.decoding.kb import normalise
 from veritype.ingest.corpus import demo_corpus_path
 
 ROOT = Path(__file__).resolve().parents[1]
-FACTS = ROOT / "benchmarks" / "data" / "tad_facts.csv"
+DATA = ROOT / "benchmarks" / "data"
+FACTS = DATA / "tad_facts.csv"
+OPEN_FACTS = DATA / "tad_open_facts.csv"
+PARAPHRASES = DATA / "tad_paraphrases.csv"
 QUESTIONS = {
     "capital": "What is the capital of {subject}?",
     "currency": "What is the currency of {subject}?",
@@ -58,20 +88,30 @@ QUESTIONS = {
     "year of birth": "In which year was {subject} born?",
     "year of fall": "In which year did {subject} fall?",
 }
+PRESIDENT = ("Who was the president of the United States in {year}?",
+             "In {year}, the president of the United States was")
 PRESIDENT_YEARS = (2005, 2012, 2019, 2023)
 COPULAS = frozenset({"is", "are", "was", "were", "has", "have", "contains", "causes"})
 CONFIGS = ("off", "on", "on_no_retry", "no_kb", "no_arithmetic", "no_context")
+SETS = ("general", "scifact", "arithmetic", "absent", "paraphrase")
+# Which sets ask facts the guard's knowledge base holds in the words it knows them by.
+WORLD = {"general": "closed", "scifact": "closed", "absent": "open", "paraphrase": "open"}
+GROUPS = {"closed_world_facts": ("general", "scifact"),
+          "open_world_facts": ("absent", "paraphrase")}
+Z95 = 1.959963984540054
+RESAMPLES = 2000
 
 
 @dataclass(frozen=True)
 class Case:
-    """One prompt, what a correct answer must contain, and the evidence behind it."""
+    """One prompt, what a correct answer must contain, and the evidence behind it (empty
+    when the knowledge base has nothing to retrieve)."""
 
     kind: str
     prompt: str
     expected: str
     evidence: str
-    # Other spellings the knowledge base lists for the same fact ("Brasilia", "Brasília").
+    # Other spellings of the same answer ("Brasilia", "Brasília").
     alternatives: tuple[str, ...] = ()
 
     def correct(self, text: str) -> bool:
@@ -83,36 +123,131 @@ class Case:
             return number is not None and Fraction(number.group(0).replace(",", "")) == Fraction(
                 self.expected
             )
-        return any(normalise(answer) in normalise(first)
+        # Whole words: "K" must not count inside "Kr", nor "Au" inside "Australia".
+        return any(re.search(rf"(?<!\w){re.escape(normalise(answer))}(?!\w)", normalise(first))
                    for answer in (self.expected, *self.alternatives))
 
 
-def general_cases(knowledge: KnowledgeBase) -> list[Case]:
-    cases: list[Case] = []
+@dataclass(frozen=True)
+class Fact:
+    """A fact of the general knowledge base as the closed-world set asks it."""
+
+    subject: str
+    relation: str
+    answer: str
+    alternatives: tuple[str, ...]
+    lead: str
+    year: int | None = None
+
+    @property
+    def evidence(self) -> str:
+        return f"{self.lead} {self.answer}."
+
+
+def _sentence_start(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+def kb_lead(knowledge: KnowledgeBase, relation: str, subject: str) -> str:
+    """The answer's lead in the knowledge base's own words for ``relation``."""
+    surface = sorted(knowledge.relation_aliases[normalise(relation)])[0]
+    return _sentence_start(surface.replace("{subject}", subject))
+
+
+def general_facts(knowledge: KnowledgeBase) -> list[Fact]:
     objects: dict[tuple[str, str], list[str]] = {}
     for triple in knowledge.triples:
         objects.setdefault((triple.subject, triple.relation), []).append(triple.object)
+    facts: list[Fact] = []
     seen: set[tuple[str, str]] = set()
     for triple in knowledge.triples:
         if triple.relation == "president" or (triple.subject, triple.relation) in seen:
             continue
         seen.add((triple.subject, triple.relation))
-        surface = sorted(knowledge.relation_aliases[normalise(triple.relation)])[0]
-        lead = surface.replace("{subject}", triple.subject)
-        lead = lead[0].upper() + lead[1:]
-        question = QUESTIONS[triple.relation].format(subject=triple.subject)
         others = tuple(o for o in objects[(triple.subject, triple.relation)] if o != triple.object)
-        cases.append(Case("general", f"Q: {question}\nA: {lead}", triple.object,
-                          f"{lead} {triple.object}.", others))
+        facts.append(Fact(triple.subject, triple.relation, triple.object, others,
+                          kb_lead(knowledge, triple.relation, triple.subject)))
     for year in PRESIDENT_YEARS:
         holder = next(t for t in knowledge.triples if t.relation == "president"
                       and t.valid_from and t.valid_to
                       and t.valid_from.year < year <= t.valid_to.year)
-        lead = f"In {year}, the president of the United States was"
-        cases.append(Case("general", f"Q: Who was the president of the United States in "
-                                     f"{year}?\nA: {lead}", holder.object,
-                          f"{lead} {holder.object}."))
+        facts.append(Fact(holder.subject, "president", holder.object, (),
+                          PRESIDENT[1].format(year=year), year))
+    return facts
+
+
+def general_cases(facts: Sequence[Fact]) -> list[Case]:
+    cases: list[Case] = []
+    for fact in facts:
+        question = (PRESIDENT[0].format(year=fact.year) if fact.year is not None
+                    else QUESTIONS[fact.relation].format(subject=fact.subject))
+        cases.append(Case("general", f"Q: {question}\nA: {fact.lead}", fact.answer,
+                          fact.evidence, fact.alternatives))
     return cases
+
+
+def paraphrase_cases(facts: Sequence[Fact], path: Path = PARAPHRASES) -> list[Case]:
+    """The general set's facts asked in words the knowledge base has no alias for, each
+    relation's phrasings taken in turn; the evidence stays the knowledge base's sentence."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        phrasings: dict[str, list[dict[str, str]]] = {}
+        for row in csv.DictReader(handle):
+            phrasings.setdefault(row["relation"], []).append(row)
+    used: dict[str, int] = {}
+    cases: list[Case] = []
+    for fact in facts:
+        turn = used.get(fact.relation, 0)
+        used[fact.relation] = turn + 1
+        row = phrasings[fact.relation][turn % len(phrasings[fact.relation])]
+        fields = {"subject": fact.subject, "year": fact.year}
+        question = row["question"].format(**fields)
+        lead = _sentence_start(row["lead"].format(**fields))
+        cases.append(Case("paraphrase", f"Q: {question}\nA: {lead}", fact.answer,
+                          fact.evidence, fact.alternatives))
+    return cases
+
+
+def absent_cases(knowledge: KnowledgeBase, path: Path = OPEN_FACTS) -> list[Case]:
+    """Questions in the knowledge base's words about subjects it does not hold, with gold
+    answers from ``path``; there is no evidence to retrieve for them."""
+    known = known_subjects(knowledge)
+    cases: list[Case] = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            subject, relation = row["subject"], row["relation"]
+            if _bare(normalise(subject)) in known:
+                raise ValueError(f"{path}: {subject!r} is a subject of the knowledge base")
+            if not row["source"].strip():
+                raise ValueError(f"{path}: {subject!r} {relation!r} names no source")
+            lead = kb_lead(knowledge, relation, subject)
+            question = QUESTIONS[relation].format(subject=subject)
+            alternatives = tuple(a.strip() for a in row["alternatives"].split("|") if a.strip())
+            cases.append(Case("absent", f"Q: {question}\nA: {lead}", row["answer"], "",
+                              alternatives))
+    return cases
+
+
+def _bare(subject: str) -> str:
+    for article in ("the ", "a ", "an "):
+        if subject.startswith(article):
+            return subject[len(article):]
+    return subject
+
+
+def known_subjects(knowledge: KnowledgeBase) -> set[str]:
+    """Every subject name and alias of ``knowledge``, normalised, without a leading article."""
+    names = {normalise(triple.subject) for triple in knowledge.triples}
+    for subject, aliases in knowledge.subject_aliases.items():
+        names |= {subject, *aliases}
+    return {_bare(name) for name in names}
+
+
+def check_open_world(cases: Sequence[Case], guard: KnowledgeBaseGuard) -> None:
+    """An open-world lead the guard recognises would make the set closed after all."""
+    for case in cases:
+        lead = case.prompt.rpartition("\n")[2]
+        if WORLD.get(case.kind) == "open" and guard.compiled.lookup(lead, date.today()):
+            raise ValueError(f"the knowledge base knows the lead {lead!r} of a {case.kind} prompt")
 
 
 def scifact_cases(limit: int) -> tuple[list[Case], KnowledgeBase]:
@@ -200,6 +335,28 @@ def _format(value: Fraction) -> str:
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
 
 
+def build_cases(sets: Sequence[str], limit: int) -> tuple[list[Case], KnowledgeBaseGuard]:
+    """The prompts of ``sets`` (at most ``limit`` per set when > 0) and the kb guard over
+    the general and SciFact knowledge bases."""
+    general_knowledge = KnowledgeBase.from_file(FACTS)
+    facts = general_facts(general_knowledge)
+    scifact, scifact_knowledge = scifact_cases(limit or 40)
+    by_set = {
+        "general": general_cases(facts),
+        "scifact": scifact,
+        "arithmetic": arithmetic_cases(limit or 50),
+        "absent": absent_cases(general_knowledge),
+        "paraphrase": paraphrase_cases(facts),
+    }
+    knowledge = KnowledgeBase()
+    knowledge.merge(general_knowledge)
+    knowledge.merge(scifact_knowledge)
+    guard = KnowledgeBaseGuard(knowledge)
+    cases = [case for name in sets for case in (by_set[name][:limit] if limit else by_set[name])]
+    check_open_world(cases, guard)
+    return cases, guard
+
+
 def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
                context: ContextGuard) -> list[Guard]:
     return [guard for guard in (kb, arithmetic, context)
@@ -208,29 +365,20 @@ def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
 
 def retry_for(config: str, case: Case) -> Callable[[], str] | None:
     """Back off to a prompt that carries the evidence sentence (retrieval), except in
-    ``off`` and ``on_no_retry``, which abstain instead. The evidence goes before the
-    prompt's last line (the answer's lead), as retrieved passages join a prompt's context:
-    the lines before it stay a prefix the model has already read."""
-    if config in ("off", "on_no_retry"):
+    ``off`` and ``on_no_retry``, and when there is no evidence, which abstain instead. The
+    evidence goes before the prompt's last line (the answer's lead), as retrieved passages
+    join a prompt's context: the lines before it stay a prefix the model has already read."""
+    if config in ("off", "on_no_retry") or not case.evidence:
         return None
     head, _, lead = case.prompt.rpartition("\n")
     context = f"{head}\n" if head else ""
     return lambda: f"{context}Evidence: {case.evidence}\n{lead}"
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    general_knowledge = KnowledgeBase.from_file(FACTS)
-    scifact, scifact_knowledge = scifact_cases(args.limit or 40)
-    cases = general_cases(general_knowledge) + scifact + arithmetic_cases(args.limit or 50)
-    if args.limit:
-        by_kind: dict[str, list[Case]] = {}
-        for case in cases:
-            by_kind.setdefault(case.kind, []).append(case)
-        cases = [c for group in by_kind.values() for c in group[: args.limit]]
-    knowledge = KnowledgeBase()
-    knowledge.merge(general_knowledge)
-    knowledge.merge(scifact_knowledge)
-    kb = KnowledgeBaseGuard(knowledge)
+def decode(cases: Sequence[Case], kb: KnowledgeBaseGuard,
+           args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+    """Every case under every configuration, the configurations interleaved per case (off
+    first on even cases, on first on odd ones) so that speed drifts hit both alike."""
     arithmetic = ArithmeticGuard()
     context = ContextGuard()
     llama = load_llama(threads=args.threads)
@@ -242,115 +390,262 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         task = progress.add_task("decoding", total=len(cases) * len(CONFIGS))
         for number, case in enumerate(cases):
             configs = list(CONFIGS) if number % 2 == 0 else ["on", "off", *CONFIGS[2:]]
+            evidence = [case.evidence] if case.evidence and case.kind != "arithmetic" else []
             for config in configs:
                 llama.reset()  # every run evaluates its prompt from a cold cache
                 cpu, wall = time.process_time(), time.perf_counter()
-                guards = guards_for(config, kb, arithmetic, context.with_evidence(
-                    [case.evidence] if case.kind != "arithmetic" else []))
+                guards = guards_for(config, kb, arithmetic, context.with_evidence(evidence))
                 draft = guarded_generate(
                     llama, case.prompt, guards, max_tokens=args.max_tokens,
                     top_k=args.top_k, tau_safe=args.tau_safe, stop=stop,
                     retry=retry_for(config, case),
                 )
-                text, tokens, abstained = draft.text, draft.tokens, draft.abstained
-                retried, mass, reason = draft.retried, draft.mean_safe_mass, \
-                    draft.abstention_reason
-                interventions = sum(i.action == "steer" for i in draft.interventions)
-                decode_tokens = max(0, tokens - (2 if retried else 1))
-                decode_seconds = (decode_tokens / draft.decode_tokens_per_s
-                                  if draft.decode_tokens_per_s else 0.0)
+                seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+                decode_tokens = max(0, draft.tokens - (2 if draft.retried else 1))
                 rows[config].append({
                     "kind": case.kind, "prompt": case.prompt, "expected": case.expected,
-                    "text": text, "tokens": tokens, "abstained": abstained,
-                    "abstention_reason": reason, "retried": retried,
-                    "correct": not abstained and case.correct(text),
-                    "steered_steps": interventions, "mean_safe_mass": mass,
-                    "seconds": time.perf_counter() - wall, "cpu_seconds": time.process_time() - cpu,
-                    "decode_tokens": decode_tokens, "decode_seconds": decode_seconds,
+                    "text": draft.text, "tokens": draft.tokens, "abstained": draft.abstained,
+                    "abstention_reason": draft.abstention_reason, "retried": draft.retried,
+                    "correct": not draft.abstained and case.correct(draft.text),
+                    "steered_steps": sum(i.action == "steer" for i in draft.interventions),
+                    "mean_safe_mass": draft.mean_safe_mass,
+                    "seconds": seconds, "cpu_seconds": cpu_seconds,
+                    "decode_tokens": decode_tokens,
+                    "decode_seconds": (decode_tokens / draft.decode_tokens_per_s
+                                       if draft.decode_tokens_per_s else 0.0),
                 })
                 progress.advance(task)
-    return summarise(rows, args)
+    return rows
+
+
+def wilson(successes: int, trials: int) -> list[float] | None:
+    """The Wilson score 95% interval of a proportion (None without trials)."""
+    if trials == 0:
+        return None
+    p = successes / trials
+    denominator = 1 + Z95**2 / trials
+    centre = (p + Z95**2 / (2 * trials)) / denominator
+    half = Z95 * math.sqrt(p * (1 - p) / trials + Z95**2 / (4 * trials**2)) / denominator
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def _members(group: str) -> tuple[str, ...]:
+    return GROUPS.get(group, (group,))
+
+
+def metrics(chosen: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    n = len(chosen)
+    correct = sum(r["correct"] for r in chosen)
+    abstained = sum(r["abstained"] for r in chosen)
+    wrong = n - correct - abstained
+    answered = n - abstained
+    seconds = sum(r["seconds"] for r in chosen)
+    tokens = sum(r["tokens"] for r in chosen)
+    return {
+        "prompts": n,
+        "correct": correct, "wrong": wrong, "abstained": abstained,
+        "accuracy": correct / n, "accuracy_ci95": wilson(correct, n),
+        "hallucination_rate": wrong / n, "hallucination_rate_ci95": wilson(wrong, n),
+        "abstention_rate": abstained / n, "abstention_rate_ci95": wilson(abstained, n),
+        "accuracy_among_answered": correct / answered if answered else None,
+        "accuracy_among_answered_ci95": wilson(correct, answered),
+        "retried": sum(r["retried"] for r in chosen),
+        "steered_steps": sum(r["steered_steps"] for r in chosen),
+        "mean_safe_mass": sum(r["mean_safe_mass"] for r in chosen) / n,
+        "seconds_per_prompt": seconds / n,
+        "tokens_per_s": tokens / max(1e-9, seconds),
+        "tokens_per_cpu_s": tokens / max(1e-9, sum(r["cpu_seconds"] for r in chosen)),
+        "decode_tokens_per_s": sum(r["decode_tokens"] for r in chosen)
+        / max(1e-9, sum(r["decode_seconds"] for r in chosen)),
+    }
+
+
+def speed_overheads(off: Sequence[dict[str, Any]], other: Sequence[dict[str, Any]],
+                    seed: int = 0) -> dict[str, Any]:
+    """Wall time per prompt and per decoded token of ``other`` against ``off`` on the same
+    prompts, with paired bootstrap 95% intervals (prompts resampled, both runs together)."""
+    columns = ("seconds", "decode_tokens", "decode_seconds", "tokens")
+    values = np.array([[row[c] for c in columns] + [twin[c] for c in columns]
+                       for row, twin in zip(off, other, strict=True)], dtype=float)
+
+    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.asarray(a / np.maximum(b, 1e-9))
+
+    def overheads(sums: np.ndarray) -> dict[str, np.ndarray]:
+        s_off, dt_off, ds_off, t_off, s_on, dt_on, ds_on, t_on = np.moveaxis(sums, -1, 0)
+        return {
+            "seconds_per_prompt_overhead": ratio(s_on, s_off) - 1,
+            "decode_tokens_per_s_overhead": 1 - ratio(ratio(dt_on, ds_on), ratio(dt_off, ds_off)),
+            "end_to_end_tokens_per_s_overhead": 1 - ratio(ratio(t_on, s_on), ratio(t_off, s_off)),
+        }
+
+    point = overheads(values.sum(axis=0))
+    rows = np.random.default_rng(seed).integers(0, len(values), (RESAMPLES, len(values)))
+    resampled = overheads(values[rows].sum(axis=1))
+    report: dict[str, Any] = {}
+    for name, value in point.items():
+        report[name] = float(value)
+        report[f"{name}_ci95"] = [float(np.percentile(resampled[name], 2.5)),
+                                  float(np.percentile(resampled[name], 97.5))]
+    return report
 
 
 def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -> dict[str, Any]:
-    kinds = sorted({row["kind"] for row in rows["off"]})
+    present = [name for name in SETS if any(r["kind"] == name for r in rows["off"])]
+    groups = [*present,
+              *(g for g, members in GROUPS.items() if set(members) & set(present)), "all"]
     table: dict[str, Any] = {}
     for config, results in rows.items():
         table[config] = {}
-        for kind in [*kinds, "all"]:
-            chosen = [r for r in results if kind in ("all", r["kind"])]
-            n = len(chosen)
-            wrong = sum(not r["correct"] and not r["abstained"] for r in chosen)
-            tokens = sum(r["tokens"] for r in chosen)
-            table[config][kind] = {
-                "prompts": n,
-                "accuracy": sum(r["correct"] for r in chosen) / n,
-                "hallucination_rate": wrong / n,
-                "abstention_rate": sum(r["abstained"] for r in chosen) / n,
-                "retried": sum(r["retried"] for r in chosen),
-                "steered_steps": sum(r["steered_steps"] for r in chosen),
-                "mean_safe_mass": sum(r["mean_safe_mass"] for r in chosen) / n,
-                "seconds_per_prompt": sum(r["seconds"] for r in chosen) / n,
-                "tokens_per_s": tokens / sum(r["seconds"] for r in chosen),
-                "tokens_per_cpu_s": tokens / sum(r["cpu_seconds"] for r in chosen),
-                "decode_tokens_per_s": sum(r["decode_tokens"] for r in chosen)
-                / max(1e-9, sum(r["decode_seconds"] for r in chosen)),
-            }
-    off, on = table["off"]["all"], table["on"]["all"]
-    fact_kinds = [k for k in kinds if k != "arithmetic"]
-    fact_off = sum(table["off"][k]["hallucination_rate"] * table["off"][k]["prompts"]
-                   for k in fact_kinds)
-    fact_on = sum(table["on"][k]["hallucination_rate"] * table["on"][k]["prompts"]
-                  for k in fact_kinds)
-    headline = {
-        "fact_hallucination_reduction": 1 - fact_on / fact_off if fact_off else 0.0,
-        "arithmetic_accuracy_on": table["on"].get("arithmetic", {}).get("accuracy"),
-        "decode_tokens_per_s_overhead": 1 - on["decode_tokens_per_s"] / off["decode_tokens_per_s"],
-        "end_to_end_tokens_per_s_overhead": 1 - on["tokens_per_s"] / off["tokens_per_s"],
-        "seconds_per_prompt_overhead": on["seconds_per_prompt"] / off["seconds_per_prompt"] - 1,
-        "tokens_per_cpu_s_overhead": 1 - on["tokens_per_cpu_s"] / off["tokens_per_cpu_s"],
-        "mean_safe_mass_on": on["mean_safe_mass"],
-    }
+        for group in groups:
+            chosen = [r for r in results if group == "all" or r["kind"] in _members(group)]
+            table[config][group] = metrics(chosen)
+            if config != "off":
+                twins = [r for r in rows["off"] if group == "all" or r["kind"] in _members(group)]
+                table[config][group]["vs_off"] = speed_overheads(twins, chosen)
     return {
-        "model": "SmolLM2-135M-Instruct Q4_1 (llama.cpp, greedy)",
+        "model": {"name": "SmolLM2-135M-Instruct Q4_1 (llama.cpp, greedy)",
+                  "file": default_model_path().name,
+                  "llama_cpp_python": importlib.metadata.version("llama_cpp_python")},
+        "machine": machine(),
         "settings": {"top_k": args.top_k, "tau_safe": args.tau_safe,
-                     "max_tokens": args.max_tokens, "threads": args.threads},
-        "targets": {"fact_hallucination_reduction": ">= 0.60", "arithmetic_accuracy_on": ">= 0.95",
+                     "max_tokens": args.max_tokens, "threads": args.threads,
+                     "limit": args.limit, "sets": present},
+        "sets": {name: {"world": WORLD.get(name, "computed"),
+                        "prompts": table["off"][name]["prompts"]} for name in present},
+        "targets": {"fact_hallucination_reduction_closed_world": ">= 0.60",
+                    "arithmetic_accuracy_on": ">= 0.95",
                     "decode_tokens_per_s_overhead": "<= 0.25"},
-        "notes": "End-to-end tokens/s also falls when guarded answers are shorter (a corrected "
-                 "sum ends sooner) at the same prompt cost; seconds per prompt is the wall "
-                 "time a user waits for an answer.",
-        "headline": headline,
+        "notes": "Closed-world sets ask facts the kb guard holds, in its words: their "
+                 "hallucination reduction holds by construction and is shown beside the "
+                 "open-world sets, where the guard does not know the answer (absent) or "
+                 "does not recognise the question (paraphrase). A wrong answer is one that "
+                 "does not name the gold answer, so an off-topic answer counts as wrong. "
+                 "Speed is paired with the abstention rate of the same prompts: an "
+                 "abstention ends early and costs little. End-to-end tokens/s also falls "
+                 "when guarded answers are shorter at the same prompt cost; seconds per "
+                 "prompt is the wall time a user waits for an answer.",
+        "headline": headline(table, present),
         "table": table,
-        "examples": {config: results[:: max(1, len(results) // 12)]
+        "examples": {config: [r for name in present
+                              for r in [x for x in results if x["kind"] == name][:3]]
                      for config, results in rows.items() if config in ("off", "on")},
+        # Every open-world answer off and on, to audit the gold scoring by eye.
+        "open_world_answers": [
+            {"set": off["kind"], "lead": off["prompt"].rpartition("\n")[2],
+             "expected": off["expected"], "off": off["text"], "off_correct": off["correct"],
+             "on": "" if on["abstained"] else on["text"], "on_correct": on["correct"],
+             "on_abstained": on["abstained"]}
+            for off, on in zip(rows["off"], rows["on"], strict=True)
+            if WORLD.get(off["kind"]) == "open"
+        ],
     }
+
+
+def headline(table: dict[str, Any], present: Sequence[str]) -> dict[str, Any]:
+    """Hallucinations off → on per fact set, closed world beside open world, and every
+    speed overhead beside the abstention rate and accuracy on the same prompts."""
+    hallucination: dict[str, Any] = {}
+    for group in [*(s for s in present if s in WORLD), *GROUPS]:
+        if group not in table["off"]:
+            continue
+        off, on = table["off"][group], table["on"][group]
+        hallucination[group] = {
+            "world": WORLD.get(group, group.split("_")[0]),
+            "prompts": off["prompts"],
+            "off": off["hallucination_rate"], "off_ci95": off["hallucination_rate_ci95"],
+            "on": on["hallucination_rate"], "on_ci95": on["hallucination_rate_ci95"],
+            "reduction": (1 - on["hallucination_rate"] / off["hallucination_rate"]
+                          if off["hallucination_rate"] else None),
+            "accuracy_off": off["accuracy"], "accuracy_on": on["accuracy"],
+            "abstention_on": on["abstention_rate"],
+            "abstention_on_ci95": on["abstention_rate_ci95"],
+        }
+    speed = {config: {**table[config]["all"]["vs_off"],
+                      "abstention_rate": table[config]["all"]["abstention_rate"],
+                      "abstention_rate_ci95": table[config]["all"]["abstention_rate_ci95"],
+                      "accuracy": table[config]["all"]["accuracy"],
+                      "accuracy_among_answered": table[config]["all"]["accuracy_among_answered"]}
+             for config in ("on", "on_no_retry")}
+    return {
+        "fact_hallucination_reduction_closed_world":
+            hallucination.get("closed_world_facts", {}).get("reduction"),
+        "fact_hallucination_reduction_open_world":
+            hallucination.get("open_world_facts", {}).get("reduction"),
+        "hallucination": hallucination,
+        "arithmetic_accuracy_on": table["on"].get("arithmetic", {}).get("accuracy"),
+        "speed": speed,
+        "mean_safe_mass_on": table["on"]["all"]["mean_safe_mass"],
+    }
+
+
+def _ci(values: list[float] | None) -> str:
+    return f"[{values[0]:.2f},{values[1]:.2f}]" if values else "[-]"
+
+
+def _rate(m: dict[str, Any], key: str) -> str:
+    value = m[key]
+    return f"{'-' if value is None else f'{value:.2f}'} {_ci(m[f'{key}_ci95'])}"
 
 
 def print_report(report: dict[str, Any]) -> None:
-    print(f"{'config':<14}{'set':<12}{'n':>4}{'acc':>7}{'halluc':>8}{'abst':>7}{'retry':>6}"
-          f"{'π mean':>8}{'s/prompt':>9}{'tok/s':>8}{'tok/cpu-s':>10}{'decode tok/s':>13}")
-    for config, kinds in report["table"].items():
-        for kind, m in kinds.items():
-            print(f"{config:<14}{kind:<12}{m['prompts']:>4}{m['accuracy']:>7.2f}"
-                  f"{m['hallucination_rate']:>8.2f}{m['abstention_rate']:>7.2f}{m['retried']:>6}"
-                  f"{m['mean_safe_mass']:>8.2f}{m['seconds_per_prompt']:>9.3f}"
-                  f"{m['tokens_per_s']:>8.1f}"
-                  f"{m['tokens_per_cpu_s']:>10.1f}{m['decode_tokens_per_s']:>13.1f}")
-    print(json.dumps(report["headline"], indent=2))
+    print(f"{'config':<14}{'set':<20}{'n':>4}  {'accuracy':<17}{'hallucination':<17}"
+          f"{'abstention':<17}{'acc | answered':<17}{'retry':>5}{'s/prompt':>9}"
+          f"{'decode tok/s':>13}")
+    for config, groups in report["table"].items():
+        for group, m in groups.items():
+            print(f"{config:<14}{group:<20}{m['prompts']:>4}  {_rate(m, 'accuracy'):<17}"
+                  f"{_rate(m, 'hallucination_rate'):<17}{_rate(m, 'abstention_rate'):<17}"
+                  f"{_rate(m, 'accuracy_among_answered'):<17}{m['retried']:>5}"
+                  f"{m['seconds_per_prompt']:>9.3f}{m['decode_tokens_per_s']:>13.1f}")
+    head = report["headline"]
+    print("\nhallucination rate, guards off → on (abstention on):")
+    for group, h in head["hallucination"].items():
+        print(f"  {group:<20}{h['world']:<8}n={h['prompts']:<4}{h['off']:.2f} {_ci(h['off_ci95'])}"
+              f" → {h['on']:.2f} {_ci(h['on_ci95'])}   abstained {h['abstention_on']:.2f}"
+              f" {_ci(h['abstention_on_ci95'])}")
+    print("speed against off on the same prompts (all sets), beside the abstention rate:")
+    for config, s in head["speed"].items():
+        wall = s["seconds_per_prompt_overhead_ci95"]
+        decode = s["decode_tokens_per_s_overhead_ci95"]
+        print(f"  {config:<12} wall time per prompt {s['seconds_per_prompt_overhead']:+.0%} "
+              f"[{wall[0]:+.0%}, {wall[1]:+.0%}], decode tokens/s "
+              f"{-s['decode_tokens_per_s_overhead']:+.0%} [{-decode[1]:+.0%}, {-decode[0]:+.0%}]"
+              f"; abstained {s['abstention_rate']:.1%} {_ci(s['abstention_rate_ci95'])}, "
+              f"accuracy {s['accuracy']:.2f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_sets(value: str) -> list[str]:
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(SETS))
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"sets are a comma-separated subset of {', '.join(SETS)}")
+    return [name for name in SETS if name in names]
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--limit", type=int, default=0, help="prompts per set (0: all)")
+    parser.add_argument("--sets", type=parse_sets, default=list(SETS),
+                        help=f"comma-separated prompt sets (default: {','.join(SETS)})")
     parser.add_argument("--max-tokens", type=int, default=12)
     parser.add_argument("--top-k", type=int, default=40)
     parser.add_argument("--tau-safe", type=float, default=0.2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "tad.json")
-    args = parser.parse_args()
+    return parser
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    cases, kb = build_cases(args.sets, args.limit)
+    return summarise(decode(cases, kb, args), args)
+
+
+def main() -> None:
+    arguments = parser()
+    args = arguments.parse_args()
     if args.limit < 0 or args.max_tokens < 1:
-        parser.error("--limit must be >= 0 and --max-tokens >= 1")
+        arguments.error("--limit must be >= 0 and --max-tokens >= 1")
     report = run(args)
     print_report(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)

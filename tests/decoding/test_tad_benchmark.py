@@ -1,0 +1,98 @@
+"""The TAD benchmark (benchmarks/tad.py) on a small scale: its open-world sets are open
+world indeed, answers are scored as whole words against gold, and a short run reports
+rates that add up, with the machine and the speed beside the abstentions."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+OPEN_SETS = ("absent", "paraphrase")
+
+
+@pytest.fixture(scope="module")
+def tad() -> Iterator[ModuleType]:
+    # The benchmark imports its sibling ``_machine`` as it does when run as a script.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCHMARKS))
+        spec = importlib.util.spec_from_file_location("veritype_tad_benchmark",
+                                                      BENCHMARKS / "tad.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        # Dataclasses look their module up by name while the module is being executed.
+        patch.setitem(sys.modules, spec.name, module)
+        spec.loader.exec_module(module)
+        yield module
+
+
+def test_the_guard_knows_the_closed_world_answers_and_none_of_the_open_world_ones(
+    tad: ModuleType,
+) -> None:
+    cases, guard = tad.build_cases(["general", *OPEN_SETS], 0)
+    by_set = {name: [c for c in cases if c.kind == name] for name in ("general", *OPEN_SETS)}
+    assert len(by_set["absent"]) >= 60 and len(by_set["paraphrase"]) == len(by_set["general"])
+    for case in cases:
+        lead = case.prompt.rpartition("\n")[2]
+        verdicts = guard.safe(lead, [f" {case.expected}", " Zanzibar"])
+        # Closed world: only the knowledge base's answer may follow; open world: anything.
+        assert verdicts == ([True, False] if case.kind == "general" else [True, True]), case
+    for case in by_set["absent"]:
+        assert case.evidence == "" and tad.retry_for("on", case) is None
+    for case in by_set["paraphrase"]:
+        assert case.evidence and tad.retry_for("on", case) is not None
+
+
+def test_an_open_world_subject_the_knowledge_base_holds_is_refused(
+    tad: ModuleType, tmp_path: Path
+) -> None:
+    facts = tmp_path / "open.csv"
+    facts.write_text("subject,relation,answer,alternatives,source\n"
+                     "Canada,capital,Ottawa,,CIA World Factbook\n", encoding="utf-8")
+    knowledge = tad.KnowledgeBase.from_file(tad.FACTS)
+    with pytest.raises(ValueError, match="Canada"):
+        tad.absent_cases(knowledge, facts)
+
+
+def test_answers_are_scored_as_whole_words_against_gold(tad: ModuleType) -> None:
+    potassium = tad.Case("absent", "", "K", "")
+    assert potassium.correct(" K.") and not potassium.correct(" Kr.")
+    assert not tad.Case("absent", "", "Au", "").correct(" Australian gold.")
+    brazil = tad.Case("general", "", "Brasília", "", ("Brasilia",))
+    assert brazil.correct(" Brasilia, since 1960.") and not brazil.correct(" Rio. Brasília.")
+
+
+@pytest.mark.needs_llama
+@pytest.mark.slow
+def test_a_short_open_world_run_reports_rates_that_add_up(
+    tad: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = tad.parser().parse_args(["--limit", "2", "--sets", "general,absent,paraphrase"])
+    report = tad.run(args)
+    for config in tad.CONFIGS:
+        for group in (*OPEN_SETS, "open_world_facts"):
+            row = report["table"][config][group]
+            assert row["prompts"] == (4 if group == "open_world_facts" else 2)
+            assert row["correct"] + row["wrong"] + row["abstained"] == row["prompts"]
+            assert math.isclose(row["accuracy"] + row["hallucination_rate"]
+                                + row["abstention_rate"], 1.0)
+            for key in ("accuracy", "hallucination_rate", "abstention_rate"):
+                low, high = row[f"{key}_ci95"]
+                assert low <= row[key] <= high
+    # Nothing to retrieve for an absent fact: the guarded run never backs off to evidence.
+    assert report["table"]["on"]["absent"]["retried"] == 0
+    assert report["table"]["on"]["general"]["hallucination_rate"] == 0.0
+    hallucination = report["headline"]["hallucination"]
+    assert {"closed_world_facts", "open_world_facts"} <= hallucination.keys()
+    for config in ("on", "on_no_retry"):
+        speed = report["headline"]["speed"][config]
+        assert {"seconds_per_prompt_overhead", "abstention_rate"} <= speed.keys()
+    assert report["machine"]["cpu"]["model"] and report["model"]["llama_cpp_python"]
+    tad.print_report(report)
+    assert "open_world_facts" in capsys.readouterr().out
