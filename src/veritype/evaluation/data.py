@@ -1,8 +1,8 @@
 """Evaluation examples: one claim, the evidence it is checked against, and its gold label.
 
 Each loader reads one public benchmark from the datasets folder (``--data-dir``) and keeps
-to the rows the data's README marks as evaluation (HaluEval rows 0–7999 are training rows
-and are used only to calibrate thresholds).
+to the rows the data's README marks as evaluation (HaluEval rows 0–7999 are training rows:
+the HaluEval benchmark calibrates only on those no shipped model was trained on).
 """
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ def halueval_examples(
     """HaluEval rows ``start`` ≤ i < ``stop``: for qa, dialogue and summarization each row
     gives its right (supported) and hallucinated (unsupported) output against the knowledge
     or document; for general, the ChatGPT response against the user query, labelled by the
-    human ``hallucination`` field."""
+    human ``hallucination`` field. ``meta`` holds the row number and the bare ``output``
+    (the answer without its question, the response or the summary)."""
     if task not in HALUEVAL_TASKS:
         raise DataError(f"unknown HaluEval task {task!r}; known: {', '.join(HALUEVAL_TASKS)}")
     path = data_dir / "halueval" / f"{task}_data.json"
@@ -154,6 +155,7 @@ def halueval_examples(
                     evidence=(str(row["user_query"]),),
                     claim=str(row["chatgpt_response"]),
                     label=UNSUPPORTED if row["hallucination"] == "yes" else SUPPORTED,
+                    meta={"row": number, "output": str(row["chatgpt_response"])},
                 )
             )
             continue
@@ -167,6 +169,7 @@ def halueval_examples(
                     evidence=(str(row[source]),),
                     claim=prefix + str(row[key]),
                     label=label,
+                    meta={"row": number, "output": str(row[key])},
                 )
             )
     return examples

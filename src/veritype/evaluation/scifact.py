@@ -1,10 +1,27 @@
 """SciFact end to end: retrieve from the abstract corpus, verify each dev claim, cite.
 
 The corpus is ingested once into a SQLite store under the cache directory and reused. Each
-claim is checked against its top retrieved chunks; SUPPORT = Verified, CONTRADICT = a
-strong view found it contradicted, NEI otherwise. Thresholds and the learned aggregator
-are fitted on SciFact *train* claims. Rendered (Verified) claims are then judged for
-ALCE-style citation recall and precision by the strongest verifier configuration.
+dev claim is checked against its top retrieved chunks, and every configuration predicts
+SUPPORT, CONTRADICT or NEI by the rule its name says:
+
+- ``view:X``: X alone; SUPPORT when X says entailed, CONTRADICT when X says contradicted.
+- ``view:X (cal)``: X alone; CONTRADICT when X says contradicted, else SUPPORT when X's
+  score reaches the calibrated threshold.
+- ``vote τ=…`` and ``learned``: CONTRADICT when any strong view says contradicted (the
+  typing rule), else SUPPORT when the vote's mass or the learned P(supported) reaches τ or
+  the calibrated threshold.
+- Baselines: one label for every claim (each label, and the calibration claims' majority),
+  and the verbatim substring (SUPPORT when the claim occurs in a retrieved chunk).
+Everything else is NEI.
+
+Calibration uses dev claims only: ``align`` was fine-tuned on SciFact *train* claims (607 of
+the 809 made it into its training sample, 218 of the first 300 that earlier runs calibrated
+on) and on perturbations of 2,500 corpus abstracts; ``nli`` on the NLI pool only. Dev claims
+are split with the run's seed, 30% calibration and 70% evaluation, by groups of claims that
+cite a common abstract (negated variants of one claim stay together). Every threshold, the
+learned aggregator and the chosen configuration come from the calibration claims; every
+figure, the ALCE citation quality of the chosen configuration's rendered (SUPPORT) claims
+included, is read on the evaluation claims.
 """
 
 from __future__ import annotations
@@ -13,33 +30,35 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from veritype.evaluation import plots
-from veritype.evaluation.binary import best_accuracy_threshold
 from veritype.evaluation.configurations import (
+    LearnedFit,
     contradicted,
     fit_learned,
     single_view_score,
     view_accepts,
     vote_score,
 )
-from veritype.evaluation.data import Example, SciFactClaim, read_jsonl, scifact_claims
-from veritype.evaluation.engine import ENTAILED, ScoreTable
-from veritype.evaluation.metrics import Bootstrap
+from veritype.evaluation.data import Example, SciFactClaim, is_verbatim, read_jsonl, scifact_claims
+from veritype.evaluation.engine import CONTRADICTED, ENTAILED, ScoreTable
+from veritype.evaluation.metrics import Bools, Bootstrap, Floats
 from veritype.evaluation.report import RunResult, Table
-from veritype.evaluation.runner import EvalSettings, register_benchmark, score
+from veritype.evaluation.runner import EvalSettings, register_benchmark, score, split_by_group
 
 TOP_K = 3
-# Train claims used to fit thresholds and the learned aggregator (the first ones in the file).
-CALIBRATION_CLAIMS = 300
+CALIBRATION_SHARE = 0.3
 LABELS = ("SUPPORT", "CONTRADICT", "NEI")
 JUDGE = "nli and align cross-encoders both give entailment ≥ 0.5"
 JUDGE_MODELS = ("nli", "align")
+Labels = npt.NDArray[np.str_]
 
 
 def _corpus_rows(data_dir: Path, claims: Sequence[SciFactClaim], limit: int | None
@@ -100,40 +119,164 @@ def _retrieve(corpus: Any, claims: Sequence[SciFactClaim]) -> tuple[list[Example
     return examples, sources
 
 
-def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+def claim_groups(claims: Sequence[SciFactClaim]) -> list[str]:
+    """One group per set of claims linked by a cited or evidence abstract they share."""
+    parent: dict[str, str] = {}
+
+    def root(node: str) -> str:
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    nodes = [[f"doc{d}" for d in (*claim.cited_docs, *claim.evidence_docs)]
+             or [f"claim{claim.claim_id}"] for claim in claims]
+    for linked in nodes:
+        for node in linked[1:]:
+            parent[root(node)] = root(linked[0])
+    return [root(linked[0]) for linked in nodes]
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """A verifier configuration: support scores, its CONTRADICT rule, and its threshold
+    (None: fitted on the calibration claims)."""
+
+    scores: Floats
+    against: Bools
+    threshold: float | None
+    rule: str
+
+
+def _strong_rule(table: ScoreTable) -> str:
+    strong = [v for v in table.views if v in table.strong]
+    return (f"CONTRADICT when any strong view ({', '.join(strong)}) says contradicted"
+            if strong else "never CONTRADICT (no strong view)")
+
+
+def configurations(table: ScoreTable, taus: Sequence[float]) -> dict[str, Configuration]:
+    """Every configuration but the learned one; nothing here reads a label."""
+    views = list(table.views)
+    any_strong = _strong_rule(table)
+    out: dict[str, Configuration] = {}
+    for view in views:
+        own = table.verdict[:, table.column(view)] == CONTRADICTED
+        out[f"view:{view}"] = Configuration(
+            view_accepts(table, view).astype(np.float64), own, 1.0,
+            f"{view} alone: SUPPORT when it says entailed, CONTRADICT when contradicted")
+        out[f"view:{view} (cal)"] = Configuration(
+            single_view_score(table, view), own, None,
+            f"{view} alone: CONTRADICT when it says contradicted, SUPPORT at its calibrated "
+            "score threshold")
+    for tau in taus:
+        out[f"vote τ={tau:g}"] = Configuration(
+            vote_score(table, views), contradicted(table, views), tau,
+            f"{any_strong}; SUPPORT when the vote's mass ≥ {tau:g}")
+    return out
+
+
+def predict(scores: Floats, against: Bools, threshold: float) -> Labels:
+    labels: Labels = np.where(against, "CONTRADICT",
+                              np.where(scores >= threshold, "SUPPORT", "NEI"))
+    return labels
+
+
+def best_label_threshold(scores: Floats, against: Bools, gold: Labels) -> float:
+    """The score threshold (a score of a claim the CONTRADICT rule leaves open) with the
+    highest label accuracy, that rule applied; the lowest on ties, 0.5 without data."""
+    candidates = np.unique(np.round(scores[~against], 4))
+    if not len(candidates):
+        return 0.5
+    accuracies = [float(np.mean(predict(scores, against, t) == gold)) for t in candidates]
+    return float(candidates[int(np.argmax(accuracies))])
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What the calibration claims decided: each configuration's threshold and its labels
+    for every claim, the learned fit, and the configuration chosen on label accuracy."""
+
+    configurations: dict[str, Configuration]
+    thresholds: dict[str, float]
+    predictions: dict[str, Labels]
+    calibration_accuracy: dict[str, float]
+    learned: LearnedFit | None
+    chosen: str
+
+
+def select(
+    table: ScoreTable, gold: Labels, calibration: Bools, groups: Sequence[str],
+    taus: Sequence[float],
+) -> Selection:
+    """Fit thresholds and the learned aggregator, and choose a configuration, on the
+    ``calibration`` claims only."""
+    views = list(table.views)
+    rows = np.nonzero(calibration)[0]
+    cal_gold = gold[rows]
+    configs = configurations(table, taus)
+    supported = cal_gold == "SUPPORT"
+    learned = None
+    # A calibration set with one class (tiny --limit runs) cannot fit a classifier.
+    if supported.any() and not supported.all():
+        learned = fit_learned(table.select(rows), supported,
+                              [groups[i] for i in rows.tolist()], views)
+        configs["learned"] = Configuration(
+            learned.scores(table), contradicted(table, views), None,
+            f"{_strong_rule(table)}; SUPPORT at the calibrated threshold of P(supported) of a "
+            "logistic regression over the views, fitted on the calibration claims")
+    thresholds: dict[str, float] = {}
+    predictions: dict[str, Labels] = {}
+    accuracy: dict[str, float] = {}
+    for name, config in configs.items():
+        threshold = config.threshold
+        if threshold is None:
+            threshold = best_label_threshold(config.scores[rows], config.against[rows], cal_gold)
+        thresholds[name] = threshold
+        predictions[name] = predict(config.scores, config.against, threshold)
+        hits = predictions[name][rows] == cal_gold
+        accuracy[name] = float(np.mean(hits)) if len(rows) else 0.0
+    chosen = max(accuracy, key=lambda name: accuracy[name])
+    return Selection(configs, thresholds, predictions, accuracy, learned, chosen)
+
+
+def baselines(examples: Sequence[Example], gold: Labels, calibration: Bools
+              ) -> tuple[dict[str, Labels], str]:
+    """The trivial predictions for every claim, and the calibration claims' majority label
+    (the first of ``LABELS`` on a tie)."""
+    counts = [int(np.sum(gold[calibration] == label)) for label in LABELS]
+    majority = LABELS[int(np.argmax(counts))]
+    predictions: dict[str, Labels] = {
+        f"every claim {label}": np.full(len(gold), label) for label in LABELS
+    }
+    predictions[f"majority class ({majority})"] = np.full(len(gold), majority)
+    predictions["verbatim substring"] = np.array(
+        ["SUPPORT" if is_verbatim(e) else "NEI" for e in examples])
+    return predictions, majority
+
+
+def _trivial_description(name: str) -> str:
+    if name == "verbatim substring":
+        return "trivial: SUPPORT when the claim occurs in a retrieved chunk, else NEI"
+    if name.startswith("majority class"):
+        return "trivial: the calibration claims' majority label for every claim"
+    return f"trivial: {name.removeprefix('every claim ')} for every claim"
+
+
+def _weighted_mean(values: Floats, weights: Floats) -> float:
     return float(np.sum(weights * values) / max(float(np.sum(weights)), 1.0))
 
 
-def _predict(scores: np.ndarray, against: np.ndarray, threshold: float) -> np.ndarray:
-    return np.where(against, "CONTRADICT", np.where(scores >= threshold, "SUPPORT", "NEI"))
-
-
-def _configurations(
-    table: ScoreTable, train: ScoreTable, train_claims: Sequence[SciFactClaim],
-    settings: EvalSettings,
-) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
-    """name → (dev scores, train scores, threshold) of each configuration; thresholds are
-    fitted on the train claims."""
-    views = list(table.views)
-    supported_train = np.array([c.label == "SUPPORT" for c in train_claims])
-    out: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
-
-    def add(name: str, dev: np.ndarray, trained: np.ndarray, threshold: float | None) -> None:
-        if threshold is None:
-            threshold = best_accuracy_threshold(trained, supported_train)
-        out[name] = (dev, trained, threshold)
-
-    for view in views:
-        add(f"view:{view}", view_accepts(table, view).astype(float),
-            view_accepts(train, view).astype(float), 1.0)
-        add(f"view:{view} (cal)", single_view_score(table, view),
-            single_view_score(train, view), None)
-    for tau in settings.taus:
-        add(f"vote τ={tau:g}", vote_score(table, views), vote_score(train, views), tau)
-    if supported_train.any() and not supported_train.all():
-        fit = fit_learned(train, supported_train, [str(c.claim_id) for c in train_claims], views)
-        add("learned", fit.scores(table), fit.scores(train), None)
-    return out
+def _summary(predicted: Labels, gold: Labels, bootstrap: Bootstrap) -> dict[str, Any]:
+    correct = (predicted == gold).astype(np.float64)
+    low, high = bootstrap.interval_of(partial(_weighted_mean, correct))
+    return {
+        "label_accuracy": float(np.mean(correct)) if len(correct) else 0.0,
+        "ci95": [low, high],
+        "per_label_recall": {
+            label: float(np.mean(predicted[gold == label] == label))
+            if np.any(gold == label) else None for label in LABELS
+        },
+    }
 
 
 def _citation_quality(
@@ -190,68 +333,65 @@ def _citation_quality(
 def run(settings: EvalSettings) -> RunResult:
     started = time.perf_counter()
     dev = scifact_claims(settings.data_dir, "dev", settings.limit)
-    train_claims = scifact_claims(
-        settings.data_dir, "train", min(settings.limit or CALIBRATION_CLAIMS, CALIBRATION_CLAIMS)
-    )
-    corpus = open_corpus(settings, _corpus_rows(settings.data_dir, [*dev, *train_claims],
-                                                settings.limit))
+    corpus = open_corpus(settings, _corpus_rows(settings.data_dir, dev, settings.limit))
     ingested = time.perf_counter()
     try:
         examples, sources = _retrieve(corpus, dev)
-        train_examples, _ = _retrieve(corpus, train_claims)
     finally:
         corpus.close()
     retrieved = time.perf_counter()
-    table = score(settings, [*examples, *train_examples], "scifact: verifying")
-    dev_table = table.select(np.arange(len(examples)))
-    train_table = table.select(np.arange(len(examples), len(examples) + len(train_examples)))
-    configs = _configurations(dev_table, train_table, train_claims, settings)
-    views = list(table.views)
-    gold = np.array([c.label for c in dev])
-    train_gold = np.array([c.label for c in train_claims])
-    dev_against = contradicted(dev_table, views)
-    train_against = contradicted(train_table, views)
-    bootstrap = Bootstrap.draw([str(c.claim_id) for c in dev], settings.resamples, settings.seed)
+    table = score(settings, examples, "scifact: verifying")
+    groups = claim_groups(dev)
+    calibration = split_by_group(groups, settings.seed, CALIBRATION_SHARE)
+    held = ~calibration
+    gold: Labels = np.array([c.label for c in dev])
+    selection = select(table, gold, calibration, groups, settings.taus)
+    trivial, majority = baselines(examples, gold, calibration)
+    bootstrap = Bootstrap.draw([g for g, h in zip(groups, held, strict=True) if h],
+                               settings.resamples, settings.seed)
     results: dict[str, Any] = {}
-    train_accuracy: dict[str, float] = {}
-    for name, (values, train_values, threshold) in configs.items():
-        predicted = _predict(values, dev_against, threshold)
-        correct = predicted == gold
-        low, high = bootstrap.interval_of(partial(_weighted_mean, correct))
-        train_accuracy[name] = float(np.mean(
-            _predict(train_values, train_against, threshold) == train_gold
-        ))
+    for name, predicted in selection.predictions.items():
         results[name] = {
-            "threshold": threshold,
-            "label_accuracy": float(np.mean(correct)),
-            "ci95": [low, high],
-            "per_label_recall": {
-                label: float(np.mean(predicted[gold == label] == label))
-                if np.any(gold == label) else None for label in LABELS
-            },
+            "computes": selection.configurations[name].rule,
+            "threshold": selection.thresholds[name],
+            "calibration_accuracy": selection.calibration_accuracy[name],
+            **_summary(predicted[held], gold[held], bootstrap),
         }
-    chosen = max(train_accuracy, key=lambda name: train_accuracy[name])
-    accepted = (configs[chosen][0] >= configs[chosen][2]) & ~dev_against
-    with_evidence = [i for i, c in enumerate(dev) if c.evidence_docs]
+    baseline_results = {name: _summary(predicted[held], gold[held], bootstrap)
+                        for name, predicted in trivial.items()}
+    chosen = selection.chosen
+    accepted = (selection.predictions[chosen] == "SUPPORT") & held
+    with_evidence = [i for i, c in enumerate(dev) if c.evidence_docs and held[i]]
     retrieved_recall = float(np.mean([
         bool(set(sources[i]) & set(dev[i].evidence_docs)) for i in with_evidence
     ])) if with_evidence else 0.0
     cited_recall = []
     for i in with_evidence:
         cited_docs = {
-            sources[i][span[0]] for column in range(len(views))
-            if dev_table.verdict[i, column] == ENTAILED for span in dev_table.spans[i][column]
+            sources[i][span[0]] for column in range(len(table.views))
+            if table.verdict[i, column] == ENTAILED for span in table.spans[i][column]
         } if accepted[i] else set()
         cited_recall.append(bool(cited_docs & set(dev[i].evidence_docs)))
-    citations = _citation_quality(dev_table, examples, accepted)
+    citations = _citation_quality(table, examples, accepted)
     judged = time.perf_counter()
     best = results[chosen]
+    majority_name = f"majority class ({majority})"
     headline: dict[str, float | int | str] = {
         "claims": len(dev),
+        "calibration_claims": int(calibration.sum()),
+        "evaluation_claims": int(held.sum()),
         "configuration": chosen,
+        "configuration_computes": best["computes"],
         "label_accuracy": best["label_accuracy"],
         "label_accuracy_ci_low": best["ci95"][0],
         "label_accuracy_ci_high": best["ci95"][1],
+        "baseline_majority_label": majority,
+        "baseline_majority_accuracy": baseline_results[majority_name]["label_accuracy"],
+        "baseline_majority_accuracy_ci_low": baseline_results[majority_name]["ci95"][0],
+        "baseline_majority_accuracy_ci_high": baseline_results[majority_name]["ci95"][1],
+        "baseline_verbatim_accuracy": baseline_results["verbatim substring"]["label_accuracy"],
+        "baseline_verbatim_accuracy_ci_low": baseline_results["verbatim substring"]["ci95"][0],
+        "baseline_verbatim_accuracy_ci_high": baseline_results["verbatim substring"]["ci95"][1],
         f"evidence_recall_at_{TOP_K}": retrieved_recall,
         "cited_evidence_recall": float(np.mean(cited_recall)) if cited_recall else 0.0,
         "citation_recall": citations["citation_recall"],
@@ -259,44 +399,66 @@ def run(settings: EvalSettings) -> RunResult:
         "rendered_claims": citations["rendered_claims"],
         "seconds": round(time.perf_counter() - started, 2),
     }
+
+    def recalls(r: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(r["per_label_recall"][label] for label in LABELS)
+
+    def interval(r: dict[str, Any]) -> str:
+        return f"{r['label_accuracy']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+
+    rows: list[tuple[Any, ...]] = [
+        (name, r["computes"], r["threshold"], r["calibration_accuracy"], interval(r),
+         *recalls(r)) for name, r in results.items()
+    ]
+    rows += [(f"baseline: {name}", _trivial_description(name), None, None, interval(r),
+              *recalls(r)) for name, r in baseline_results.items()]
+    calibration_text = (f"{CALIBRATION_SHARE:.0%} of the dev claims by cited-abstract group, "
+                        f"seed {settings.seed}")
     tables = [Table(
-        "SciFact dev, end to end (retrieve top 3 chunks, verify): label accuracy; "
-        "thresholds fitted on train claims",
-        ("configuration", "threshold", "accuracy", "95% CI", "SUPPORT rec.", "CONTRADICT rec.",
-         "NEI rec.", "train acc."),
-        [(name, r["threshold"], r["label_accuracy"], f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]",
-          r["per_label_recall"]["SUPPORT"], r["per_label_recall"]["CONTRADICT"],
-          r["per_label_recall"]["NEI"], train_accuracy[name]) for name, r in results.items()],
+        "SciFact dev end to end (retrieve top 3 chunks, verify): label accuracy on the "
+        "evaluation claims; thresholds, the learned aggregator and the chosen configuration "
+        "from the calibration claims",
+        ("configuration", "what it computes", "threshold", "cal. acc.", "accuracy [95% CI]",
+         "SUPPORT rec.", "CONTRADICT rec.", "NEI rec."),
+        rows,
+        note=f"Calibration: {calibration_text} ({int(calibration.sum())} claims); evaluation: "
+        f"the other {int(held.sum())}. Chosen on calibration accuracy: {chosen}.",
     ), Table(
-        "SciFact evidence and citations of the chosen configuration",
+        "SciFact evidence and citations of the chosen configuration (evaluation claims)",
         ("measure", "value"),
         [(f"gold abstract among top {TOP_K} chunks", retrieved_recall),
          ("gold abstract among citations", headline["cited_evidence_recall"]),
-         ("rendered (Verified) claims", citations["rendered_claims"]),
+         ("rendered (SUPPORT) claims", citations["rendered_claims"]),
          ("ALCE citation recall", citations["citation_recall"]),
          ("ALCE citation precision", citations["citation_precision"])],
         note=f"Judge: {JUDGE}.",
     )]
     result = RunResult(
         benchmark="scifact",
-        config={"views": list(views), "taus": list(settings.taus), "top_k": TOP_K,
+        config={"views": list(table.views), "taus": list(settings.taus), "top_k": TOP_K,
                 "retriever": "hybrid", "limit": settings.limit, "engine": settings.engine,
-                "calibration": f"first {len(train_claims)} SciFact train claims",
+                "seed": settings.seed, "calibration": calibration_text,
                 "data_dir": str(settings.data_dir)},
         headline=headline,
-        sections={"configurations": results, "train_accuracy": train_accuracy,
-                  "chosen": chosen, "citations": citations,
+        sections={"configurations": results, "baselines": baseline_results,
+                  "chosen": chosen,
+                  "learned_model": None if selection.learned is None
+                  else {"l2": selection.learned.l2,
+                        "model": selection.learned.model.to_json()},
+                  "citations": citations,
                   "evidence_recall": {"retrieved": retrieved_recall,
                                       "cited": headline["cited_evidence_recall"]}},
         tables=tables,
         timings={"corpus": ingested - started, "retrieve": retrieved - ingested,
                  **table.timings, "citations": judged - retrieved - table.timings["score_total"]},
     )
-    bars = {"dev": {name: r["label_accuracy"] for name, r in results.items()}}
+    bars = {"evaluation claims": {name: r["label_accuracy"] for name, r in results.items()}}
     result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, bars, "label accuracy")}
     result.examples = [
-        {"id": e.example_id, "group": e.group, "claim": e.claim, "evidence": list(e.evidence),
-         "label": e.label, "sources": sources[i], "verified": bool(accepted[i])}
+        {"id": e.example_id, "group": groups[i], "claim": e.claim, "evidence": list(e.evidence),
+         "label": e.label, "sources": sources[i],
+         "split": "calibration" if calibration[i] else "held_out",
+         "predicted": str(selection.predictions[chosen][i]), "verified": bool(accepted[i])}
         for i, e in enumerate(examples)
     ]
     return result
