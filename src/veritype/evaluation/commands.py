@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,12 +15,12 @@ from rich.console import Console
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
-from veritype.evaluation import e2e
+from veritype.evaluation import e2e, truthfulqa
 from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
 from veritype.evaluation.ray_engine import RAY_NEEDS_EXTRA
-from veritype.evaluation.report import format_cell, write_run
+from veritype.evaluation.report import RunResult, format_cell, write_run
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
 from veritype.views import ViewRegistryError, available_views
 
@@ -59,7 +60,10 @@ def _evaluate(
     seed: int,
     resamples: int,
     cache_dir: Path | None,
+    run: Callable[[EvalSettings], RunResult] | None = None,
 ) -> None:
+    """Run ``benchmark`` (or ``run``, a benchmark with options of its own) and write its
+    run directory."""
     if not data_dir.is_dir():
         raise _fail(f"data directory not found: {data_dir}")
     engine_options: dict[str, Any] = {}
@@ -86,7 +90,7 @@ def _evaluate(
             progress=partial(_progress, unit="pairs"),
             console=_err,
         )
-        result = run_benchmark(benchmark, settings)
+        result = run_benchmark(benchmark, settings) if run is None else run(settings)
     except (DataError, EngineError, ViewRegistryError, ValueError) as error:
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)
@@ -161,6 +165,57 @@ def _benchmark_command(name: str, summary: str) -> Any:
     return command
 
 
+ProtocolOption = Annotated[
+    str,
+    typer.Option("--protocol",
+                 help="current: the later 2021 file and the 2025 release, evidence = Best "
+                 "Answer; reference: the ETG reference's 2021-09-10 file, 5,865 claims, "
+                 "evidence = question + Best Answer, numpy seed-42 split."),
+]
+SeedsOption = Annotated[
+    int,
+    typer.Option("--seeds", help="Split seeds 0..N-1 on which the whole selection is redone "
+                 "for the spread of the held-out figures (0: none)."),
+]
+ProtocolSeedOption = Annotated[
+    int | None,
+    typer.Option("--seed", help="Seed of the calibration split (default: the protocol's, "
+                 "2024 for current, 42 for reference)."),
+]
+
+
+def _truthfulqa_command(summary: str) -> Any:
+    def command(
+        data_dir: DataDirOption,
+        protocol: ProtocolOption = "current",
+        seeds: SeedsOption = truthfulqa.DEFAULT_SEEDS,
+        views: ViewsOption = "numeric,lexical,nli,align",
+        aggregator: AggregatorOption = "learned",
+        tau: TauOption = DEFAULT_TAU_TEXT,
+        engine: EngineOption = "local",
+        ray_address: RayAddressOption = None,
+        workers: WorkersOption = 2,
+        out: OutOption = Path("eval-runs"),
+        limit: LimitOption = None,
+        subset: SubsetOption = None,
+        seed: ProtocolSeedOption = None,
+        resamples: ResamplesOption = 1000,
+        cache_dir: CacheOption = None,
+    ) -> None:
+        if protocol not in truthfulqa.PROTOCOLS:
+            raise _fail(f"--protocol must be one of {', '.join(truthfulqa.PROTOCOLS)}, "
+                        f"got {protocol!r}")
+        split_seed = truthfulqa.PROTOCOLS[protocol].fixed_seed if seed is None else seed
+        _evaluate("truthfulqa", data_dir=data_dir, views=views, aggregator=aggregator, tau=tau,
+                  engine=engine, ray_address=ray_address, workers=workers, out=out,
+                  limit=limit, subset=subset, seed=split_seed, resamples=resamples,
+                  cache_dir=cache_dir, run=partial(truthfulqa.run_protocol, protocol=protocol,
+                                              seeds=seeds, split_seed=split_seed))
+
+    command.__doc__ = summary
+    return command
+
+
 def register(app: typer.Typer) -> None:
     """Add the evaluation commands to the main CLI."""
     eval_app = typer.Typer(
@@ -169,13 +224,15 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=True,
     )
     summaries = {
-        "truthfulqa": "TruthfulQA claim verification (30/70 split by question).",
+        "truthfulqa": "TruthfulQA claim verification (30/70 split by question; --protocol "
+        "reference reproduces the ETG reference's).",
         "halueval": "HaluEval qa, dialogue, summarization (rows ≥ 8000) and general.",
         "scifact": "SciFact end to end: retrieve from the corpus, verify, cite.",
         "nli": "Every NLI evaluation set.",
     }
     for name in BENCHMARKS:
-        eval_app.command(name)(_benchmark_command(name, summaries[name]))
+        make = _truthfulqa_command if name == "truthfulqa" else partial(_benchmark_command, name)
+        eval_app.command(name)(make(summaries[name]))
     e2e.register(eval_app)
 
     @eval_app.command("export")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import LearnedAggregator
+from veritype.aggregate import LearnedAggregator, _feature_matrix, _newton, _sigmoid
 from veritype.evaluation.engine import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.evaluation.metrics import Bools, Floats
 from veritype.views import ViewResult
@@ -162,6 +162,79 @@ def fit_learned(
         model = LearnedAggregator.fit(results, labels, view_names=names, l2=l2, strong=strong,
                                       products=products)
     return LearnedFit(model, l2, contradiction_features, tuple(views))
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedInputs:
+    """What a learned aggregator reads of every row of a score table, computed once for
+    many fits on subsets of the rows (each split seed's calibration questions): the feature
+    matrix, and whether the veto fires (``vetoed``). Neither depends on the fitted weights.
+    Features and solver are ``LearnedAggregator.fit``'s own, so ``fit_rows`` gives the
+    model ``fit_learned`` gives on the same rows."""
+
+    views: tuple[str, ...]
+    names: tuple[str, ...]
+    strong: tuple[str, ...]
+    contradiction_features: bool
+    features: Floats
+    vetoed: Bools
+
+    @classmethod
+    def of(cls, table: ScoreTable, views: Sequence[str], *,
+           contradiction_features: bool = False) -> LearnedInputs:
+        results = view_results(table, views, contradiction_features=contradiction_features)
+        names = feature_names(views, contradiction_features)
+        strong = tuple(v for v in views if v in table.strong)
+        # An untrained model with the fitted models' names, fill and veto.
+        template = LearnedAggregator(names, [0.0] * (len(names) * (len(names) + 1) // 2), 0.0,
+                                     strong=strong)
+        return cls(tuple(views), tuple(names), strong, contradiction_features,
+                   _feature_matrix(results, names, template.fill),
+                   np.array([template.contradicted(r) for r in results], dtype=bool))
+
+    def scores(self, fit: LearnedFit) -> Floats:
+        """The effective score of every row under ``fit``: P(supported) as
+        ``LearnedAggregator.scores`` computes it, or 0 when vetoed."""
+        z = self.features @ np.asarray(fit.model.weights, dtype=np.float64) + fit.model.bias
+        result: Floats = np.where(self.vetoed, 0.0, _sigmoid(z))
+        return result
+
+    def fit_rows(self, rows: npt.NDArray[np.intp], truth: Bools, groups: Sequence[str], *,
+                 l2: float | None = None, seed: int = 0) -> LearnedFit:
+        """``fit_learned`` on ``rows`` (their labels ``truth`` and groups): the same folds,
+        penalty grid and solver, on the features computed once."""
+        features = self.features[rows]
+        y = truth.astype(np.float64)
+        if y.size == 0 or y.min() == y.max():
+            raise ValueError("fit needs both supported and unsupported examples")
+
+        def solve(mask: Bools, penalty: float) -> Floats:
+            design = np.hstack([features[mask], np.ones((int(mask.sum()), 1))])
+            penalties = np.full(design.shape[1], penalty)
+            penalties[-1] = 0.0
+            theta: Floats = _newton(design, y[mask], penalties, 100)
+            return theta
+
+        everything = np.ones(len(rows), dtype=bool)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if l2 is None:
+                folds = _group_folds(groups, 5, seed)
+                losses = []
+                for penalty in L2_GRID:
+                    predicted = np.zeros(len(rows))
+                    for k in range(5):
+                        train, test = folds != k, folds == k
+                        if len(set(truth[train].tolist())) < 2 or not test.any():
+                            continue
+                        theta = solve(train, penalty)
+                        predicted[test] = _sigmoid(features[test] @ theta[:-1] + theta[-1])
+                    losses.append(_log_loss(predicted, truth))
+                l2 = L2_GRID[int(np.argmin(losses))]
+            theta = solve(everything, l2)
+        model = LearnedAggregator(self.names, theta[:-1].tolist(), float(theta[-1]),
+                                  strong=self.strong)
+        return LearnedFit(model, l2, self.contradiction_features, self.views)
 
 
 def early_stop_calls(table: ScoreTable, tau: float, tau_low: float) -> dict[str, float]:

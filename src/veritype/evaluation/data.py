@@ -126,6 +126,52 @@ def truthfulqa_examples(data_dir: Path, release: str = "2021") -> list[Example]:
     return examples
 
 
+TRUTHFULQA_REFERENCE_FILE = "TruthfulQA_v2021_013686a.csv"
+TRUTHFULQA_REFERENCE_QUESTIONS = 817
+TRUTHFULQA_REFERENCE_CLAIMS = 5865
+TRUTHFULQA_REFERENCE_MIN_CHARS = 3
+
+
+def truthfulqa_reference_examples(data_dir: Path) -> list[Example]:
+    """The ETG reference's claim-verification protocol (DESIGN.md §5): the 2021-09-10 file;
+    claims = every ';' piece of the Correct Answers (supported) and Incorrect Answers
+    (unsupported) of at least 3 characters after stripping; evidence = the question and the
+    Best Answer as one text, ``f"{question} {best}"`` (the protocol names no separator);
+    one group per question, ``q<row>``. The file must give the reference's 817 questions
+    and 5,865 claims: another revision raises ``DataError``."""
+    path = require_file(data_dir / "truthfulqa" / TRUTHFULQA_REFERENCE_FILE)
+    examples: list[Example] = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for question, row in enumerate(rows):
+        try:
+            evidence = f"{row['Question'].strip()} {row['Best Answer'].strip()}"
+            columns = ((row["Correct Answers"], SUPPORTED), (row["Incorrect Answers"], UNSUPPORTED))
+            meta = {"question": row["Question"], "category": row["Category"]}
+        except KeyError as error:
+            raise DataError(f"{path}: missing column {error}") from None
+        for text, label in columns:
+            for answer in (part.strip() for part in text.split(";")):
+                if len(answer) >= TRUTHFULQA_REFERENCE_MIN_CHARS:
+                    examples.append(
+                        Example(
+                            example_id=f"tqaref-{len(examples)}",
+                            group=f"q{question}",
+                            evidence=(evidence,),
+                            claim=answer,
+                            label=label,
+                            meta=meta,
+                        )
+                    )
+    if (len(rows), len(examples)) != (TRUTHFULQA_REFERENCE_QUESTIONS, TRUTHFULQA_REFERENCE_CLAIMS):
+        raise DataError(
+            f"{path}: {len(rows)} questions and {len(examples):,} claims; the reference "
+            f"protocol needs {TRUTHFULQA_REFERENCE_QUESTIONS} and "
+            f"{TRUTHFULQA_REFERENCE_CLAIMS:,} (the 2021-09-10 revision, upstream commit 013686a)"
+        )
+    return examples
+
+
 _HALUEVAL_KEYS = {
     "qa": ("knowledge", "right_answer", "hallucinated_answer"),
     "dialogue": ("knowledge", "right_response", "hallucinated_response"),

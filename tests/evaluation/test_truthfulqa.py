@@ -1,0 +1,294 @@
+"""TruthfulQA: the reference protocol's claims and split, calibration-only selection, and the
+selection redone per split seed on view scores computed once."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from veritype.cli import app
+from veritype.evaluation.configurations import LearnedInputs, fit_learned
+from veritype.evaluation.data import (
+    DataError,
+    Example,
+    truthfulqa_reference_examples,
+)
+from veritype.evaluation.engine import BlockScores, LocalEngine, OnBlock, Pair, score_examples
+from veritype.evaluation.runner import EvalSettings
+from veritype.evaluation.truthfulqa import (
+    LEARNED,
+    PROTOCOLS,
+    VERBATIM,
+    Scored,
+    Selection,
+    _section,
+    _Split,
+    prepare,
+    reference_split,
+    run_protocol,
+    seed_spread,
+    select,
+)
+
+runner = CliRunner()
+# Questions and views of the small real score table: enough calibration claims for the
+# P ≥ 0.975 thresholds to exist, and quick to score.
+QUESTIONS = 90
+VIEWS = ("numeric", "lexical", "nli")
+
+
+def test_reference_protocol_gives_the_reference_claims_and_split(data_dir: Path) -> None:
+    examples = truthfulqa_reference_examples(data_dir)
+    assert len(examples) == 5865
+    assert sum(e.supported for e in examples) == 2577
+    assert all(len(e.claim) >= 3 and e.claim == e.claim.strip() for e in examples)
+    first = examples[0]
+    assert first.evidence == ("What happens to you if you eat watermelon seeds? "
+                              "The watermelon seeds pass through your digestive system",)
+    groups = [e.group for e in examples]
+    assert len(set(groups)) == 817
+    state = np.random.get_state()
+    try:
+        np.random.seed(42)
+        permutation = np.random.permutation(817)
+    finally:
+        np.random.set_state(state)
+    calibration = reference_split(groups, 42)
+    assert {int(g[1:]) for g, c in zip(groups, calibration, strict=True) if c} == set(
+        permutation[:245].tolist())
+    assert int((~calibration).sum()) == 4168
+
+
+def test_another_revision_or_no_file_is_refused_naming_the_path(tmp_path: Path) -> None:
+    folder = tmp_path / "truthfulqa"
+    folder.mkdir()
+    path = folder / "TruthfulQA_v2021_013686a.csv"
+    with pytest.raises(DataError, match=re.escape(str(path))):
+        truthfulqa_reference_examples(tmp_path)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Type", "Category", "Question", "Best Answer", "Correct Answers",
+                         "Incorrect Answers", "Source"])
+        writer.writerow(["Adversarial", "Misconceptions", "Is the sky green?", "No",
+                         "No; It is blue", "Yes; It is green", "x"])
+    with pytest.raises(DataError, match=r"1 questions and 3 claims.*5,865") as raised:
+        truthfulqa_reference_examples(tmp_path)
+    assert str(path) in str(raised.value)
+
+
+def _examples(data_dir: Path) -> list[Example]:
+    return [e for e in truthfulqa_reference_examples(data_dir)
+            if int(e.group[1:]) < QUESTIONS]
+
+
+@pytest.fixture(scope="module")
+def scored(data_dir: Path) -> Scored:
+    """Real view scores of the reference claims of the first questions."""
+    examples = _examples(data_dir)
+    return prepare(score_examples(LocalEngine(VIEWS), examples), examples)
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> EvalSettings:
+    return EvalSettings(data_dir=data_dir, views=VIEWS, resamples=50)
+
+
+def _permute_held_out(scored: Scored, calibration: np.ndarray, seed: int = 0) -> Scored:
+    """The same scores with the held-out labels shuffled among the held-out claims."""
+    truth = scored.truth.copy()
+    held = np.nonzero(~calibration)[0]
+    truth[held] = np.random.default_rng(seed).permutation(truth[held])
+    assert not np.array_equal(truth, scored.truth)
+    assert np.array_equal(truth[calibration], scored.truth[calibration])
+    return replace(scored, truth=truth)
+
+
+def _decisions(selection: Selection) -> dict[str, Any]:
+    return {
+        "thresholds": selection.thresholds(),
+        "models": {name: (fit.l2, fit.model.weights, fit.model.bias)
+                   for name, fit in selection.fits.items()},
+        "chosen": selection.chosen,
+        "best_f1": selection.best_f1,
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["reference", "current"])
+def test_selection_reads_no_held_out_label(scored: Scored, settings: EvalSettings,
+                                          protocol: str) -> None:
+    spec = PROTOCOLS[protocol]
+    calibration = spec.split(scored.groups, spec.fixed_seed)
+    before = select(scored, calibration, settings)
+    thresholds = [t for labels in before.thresholds().values() for t in labels.values()]
+    assert sum(t is not None for t in thresholds) > 20
+    assert before.points[before.chosen[0]][before.chosen[1]].threshold is not None
+    leaky = _decisions(select(scored, ~calibration, settings))
+    for seed in range(3):
+        permuted = _permute_held_out(scored, calibration, seed)
+        assert _decisions(select(permuted, calibration, settings)) == _decisions(before)
+        # The comparison has teeth: a selection that reads the held-out labels (here, one
+        # made on the held-out rows) changes under the same permutation.
+        assert _decisions(select(permuted, ~calibration, settings)) != leaky
+
+
+def _section_decisions(section: dict[str, Any]) -> dict[str, Any]:
+    """Every threshold, model and choice in a report section, none of the figures."""
+    ablations = section["ablations"]
+    return {
+        "thresholds": {(name, label): point["threshold"]
+                       for name, points in section["configurations"].items()
+                       for label, point in points.items()},
+        "chosen": (section["chosen"]["configuration"], section["chosen"]["point"]),
+        "best_f1": (section["calibration_best_f1"]["configuration"],
+                    section["calibration_best_f1"]["point"]),
+        "models": section["learned_models"],
+        "ablations": {(kind, key): entry["learned_at_cal_p95"]["threshold"]
+                      for kind in ("without_view", "first_n_views")
+                      for key, entry in ablations[kind].items()},
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["reference", "current"])
+def test_report_section_chooses_nothing_on_held_out_labels(scored: Scored,
+                                                           settings: EvalSettings,
+                                                           protocol: str) -> None:
+    spec = PROTOCOLS[protocol]
+    calibration = spec.split(scored.groups, spec.fixed_seed)
+
+    def section(of: Scored) -> dict[str, Any]:
+        split = _Split(of, calibration, spec.fixed_seed, settings.resamples)
+        return _section(of, select(of, calibration, settings), split, settings, full=True)
+
+    before = section(scored)
+    after = section(_permute_held_out(scored, calibration))
+    assert _section_decisions(after) == _section_decisions(before)
+    assert after["chosen"]["recall"] != before["chosen"]["recall"]
+    baseline = before["configurations"][VERBATIM]["claim ⊂ evidence"]
+    assert baseline["precision"] > 0.9 and 0 < baseline["recall"] < 1
+    rows = {r["configuration"]: r for r in before["non_verbatim"]}
+    assert rows[VERBATIM]["non_verbatim_recall"] == 0.0
+    assert rows[VERBATIM]["non_verbatim_precision"] is None
+
+
+@pytest.mark.slow
+def test_learned_inputs_fit_as_fit_learned_does(scored: Scored) -> None:
+    rows = np.nonzero(reference_split(scored.groups, 42))[0]
+    groups = [scored.groups[i] for i in rows]
+    for name, contradiction in LEARNED:
+        inputs = LearnedInputs.of(scored.table, VIEWS, contradiction_features=contradiction)
+        fast = inputs.fit_rows(rows, scored.truth[rows], groups)
+        slow = fit_learned(scored.table.select(rows), scored.truth[rows], groups, VIEWS,
+                           contradiction_features=contradiction)
+        assert (fast.l2, fast.model.weights, fast.model.bias) == (
+            slow.l2, slow.model.weights, slow.model.bias), name
+        np.testing.assert_array_equal(inputs.scores(fast), slow.scores(scored.table))
+
+
+@pytest.mark.slow
+def test_seed_spread_redoes_the_selection_per_seed(scored: Scored,
+                                                   settings: EvalSettings) -> None:
+    seeds = [42, 0, 1]
+    spread = seed_spread(scored, PROTOCOLS["reference"], seeds, settings)
+    for seed, run in zip(seeds, spread["runs"], strict=True):
+        calibration = reference_split(scored.groups, seed)
+        alone = select(scored, calibration, settings)
+        point = alone.points[alone.chosen[0]][alone.chosen[1]]
+        truth = scored.truth[~calibration]
+        accepted = point.accepts()[~calibration]
+        assert run["configuration"] == " @ ".join(alone.chosen)
+        assert run["threshold"] == point.threshold
+        hits = int(np.sum(accepted & truth))
+        assert run["recall"] == pytest.approx(hits / truth.sum())
+        assert run["precision"] == pytest.approx(hits / max(int(accepted.sum()), 1))
+    assert len({r["threshold"] for r in spread["runs"]}) > 1
+    summary = spread["summary"]["precision"]
+    values = [r["precision"] for r in spread["runs"]]
+    assert summary["min"] == min(values) and summary["max"] == max(values)
+    assert summary["sd"] == pytest.approx(np.std(values, ddof=1))
+
+
+class _Counting:
+    """A local engine that counts its scoring passes."""
+
+    def __init__(self, views: Sequence[str]) -> None:
+        self.engine = LocalEngine(views)
+        self.views, self.strong, self.costs = (self.engine.views, self.engine.strong,
+                                               self.engine.costs)
+        self.passes = 0
+
+    def run_block(self, block: Sequence[Pair]) -> BlockScores:
+        return self.engine.run_block(block)
+
+    def run_blocks(self, blocks: Sequence[Sequence[Pair]], on_block: OnBlock | None = None
+                   ) -> list[BlockScores]:
+        self.passes += 1
+        return self.engine.run_blocks(blocks, on_block)
+
+
+def test_current_protocol_scores_once_for_every_seed(data_dir: Path) -> None:
+    settings = EvalSettings(data_dir=data_dir, views=("numeric", "lexical"), limit=30,
+                            resamples=20)
+    engine = _Counting(settings.views)
+    settings.engine_cache = engine
+    result = run_protocol(settings, "current", seeds=3)
+    assert engine.passes == 1
+    headline = result.headline
+    assert headline["protocol"] == "current" and headline["seeds"] == 3
+    assert str(headline["split"]).startswith("seed 2024: questions shuffled with random.Random")
+    assert headline["reference_precision"] == 0.973 and headline["reference_recall"] == 0.555
+    assert result.sections["seed_spread"]["seeds"] == [0, 1, 2]
+    assert "release_2025" in result.sections
+    assert "best_calibrated_f1" not in headline
+    assert headline["calibration_best_f1_configuration"] == "{configuration} @ {point}".format(
+        **result.sections["release_2021"]["calibration_best_f1"])
+    assert "not a like-for-like comparison" in result.tables[0].note
+
+
+@pytest.mark.slow
+def test_reference_protocol_run_through_the_cli(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "runs"
+    result = runner.invoke(app, ["eval", "truthfulqa", "--data-dir", str(data_dir),
+                                 "--protocol", "reference", "--limit", "40", "--seeds", "2",
+                                 "--views", "lexical,nli", "--resamples", "50",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    (run_dir,) = out.glob("truthfulqa-*")
+    report = json.loads((run_dir / "report.json").read_text())
+    headline = report["headline"]
+    assert list(headline)[:3] == ["protocol", "claims", "split"]
+    assert headline["protocol"] == "reference" and report["config"]["split_seed"] == 42
+    assert headline["split"].startswith("seed 42: numpy.random.seed(42); "
+                                        "numpy.random.permutation(817)")
+    assert headline["seeds"] == 2
+    assert headline["seed_recall_min"] <= headline["seed_recall_mean"] <= headline[
+        "seed_recall_max"]
+    assert {"verbatim_baseline_precision", "verbatim_baseline_recall",
+            "chosen_non_verbatim_recall"} <= set(headline)
+    assert VERBATIM in report["release_2021"]["configurations"]
+    assert "release_2025" not in report
+    assert report["protocol"]["file"] == "TruthfulQA_v2021_013686a.csv"
+    markdown = (run_dir / "report.md").read_text()
+    assert "ours beside the ETG reference" in markdown and "| 0.973 | 0.555 |" in markdown
+    examples = [json.loads(line) for line in (run_dir / "examples.jsonl").open()]
+    assert all(e["evidence"][0].startswith(e["question"].strip()) for e in examples)
+
+
+def test_bad_protocol_or_seeds_exit_2_naming_the_problem(tmp_path: Path, data_dir: Path) -> None:
+    for args, message in ((["--protocol", "etg"], "--protocol must be one of current, "
+                                                   "reference"),
+                          (["--seeds", "-1"], "--seeds must be >= 0")):
+        result = runner.invoke(app, ["eval", "truthfulqa", "--data-dir", str(data_dir),
+                                     "--out", str(tmp_path), *args])
+        assert result.exit_code == 2, result.output
+        assert "error:" in result.output and message in result.output, result.output
