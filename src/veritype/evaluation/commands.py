@@ -15,7 +15,7 @@ from rich.console import Console
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
-from veritype.evaluation import e2e, truthfulqa
+from veritype.evaluation import e2e, gold, truthfulqa
 from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
@@ -234,6 +234,7 @@ def register(app: typer.Typer) -> None:
         make = _truthfulqa_command if name == "truthfulqa" else partial(_benchmark_command, name)
         eval_app.command(name)(make(summaries[name]))
     e2e.register(eval_app)
+    gold.register(eval_app)
 
     @eval_app.command("export")
     def export(
