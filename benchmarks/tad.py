@@ -20,7 +20,7 @@ Open world (what a deployed guard meets):
 Plus arithmetic: 50 prompts "What is a op b? Answer: a op b =" (× + − ÷, decimals,
 thousands separators, units).
 
-Scoring is against gold answers only: an answer is correct when its first sentence names
+Scoring is against gold answers only: an answer is correct when its first clause names
 the gold answer (or a listed spelling) as whole words, case-insensitively; wrong (a
 hallucination) when it answers without it; abstained when the decoder backed off without
 an answer. Every rate has a Wilson 95% interval, as has accuracy among answered prompts.
@@ -123,6 +123,9 @@ class Case:
             return number is not None and Fraction(number.group(0).replace(",", "")) == Fraction(
                 self.expected
             )
+        # Only the first clause answers: "Donald Trump, who ... Barack Obama" names a wrong
+        # president first. A comma before a word ends it; a date's ", 1809" does not.
+        first = re.split(r",\s+(?=[^\W\d_])", first, maxsplit=1)[0]
         # Whole words: "K" must not count inside "Kr", nor "Au" inside "Australia".
         return any(re.search(rf"(?<!\w){re.escape(normalise(answer))}(?!\w)", normalise(first))
                    for answer in (self.expected, *self.alternatives))
@@ -519,8 +522,9 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
         "notes": "Closed-world sets ask facts the kb guard holds, in its words: their "
                  "hallucination reduction holds by construction and is shown beside the "
                  "open-world sets, where the guard does not know the answer (absent) or "
-                 "does not recognise the question (paraphrase). A wrong answer is one that "
-                 "does not name the gold answer, so an off-topic answer counts as wrong. "
+                 "does not recognise the question (paraphrase). A wrong answer is one whose "
+                 "first clause does not name the gold answer, so an off-topic answer counts "
+                 "as wrong. "
                  "Speed is paired with the abstention rate of the same prompts: an "
                  "abstention ends early and costs little. End-to-end tokens/s also falls "
                  "when guarded answers are shorter at the same prompt cost; seconds per "

@@ -66,6 +66,9 @@ def test_answers_are_scored_as_whole_words_against_gold(tad: ModuleType) -> None
     assert not tad.Case("absent", "", "Au", "").correct(" Australian gold.")
     brazil = tad.Case("general", "", "Brasília", "", ("Brasilia",))
     assert brazil.correct(" Brasilia, since 1960.") and not brazil.correct(" Rio. Brasília.")
+    obama = tad.Case("paraphrase", "", "Barack Obama", "")
+    assert not obama.correct(" Donald Trump, who is the current US president Barack Obama.")
+    assert tad.Case("absent", "", "1809", "").correct(" February 12, 1809, in Kentucky.")
 
 
 @pytest.mark.needs_llama
