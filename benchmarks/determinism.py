@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _machine import machine
 
+from veritype.evaluation.machine import machine
 from veritype.models.cross_encoder import CrossEncoder, shipped_model_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _machine import machine
 
+from veritype.evaluation.machine import machine
 from veritype.evidence import Document, chunk_document
 from veritype.ingest.corpus import DEFAULT_CHUNKING, demo_corpus_path
 from veritype.retrieval.embedding import _MINILM_TOKENIZER, OnnxEmbedder, accelerated_model

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _machine import machine
+from veritype.evaluation.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 3

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _machine import machine
+from veritype.evaluation.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _machine import machine
 
 from veritype.claims import Claim
 from veritype.evaluation.data import (
@@ -40,6 +39,7 @@ from veritype.evaluation.data import (
     scifact_claims,
     truthfulqa_examples,
 )
+from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.views import create_view

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _machine import machine
 
 from veritype.claims import Claim, decompose
+from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder, model_directory

@@ -57,7 +57,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _machine import machine
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from veritype._text import sentence_spans
@@ -73,6 +72,7 @@ from veritype.decoding import (
 )
 from veritype.decoding.context import ContextGuard
 from veritype.decoding.kb import normalise
+from veritype.evaluation.machine import machine
 from veritype.ingest.corpus import demo_corpus_path
 
 ROOT = Path(__file__).resolve().parents[1]

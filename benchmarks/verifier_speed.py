@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _machine import cpu
+from veritype.evaluation.machine import cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSES = 3

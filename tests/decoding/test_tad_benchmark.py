@@ -19,9 +19,7 @@ OPEN_SETS = ("absent", "paraphrase")
 
 @pytest.fixture(scope="module")
 def tad() -> Iterator[ModuleType]:
-    # The benchmark imports its sibling ``_machine`` as it does when run as a script.
     with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
         spec = importlib.util.spec_from_file_location("veritype_tad_benchmark",
                                                       BENCHMARKS / "tad.py")
         assert spec is not None and spec.loader is not None

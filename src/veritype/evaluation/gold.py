@@ -230,24 +230,27 @@ def _cell(estimate: dict[str, Any]) -> str:
             else f"{value:.3f}")
 
 
-def _tables(summary: dict[str, Any], judge: str, wrong_label: str) -> list[Table]:
+def _tables(summary: dict[str, Any], judge: str, wrong_label: str, f1_label: str
+            ) -> list[Table]:
     kinds = summary["kinds"]
     main = Table(
         "Answers judged by gold data: raw drafts vs rendered answers",
         ("answers", "ranked by", "coverage", "accuracy (answered)", "accuracy (all questions)",
          *(f"selective accuracy @ {c:.0%} coverage" for c in COVERAGES), "risk–coverage area",
-         wrong_label, "wrong, from another source"),
+         wrong_label, "wrong, from another source", f1_label),
         [(name, s["ranked_by"], _cell(s["coverage"]), _cell(s["accuracy_answered"]),
           _cell(s["accuracy_all"]),
           *(_cell(s[f"selective_accuracy_at_{c:g}"]) for c in COVERAGES),
           s["risk_coverage_area"], _cell(s["known_wrong_answered"]),
-          _cell(s["wrong_other_source_answered"]))
+          _cell(s["wrong_other_source_answered"]), _cell(s["token_f1_answered"]))
          for name, s in kinds.items()],
         note=f"Judge: {judge}. Intervals: 95% bootstrap over questions. 'Not reached': fewer "
              "questions were answered than that coverage needs. Wrong, from another source: "
              "answered, judged wrong, and resting on evidence other than the question's own "
              "(drafts: the own text was not among the drafting context; rendered: no "
-             "citation quotes it).",
+             "citation quotes it). Containment favours long answers (a draft of three "
+             "passages holds more words than the claims kept from it); the F1 column "
+             "weighs length.",
     )
     labels = Table(
         "Accuracy per confidence label",
@@ -314,7 +317,8 @@ def run_corpus_qa(settings: E2ESettings) -> RunResult:
                        f"{HALUEVAL_EVAL_STOP - 1}"),
         headline=_headline(summary, settings.generator),
         sections={"summary": summary},
-        tables=_tables(summary, CORPUS_QA_JUDGE, "contains the hallucinated answer"),
+        tables=_tables(summary, CORPUS_QA_JUDGE, "contains the hallucinated answer",
+                       "token F1 to the right answer (answered)"),
         timings={"ingest": ingest_seconds, "total": time.perf_counter() - started},
         examples=_examples(answers, judged),
     )
@@ -352,7 +356,8 @@ def run_truthfulqa(settings: E2ESettings) -> RunResult:
                        "question itself is judged truthful"),
         headline=headline,
         sections={"summary": summary},
-        tables=_tables(summary, TRUTHFULQA_JUDGE, "judged untruthful"),
+        tables=_tables(summary, TRUTHFULQA_JUDGE, "judged untruthful",
+                       "best ROUGE-L to a correct reference (answered)"),
         timings={"ingest": ingest_seconds, "total": time.perf_counter() - started},
         examples=_examples(answers, judged),
     )
