@@ -133,7 +133,7 @@ TRUTHFULQA_REFERENCE_MIN_CHARS = 3
 
 
 def truthfulqa_reference_examples(data_dir: Path) -> list[Example]:
-    """The ETG reference's claim-verification protocol (DESIGN.md §5): the 2021-09-10 file;
+    """The ETG reference's claim-verification protocol: the 2021-09-10 file;
     claims = every ';' piece of the Correct Answers (supported) and Incorrect Answers
     (unsupported) of at least 3 characters after stripping; evidence = the question and the
     Best Answer as one text, ``f"{question} {best}"`` (the protocol names no separator);

@@ -1,4 +1,4 @@
-"""TruthfulQA claim verification (DESIGN.md §5) under two protocols.
+"""TruthfulQA claim verification under two protocols.
 
 ``current`` (the default): the later 2021 file (``TruthfulQA_v2021_817.csv``, with the
 2025 release beside it); claims = every non-empty ';' piece of the Correct Answers
@@ -90,13 +90,13 @@ PUBLISHED = {
     "ETG 3 paradigms + learned aggregator (v4)": (0.973, 0.555),
     "ETG single NLI view": (0.951, 0.504),
 }
-# The published figure the reference protocol reproduces the setting of (DESIGN.md §6).
+# The published figure whose setting the reference protocol reproduces.
 REFERENCE_NAME = "ETG 3 paradigms + learned aggregator (v4)"
 REFERENCE_PRECISION, REFERENCE_RECALL = PUBLISHED[REFERENCE_NAME]
 REFERENCE_BEST_F1 = 0.800
 REFERENCE_CITATION = (
-    "ETG reference, v4 (DESIGN.md §6): BART-large-MNLI, Flan-T5-large and RoBERTa-SQuAD2 "
-    "with a learned aggregator"
+    "ETG reference, v4 (published figures, not rerun here): BART-large-MNLI, Flan-T5-large "
+    "and RoBERTa-SQuAD2 with a learned aggregator"
 )
 
 
@@ -144,8 +144,8 @@ PROTOCOLS = {
         file=TRUTHFULQA_REFERENCE_FILE,
         claims="every ';' piece of at least 3 characters (after stripping) of the Correct "
         "(supported) and Incorrect (unsupported) Answers",
-        evidence='f"{question} {Best Answer}" (DESIGN.md says "question + Best Answer" and '
-        "names no separator: one space)",
+        evidence='f"{question} {Best Answer}" (the reference says "question + Best Answer" '
+        "and names no separator: one space)",
         fixed_seed=REFERENCE_SEED,
         split_rule="numpy.random.seed({seed}); numpy.random.permutation(817), the first 245 "
         "questions calibrate",
@@ -634,7 +634,7 @@ def _comparison(protocol: Protocol, main: dict[str, Any], spread: dict[str, Any]
         ("ETG reference, v4: best F1", None, None, REFERENCE_BEST_F1),
     ]
     if protocol.name == "reference":
-        note = ("Same file, claims, evidence and split as the ETG reference (DESIGN.md §5); "
+        note = ("Same file, claims, evidence and split as the ETG reference; "
                 "its figures are published ones, not rerun here.")
     else:
         note = ("The ETG figures were measured under another protocol (the 2021-09-10 file, "
