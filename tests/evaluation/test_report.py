@@ -74,16 +74,23 @@ def test_result_files_are_written_from_run_directories(tmp_path: Path) -> None:
     result = RunResult(benchmark="demo", config={}, headline={"precision": 0.5},
                        sections={"split": {"pr_curves": {"vote": [[0.1, 0.9]]}, "kept": 1}})
     run = write_run(result, tmp_path / "runs")
-    out = tmp_path / "results"
-    done = subprocess.run([sys.executable, str(RESULTS_SCRIPT), str(run), "--out", str(out)],
+    out, docs = tmp_path / "results", tmp_path / "docs"
+    done = subprocess.run([sys.executable, str(RESULTS_SCRIPT), str(run), f"{run}=demo-named",
+                           "--out", str(out), "--docs", str(docs)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     written = json.loads((out / "eval_demo.json").read_text())
     assert written["split"] == {"kept": 1} and written["run_directory"] == run.name
     assert written["machine"] == json.loads((run / "report.json").read_text())["machine"]
-    # A directory that is not a run is refused by name, and nothing is written for it.
-    refused = subprocess.run([sys.executable, str(RESULTS_SCRIPT), str(tmp_path), "--out",
-                              str(tmp_path / "none")], capture_output=True, text=True,
-                             check=False)
-    assert refused.returncode == 2 and "no report.json" in refused.stderr
-    assert not (tmp_path / "none").exists()
+    assert json.loads((out / "eval_demo-named.json").read_text()) == written
+    page = (docs / "demo.md").read_text()
+    assert run.name in page.splitlines()[0] and "# veritype eval demo" in page
+    # Two runs that would write one name are refused, and so is a directory that is not a
+    # run; nothing is written for either.
+    for runs, message in (([str(run), str(run)], "two runs would write one name"),
+                          ([str(tmp_path)], "no report.json")):
+        refused = subprocess.run([sys.executable, str(RESULTS_SCRIPT), *runs, "--out",
+                                  str(tmp_path / "none"), "--docs", str(tmp_path / "none")],
+                                 capture_output=True, text=True, check=False)
+        assert refused.returncode == 2 and message in refused.stderr
+        assert not (tmp_path / "none").exists()
