@@ -250,7 +250,8 @@ def _tables(summary: dict[str, Any], judge: str, wrong_label: str, f1_label: str
              "(drafts: the own text was not among the drafting context; rendered: no "
              "citation quotes it). Containment favours long answers (a draft of three "
              "passages holds more words than the claims kept from it); the F1 column "
-             "weighs length.",
+             "weighs length. The risk–coverage area is summed over the coverage axis, so "
+             "it is smaller for a kind that answers less: compare areas at equal coverage.",
     )
     labels = Table(
         "Accuracy per confidence label",
