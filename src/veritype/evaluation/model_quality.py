@@ -2,8 +2,8 @@
 
 A *scorer* maps (premise, hypothesis) pairs to probabilities in the order entailment,
 neutral, contradiction (``CrossEncoder.predict``). For a scorer: accuracy on every NLI eval
-set; HaluEval detection accuracy on rows ≥ 8000 (threshold fitted on training rows
-7000–7999); SciFact dev label accuracy with gold rationales; and the TruthfulQA protocol
+set; HaluEval detection accuracy on rows ≥ 8000 (threshold fitted on rows no shipped model
+was trained on); SciFact dev label accuracy with gold rationales; and the TruthfulQA protocol
 with the threshold fitted on the 30% calibration split.
 """
 
@@ -17,16 +17,14 @@ import numpy as np
 
 from veritype.evaluation.binary import best_accuracy_threshold
 from veritype.evaluation.data import (
-    HALUEVAL_CALIBRATION_START,
-    HALUEVAL_EVAL_START,
     NLI_EVAL_SETS,
-    halueval_examples,
     nli_examples,
     read_jsonl,
     truthfulqa_examples,
 )
+from veritype.evaluation.halueval import calibration_source, task_examples
 from veritype.evaluation.metrics import binary_metrics, threshold_for_f1, threshold_for_precision
-from veritype.evaluation.runner import SPLIT_SEED, split_by_group
+from veritype.evaluation.runner import SPLIT_SEED, EvalSettings, split_by_group
 
 Scorer = Callable[[Sequence[tuple[str, str]]], np.ndarray]
 LABELS = ("entailment", "neutral", "contradiction")
@@ -54,20 +52,22 @@ def nli_sets(score: Scorer, data_dir: Path, limit: int | None) -> dict[str, floa
 
 
 def halueval(score: Scorer, data_dir: Path, limit: int | None) -> dict[str, Any]:
+    """Detection accuracy per task, the threshold fitted on rows no shipped model was trained
+    on (``veritype eval halueval``'s split: rows 7000–7999, or for qa a seeded 30% of rows
+    ≥ 8000) and measured on the other evaluation rows."""
     out: dict[str, Any] = {}
+    settings = EvalSettings(data_dir=data_dir, limit=limit)
     for task in ("qa", "dialogue", "summarization"):
-        calibration = halueval_examples(data_dir, task, HALUEVAL_CALIBRATION_START,
-                                        HALUEVAL_CALIBRATION_START + (limit or 1000))
-        p = score([(e.evidence[0], e.claim) for e in calibration])[:, 0]
-        threshold = best_accuracy_threshold(p, np.array([e.supported for e in calibration]))
-        evaluation = halueval_examples(data_dir, task, HALUEVAL_EVAL_START,
-                                       HALUEVAL_EVAL_START + (limit or 2000))
-        predicted = score([(e.evidence[0], e.claim) for e in evaluation])[:, 0] >= threshold
-        truth = np.array([e.supported for e in evaluation])
+        examples, calibration = task_examples(settings, task)
+        p = score([(e.evidence[0], e.claim) for e in examples])[:, 0]
+        truth = np.array([e.supported for e in examples])
+        threshold = best_accuracy_threshold(p[calibration], truth[calibration])
+        held = ~calibration
         out[task] = {
-            "accuracy": round(float(np.mean(predicted == truth)), 4),
+            "accuracy": round(float(np.mean((p[held] >= threshold) == truth[held])), 4),
             "threshold": threshold,
-            "rows": len(truth) // 2,
+            "calibration": calibration_source(task, settings.seed),
+            "examples": int(held.sum()),
         }
     return out
 
