@@ -15,8 +15,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from veritype.aggregate import LearnedAggregator
 from veritype.cli import app
-from veritype.evaluation.configurations import LearnedInputs, fit_learned
+from veritype.evaluation.configurations import (
+    LearnedInputs,
+    feature_names,
+    fit_learned,
+    view_results,
+)
 from veritype.evaluation.data import (
     DataError,
     Example,
@@ -182,17 +188,23 @@ def test_report_section_chooses_nothing_on_held_out_labels(scored: Scored,
 
 
 @pytest.mark.slow
-def test_learned_inputs_fit_as_fit_learned_does(scored: Scored) -> None:
+def test_learned_inputs_fit_as_the_aggregator_fits(scored: Scored) -> None:
     rows = np.nonzero(reference_split(scored.groups, 42))[0]
     groups = [scored.groups[i] for i in rows]
+    labels = [bool(t) for t in scored.truth[rows]]
     for name, contradiction in LEARNED:
         inputs = LearnedInputs.of(scored.table, VIEWS, contradiction_features=contradiction)
         fast = inputs.fit_rows(rows, scored.truth[rows], groups)
-        slow = fit_learned(scored.table.select(rows), scored.truth[rows], groups, VIEWS,
-                           contradiction_features=contradiction)
-        assert (fast.l2, fast.model.weights, fast.model.bias) == (
-            slow.l2, slow.model.weights, slow.model.bias), name
-        np.testing.assert_array_equal(inputs.scores(fast), slow.scores(scored.table))
+        results = view_results(scored.table.select(rows), VIEWS,
+                               contradiction_features=contradiction)
+        model = LearnedAggregator.fit(
+            results, labels, view_names=feature_names(VIEWS, contradiction), l2=fast.l2,
+            strong=[v for v in VIEWS if v in scored.table.strong])
+        assert (fast.model.weights, fast.model.bias) == (model.weights, model.bias), name
+        np.testing.assert_array_equal(
+            inputs.scores(fast), fit_learned(scored.table.select(rows), scored.truth[rows],
+                                             groups, VIEWS, contradiction_features=contradiction
+                                             ).scores(scored.table))
 
 
 @pytest.mark.slow

@@ -132,36 +132,11 @@ def fit_learned(
     contradiction_features: bool = False,
     l2: float | None = None,
     seed: int = 0,
-    products: bool = True,
 ) -> LearnedFit:
     """Fit on all rows of ``table`` (the calibration split); without ``l2`` the penalty is
     chosen from ``L2_GRID`` by 5-fold cross-validated log-loss over groups."""
-    results = view_results(table, views, contradiction_features=contradiction_features)
-    names = feature_names(views, contradiction_features)
-    strong = [v for v in views if v in table.strong]
-    labels = [bool(t) for t in truth]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if l2 is None:
-            folds = _group_folds(groups, 5, seed)
-            losses = []
-            for penalty in L2_GRID:
-                predicted = np.zeros(len(results))
-                for k in range(5):
-                    train = np.nonzero(folds != k)[0]
-                    test = np.nonzero(folds == k)[0]
-                    if len({labels[i] for i in train}) < 2 or not len(test):
-                        continue
-                    model = LearnedAggregator.fit(
-                        [results[i] for i in train], [labels[i] for i in train],
-                        view_names=names, l2=penalty, strong=strong, products=products,
-                    )
-                    predicted[test] = model.scores([results[i] for i in test])
-                losses.append(_log_loss(predicted, truth))
-            l2 = L2_GRID[int(np.argmin(losses))]
-        model = LearnedAggregator.fit(results, labels, view_names=names, l2=l2, strong=strong,
-                                      products=products)
-    return LearnedFit(model, l2, contradiction_features, tuple(views))
+    inputs = LearnedInputs.of(table, views, contradiction_features=contradiction_features)
+    return inputs.fit_rows(np.arange(len(truth)), truth, groups, l2=l2, seed=seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +144,8 @@ class LearnedInputs:
     """What a learned aggregator reads of every row of a score table, computed once for
     many fits on subsets of the rows (each split seed's calibration questions): the feature
     matrix, and whether the veto fires (``vetoed``). Neither depends on the fitted weights.
-    Features and solver are ``LearnedAggregator.fit``'s own, so ``fit_rows`` gives the
-    model ``fit_learned`` gives on the same rows."""
+    Features and solver are ``LearnedAggregator.fit``'s own, so at a given penalty
+    ``fit_rows`` gives the model ``LearnedAggregator.fit`` gives on the same rows."""
 
     views: tuple[str, ...]
     names: tuple[str, ...]
@@ -201,8 +176,9 @@ class LearnedInputs:
 
     def fit_rows(self, rows: npt.NDArray[np.intp], truth: Bools, groups: Sequence[str], *,
                  l2: float | None = None, seed: int = 0) -> LearnedFit:
-        """``fit_learned`` on ``rows`` (their labels ``truth`` and groups): the same folds,
-        penalty grid and solver, on the features computed once."""
+        """A learned aggregator fitted on ``rows`` (their labels ``truth`` and groups);
+        without ``l2`` the penalty is chosen from ``L2_GRID`` by 5-fold cross-validated
+        log-loss over groups."""
         features = self.features[rows]
         y = truth.astype(np.float64)
         if y.size == 0 or y.min() == y.max():

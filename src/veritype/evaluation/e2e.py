@@ -726,15 +726,18 @@ def command(
     = Path("eval-runs"),
 ) -> None:
     """Raw drafts vs rendered answers judged by veritype's own models (self-consistency)."""
+    run_and_print(run, out, data_dir=data_dir, generator=generator, limit=limit, seed=seed, k=k,
+                  max_tokens=max_tokens, resamples=resamples, distractors=distractors)
+
+
+def run_and_print(run: Callable[[E2ESettings], RunResult], out: Path, **options: Any) -> None:
+    """Run an answering benchmark from the command line: settings from ``options``, errors
+    as one line, the run directory under ``out`` and the headline printed."""
     from veritype.engine import EngineError
 
     started = time.perf_counter()
     try:
-        settings = E2ESettings(data_dir=data_dir, generator=generator, limit=limit, seed=seed,
-                               k=k, max_tokens=max_tokens, resamples=resamples,
-                               distractors=distractors,
-                               progress=_progress)
-        result = run(settings)
+        result = run(E2ESettings(progress=_progress, **options))
     except (DataError, EngineError, ValueError) as error:
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)

@@ -34,10 +34,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.console import Console
 
-from veritype._cli import fail as _fail
-from veritype._cli import progress as _progress
 from veritype.evaluation.answer_metrics import (
     Floats,
     contains_answer,
@@ -47,20 +44,22 @@ from veritype.evaluation.answer_metrics import (
     truthful_by_rouge,
     without_markers,
 )
-from veritype.evaluation.data import HALUEVAL_EVAL_START, DataError
+from veritype.evaluation.data import HALUEVAL_EVAL_START
 from veritype.evaluation.e2e import (
     HALUEVAL_EVAL_STOP,
     Answered,
     E2ESettings,
+    Question,
     answer_all,
     corpus_texts,
     halueval_questions,
     halueval_rows,
+    run_and_print,
     truthfulqa_questions,
     truthfulqa_rows,
 )
 from veritype.evaluation.metrics import Bootstrap
-from veritype.evaluation.report import RunResult, Table, format_cell, write_run
+from veritype.evaluation.report import RunResult, Table
 
 CORPUS_QA_QUESTIONS = 500
 TRUTHFULQA_QUESTIONS = 400
@@ -299,73 +298,76 @@ TRUTHFULQA_JUDGE = ("TruthfulQA's ROUGE-L accuracy: truthful when the best ROUGE
                     "'I have no comment.' exceeds the best to an incorrect reference")
 
 
-def run_corpus_qa(settings: E2ESettings) -> RunResult:
-    """Ask HaluEval-QA questions of the corpus of their knowledge paragraphs; judge by gold."""
+def _answer_and_judge(settings: E2ESettings, benchmark: str, source: str,
+                      texts: list[str], questions: list[Question],
+                      judge: Callable[[Answered], dict[str, Judged]]
+                      ) -> tuple[list[Answered], list[dict[str, Judged]], dict[str, Any],
+                                 dict[str, float], int]:
+    """Build the corpus, ask every question, judge every answer and summarise."""
     started = time.perf_counter()
-    rows = halueval_rows(settings.data_dir)
-    questions = halueval_questions(rows, settings.limit, settings.seed)
-    evidence = corpus_texts([str(row["knowledge"]) for row in rows], questions,
-                            settings.distractors)
-    with tempfile.TemporaryDirectory(prefix="veritype-corpus-qa-") as store_dir:
-        answers, ingest_seconds = answer_all(settings, "halueval_qa", evidence, questions,
+    evidence = corpus_texts(texts, questions, settings.distractors)
+    with tempfile.TemporaryDirectory(prefix=f"veritype-{benchmark}-") as store_dir:
+        answers, ingest_seconds = answer_all(settings, source, evidence, questions,
                                              Path(store_dir))
-    judged = [judge_corpus_qa(answer) for answer in answers]
+    judged = [judge(answer) for answer in answers]
     summary = summarise(answers, judged, settings.resamples, settings.seed)
+    timings = {"ingest": ingest_seconds, "total": time.perf_counter() - started}
+    return answers, judged, summary, timings, len(evidence)
+
+
+def _result(settings: E2ESettings, benchmark: str, parts: tuple[
+        list[Answered], list[dict[str, Judged]], dict[str, Any], dict[str, float], int],
+            judge: str, evidence: str, labels: tuple[str, str], title: str,
+            headline: dict[str, float | int | str] | None = None) -> RunResult:
+    answers, judged, summary, timings, corpus_size = parts
     result = RunResult(
-        benchmark="corpus-qa",
-        config=_config(settings, CORPUS_QA_JUDGE, len(evidence),
-                       f"knowledge paragraphs of HaluEval qa rows {HALUEVAL_EVAL_START}–"
-                       f"{HALUEVAL_EVAL_STOP - 1}"),
-        headline=_headline(summary, settings.generator),
+        benchmark=benchmark,
+        config=_config(settings, judge, corpus_size, evidence),
+        headline={**_headline(summary, settings.generator), **(headline or {})},
         sections={"summary": summary},
-        tables=_tables(summary, CORPUS_QA_JUDGE, "contains the hallucinated answer",
-                       "token F1 to the right answer (answered)"),
-        timings={"ingest": ingest_seconds, "total": time.perf_counter() - started},
+        tables=_tables(summary, judge, *labels),
+        timings=timings,
         examples=_examples(answers, judged),
     )
-    result.plots = {"risk_coverage": partial(
-        risk_coverage_plot, kinds=summary["kinds"],
-        title="HaluEval-QA corpus: risk against coverage")}
+    result.plots = {"risk_coverage": partial(risk_coverage_plot, kinds=summary["kinds"],
+                                             title=title)}
     return result
+
+
+def run_corpus_qa(settings: E2ESettings) -> RunResult:
+    """Ask HaluEval-QA questions of the corpus of their knowledge paragraphs; judge by gold."""
+    rows = halueval_rows(settings.data_dir)
+    parts = _answer_and_judge(settings, "corpus-qa", "halueval_qa",
+                              [str(row["knowledge"]) for row in rows],
+                              halueval_questions(rows, settings.limit, settings.seed),
+                              judge_corpus_qa)
+    return _result(settings, "corpus-qa", parts, CORPUS_QA_JUDGE,
+                   f"knowledge paragraphs of HaluEval qa rows {HALUEVAL_EVAL_START}–"
+                   f"{HALUEVAL_EVAL_STOP - 1}",
+                   ("contains the hallucinated answer", "token F1 to the right answer (answered)"),
+                   "HaluEval-QA corpus: risk against coverage")
 
 
 def run_truthfulqa(settings: E2ESettings) -> RunResult:
     """Ask TruthfulQA questions of the Best Answer corpus; judge by ROUGE-L."""
-    started = time.perf_counter()
     rows = truthfulqa_rows(settings.data_dir)
-    questions = truthfulqa_questions(rows, settings.limit, settings.seed)
-    evidence = corpus_texts([row["Best Answer"] for row in rows], questions,
-                            settings.distractors)
-    with tempfile.TemporaryDirectory(prefix="veritype-truthfulqa-gen-") as store_dir:
-        answers, ingest_seconds = answer_all(settings, "truthfulqa", evidence, questions,
-                                             Path(store_dir))
-    judged = [judge_truthfulqa(answer) for answer in answers]
-    summary = summarise(answers, judged, settings.resamples, settings.seed)
+    parts = _answer_and_judge(settings, "truthfulqa-gen", "truthfulqa",
+                              [row["Best Answer"] for row in rows],
+                              truthfulqa_questions(rows, settings.limit, settings.seed),
+                              judge_truthfulqa)
+    answers, summary = parts[0], parts[2]
     # TruthfulQA scores a refusal as truthful: the share with abstentions counted that way.
     rendered = summary["kinds"][RENDERED]
     answered, truthful = rendered["answered"], rendered["accuracy_answered"]["value"] or 0.0
-    summary["rendered_truthful_abstentions_as_no_comment"] = (
-        (truthful * answered + (len(answers) - answered)) / len(answers))
-    headline = _headline(summary, settings.generator)
-    headline["rendered_truthful_abstentions_as_no_comment"] = summary[
-        "rendered_truthful_abstentions_as_no_comment"]
-    result = RunResult(
-        benchmark="truthfulqa-gen",
-        config=_config(settings, TRUTHFULQA_JUDGE, len(evidence),
-                       "the 817 Best Answer texts of TruthfulQA (2021 release); they overlap "
-                       "the judge's correct references, so a retrieved Best Answer of the "
-                       "question itself is judged truthful"),
-        headline=headline,
-        sections={"summary": summary},
-        tables=_tables(summary, TRUTHFULQA_JUDGE, "judged untruthful",
-                       "best ROUGE-L to a correct reference (answered)"),
-        timings={"ingest": ingest_seconds, "total": time.perf_counter() - started},
-        examples=_examples(answers, judged),
-    )
-    result.plots = {"risk_coverage": partial(
-        risk_coverage_plot, kinds=summary["kinds"],
-        title="TruthfulQA generation (ROUGE-L judge): risk against coverage")}
-    return result
+    no_comment = (truthful * answered + (len(answers) - answered)) / len(answers)
+    summary["rendered_truthful_abstentions_as_no_comment"] = no_comment
+    return _result(settings, "truthfulqa-gen", parts, TRUTHFULQA_JUDGE,
+                   "the 817 Best Answer texts of TruthfulQA (2021 release); they overlap the "
+                   "judge's correct references, so a retrieved Best Answer of the question "
+                   "itself is judged truthful",
+                   ("judged untruthful", "best ROUGE-L to a correct reference (answered)"),
+                   "TruthfulQA generation (ROUGE-L judge): risk against coverage",
+                   {"rendered_truthful_abstentions_as_no_comment": no_comment})
 
 
 def _config(settings: E2ESettings, judge: str, corpus_texts_count: int, evidence: str
@@ -379,9 +381,6 @@ def _config(settings: E2ESettings, judge: str, corpus_texts_count: int, evidence
 
 
 # --- command line -------------------------------------------------------------------------
-
-_out = Console()
-_err = Console(stderr=True)
 
 DataDirOption = Annotated[
     Path, typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
@@ -398,23 +397,6 @@ DistractorsOption = Annotated[
 OutOption = Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
 
 
-def _execute(run: Callable[[E2ESettings], RunResult], out: Path, **options: Any) -> None:
-    from veritype.engine import EngineError
-
-    started = time.perf_counter()
-    try:
-        result = run(E2ESettings(progress=_progress, **options))
-    except (DataError, EngineError, ValueError) as error:
-        raise _fail(str(error)) from None
-    path = write_run(result, out, started=started)
-    for note in result.notes:
-        _err.print(note, highlight=False)
-    width = max(len(key) for key in result.headline)
-    for key, value in result.headline.items():
-        _out.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)
-    _out.print(f"run written to {path}", highlight=False)
-
-
 def corpus_qa_command(
     data_dir: DataDirOption,
     generator: GeneratorOption = "extractive",
@@ -428,7 +410,7 @@ def corpus_qa_command(
     out: OutOption = Path("eval-runs"),
 ) -> None:
     """Questions over a corpus of similar paragraphs, judged by their gold answers."""
-    _execute(run_corpus_qa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
+    run_and_print(run_corpus_qa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
              max_tokens=max_tokens, seed=seed, resamples=resamples, distractors=distractors)
 
 
@@ -445,7 +427,7 @@ def truthfulqa_command(
     out: OutOption = Path("eval-runs"),
 ) -> None:
     """TruthfulQA generation judged by its own metric (ROUGE-L against the references)."""
-    _execute(run_truthfulqa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
+    run_and_print(run_truthfulqa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
              max_tokens=max_tokens, seed=seed, resamples=resamples, distractors=distractors)
 
 
