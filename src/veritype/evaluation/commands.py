@@ -20,7 +20,7 @@ from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
 from veritype.evaluation.ray_engine import RAY_NEEDS_EXTRA
-from veritype.evaluation.report import RunResult, format_cell, write_run
+from veritype.evaluation.report import RunResult, write_and_show
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
 from veritype.views import ViewRegistryError, available_views
 
@@ -93,14 +93,7 @@ def _evaluate(
         result = run_benchmark(benchmark, settings) if run is None else run(settings)
     except (DataError, EngineError, ViewRegistryError, ValueError) as error:
         raise _fail(str(error)) from None
-    path = write_run(result, out, started=started)
-    for note in result.notes:
-        _err.print(note, highlight=False, markup=False)
-    table = [(k, format_cell(v)) for k, v in result.headline.items()]
-    width = max(len(k) for k, _ in table)
-    for key, value in table:
-        _out.print(f"{key:<{width}}  {value}", highlight=False)
-    _out.print(f"run written to {path}", highlight=False)
+    write_and_show(result, out, started=started)
 
 
 DataDirOption = Annotated[

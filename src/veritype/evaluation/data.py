@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,37 +93,45 @@ def read_jsonl(path: Path, start: int = 0, stop: int | None = None) -> Iterator[
             yield row
 
 
+def _truthfulqa_claims(path: Path, id_prefix: str, evidence_of: Callable[[dict[str, str]], str],
+                       min_chars: int) -> tuple[int, list[Example]]:
+    """Every ';' piece of at least ``min_chars`` characters (after stripping) of each
+    question's Correct Answers (supported) and Incorrect Answers (unsupported), against
+    ``evidence_of(row)``; one group per question, ``q<row>``. Returns the question count too."""
+    examples: list[Example] = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for question, row in enumerate(rows):
+        try:
+            evidence = evidence_of(row)
+            columns = ((row["Correct Answers"], SUPPORTED), (row["Incorrect Answers"], UNSUPPORTED))
+            meta = {"question": row["Question"], "category": row["Category"]}
+        except KeyError as error:
+            raise DataError(f"{path}: missing column {error}") from None
+        for text, label in columns:
+            for answer in (part.strip() for part in text.split(";")):
+                if len(answer) >= min_chars:
+                    examples.append(
+                        Example(
+                            example_id=f"{id_prefix}-{len(examples)}",
+                            group=f"q{question}",
+                            evidence=(evidence,),
+                            claim=answer,
+                            label=label,
+                            meta=meta,
+                        )
+                    )
+    return len(rows), examples
+
+
 def truthfulqa_examples(data_dir: Path, release: str = "2021") -> list[Example]:
     """The claim-verification protocol: evidence = Best Answer; claims = every Correct Answer
     (supported) and Incorrect Answer (unsupported), split on ';'; one group per question."""
     if release not in TRUTHFULQA_FILES:
         raise DataError(f"unknown TruthfulQA release {release!r}; known: 2021, 2025")
     path = require_file(data_dir / "truthfulqa" / TRUTHFULQA_FILES[release])
-    examples: list[Example] = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        for question, row in enumerate(csv.DictReader(handle)):
-            try:
-                best = row["Best Answer"].strip()
-                columns = (
-                    (row["Correct Answers"], SUPPORTED),
-                    (row["Incorrect Answers"], UNSUPPORTED),
-                )
-            except KeyError as error:
-                raise DataError(f"{path}: missing column {error}") from None
-            for text, label in columns:
-                for answer in (part.strip() for part in text.split(";")):
-                    if answer:
-                        examples.append(
-                            Example(
-                                example_id=f"tqa{release}-{len(examples)}",
-                                group=f"q{question}",
-                                evidence=(best,),
-                                claim=answer,
-                                label=label,
-                                meta={"question": row["Question"], "category": row["Category"]},
-                            )
-                        )
-    return examples
+    return _truthfulqa_claims(path, f"tqa{release}", lambda row: row["Best Answer"].strip(),
+                              min_chars=1)[1]
 
 
 TRUTHFULQA_REFERENCE_FILE = "TruthfulQA_v2021_013686a.csv"
@@ -140,32 +148,12 @@ def truthfulqa_reference_examples(data_dir: Path) -> list[Example]:
     one group per question, ``q<row>``. The file must give the reference's 817 questions
     and 5,865 claims: another revision raises ``DataError``."""
     path = require_file(data_dir / "truthfulqa" / TRUTHFULQA_REFERENCE_FILE)
-    examples: list[Example] = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for question, row in enumerate(rows):
-        try:
-            evidence = f"{row['Question'].strip()} {row['Best Answer'].strip()}"
-            columns = ((row["Correct Answers"], SUPPORTED), (row["Incorrect Answers"], UNSUPPORTED))
-            meta = {"question": row["Question"], "category": row["Category"]}
-        except KeyError as error:
-            raise DataError(f"{path}: missing column {error}") from None
-        for text, label in columns:
-            for answer in (part.strip() for part in text.split(";")):
-                if len(answer) >= TRUTHFULQA_REFERENCE_MIN_CHARS:
-                    examples.append(
-                        Example(
-                            example_id=f"tqaref-{len(examples)}",
-                            group=f"q{question}",
-                            evidence=(evidence,),
-                            claim=answer,
-                            label=label,
-                            meta=meta,
-                        )
-                    )
-    if (len(rows), len(examples)) != (TRUTHFULQA_REFERENCE_QUESTIONS, TRUTHFULQA_REFERENCE_CLAIMS):
+    questions, examples = _truthfulqa_claims(
+        path, "tqaref", lambda row: f"{row['Question'].strip()} {row['Best Answer'].strip()}",
+        min_chars=TRUTHFULQA_REFERENCE_MIN_CHARS)
+    if (questions, len(examples)) != (TRUTHFULQA_REFERENCE_QUESTIONS, TRUTHFULQA_REFERENCE_CLAIMS):
         raise DataError(
-            f"{path}: {len(rows)} questions and {len(examples):,} claims; the reference "
+            f"{path}: {questions} questions and {len(examples):,} claims; the reference "
             f"protocol needs {TRUTHFULQA_REFERENCE_QUESTIONS} and "
             f"{TRUTHFULQA_REFERENCE_CLAIMS:,} (the 2021-09-10 revision, upstream commit 013686a)"
         )

@@ -34,7 +34,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.console import Console
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
@@ -47,7 +46,7 @@ from veritype.evaluation.data import (
     require_file,
 )
 from veritype.evaluation.metrics import Bootstrap, Floats
-from veritype.evaluation.report import RunResult, Table, format_cell, write_run
+from veritype.evaluation.report import RunResult, Table, write_and_show
 from veritype.evidence import EvidencePack
 
 SOURCES = ("truthfulqa", "halueval_qa")
@@ -694,8 +693,6 @@ def run(settings: E2ESettings, scorer: EntailmentScorer | None = None) -> RunRes
 
 # --- command line -------------------------------------------------------------------------
 
-_out = Console()
-_err = Console(stderr=True)
 
 
 def command(
@@ -740,13 +737,7 @@ def run_and_print(run: Callable[[E2ESettings], RunResult], out: Path, **options:
         result = run(E2ESettings(progress=_progress, **options))
     except (DataError, EngineError, ValueError) as error:
         raise _fail(str(error)) from None
-    path = write_run(result, out, started=started)
-    for note in result.notes:
-        _err.print(note, highlight=False, markup=False)
-    width = max(len(key) for key in result.headline)
-    for key, value in result.headline.items():
-        _out.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)
-    _out.print(f"run written to {path}", highlight=False)
+    write_and_show(result, out, started=started)
 
 
 def register(eval_app: typer.Typer) -> None:

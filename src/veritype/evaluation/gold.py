@@ -397,41 +397,36 @@ DistractorsOption = Annotated[
 OutOption = Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
 
 
-def corpus_qa_command(
-    data_dir: DataDirOption,
-    generator: GeneratorOption = "extractive",
-    limit: Annotated[int, typer.Option("--limit", help="Questions asked (HaluEval-QA rows "
-                                       "≥ 8000).")] = CORPUS_QA_QUESTIONS,
-    k: KOption = 3,
-    max_tokens: MaxTokensOption = 96,
-    seed: SeedOption = DEFAULT_SEED,
-    resamples: ResamplesOption = 1000,
-    distractors: DistractorsOption = None,
-    out: OutOption = Path("eval-runs"),
-) -> None:
-    """Questions over a corpus of similar paragraphs, judged by their gold answers."""
-    run_and_print(run_corpus_qa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
-             max_tokens=max_tokens, seed=seed, resamples=resamples, distractors=distractors)
+def _command(run: Callable[[E2ESettings], RunResult], default_generator: str,
+             default_limit: int, limit_help: str, summary: str) -> Callable[..., None]:
+    """A command that runs ``run`` with the options every answering benchmark takes."""
+    # The --limit option is a default value, not an annotation: annotations are read as
+    # module-level strings, so they cannot hold this call's help text.
+    def command(
+        data_dir: DataDirOption,
+        generator: GeneratorOption = default_generator,
+        limit: int = typer.Option(default_limit, "--limit", help=limit_help),
+        k: KOption = 3,
+        max_tokens: MaxTokensOption = 96,
+        seed: SeedOption = DEFAULT_SEED,
+        resamples: ResamplesOption = 1000,
+        distractors: DistractorsOption = None,
+        out: OutOption = Path("eval-runs"),
+    ) -> None:
+        run_and_print(run, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
+                      max_tokens=max_tokens, seed=seed, resamples=resamples,
+                      distractors=distractors)
 
-
-def truthfulqa_command(
-    data_dir: DataDirOption,
-    generator: GeneratorOption = "local",
-    limit: Annotated[int, typer.Option("--limit", help="TruthfulQA questions asked.")]
-    = TRUTHFULQA_QUESTIONS,
-    k: KOption = 3,
-    max_tokens: MaxTokensOption = 96,
-    seed: SeedOption = DEFAULT_SEED,
-    resamples: ResamplesOption = 1000,
-    distractors: DistractorsOption = None,
-    out: OutOption = Path("eval-runs"),
-) -> None:
-    """TruthfulQA generation judged by its own metric (ROUGE-L against the references)."""
-    run_and_print(run_truthfulqa, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
-             max_tokens=max_tokens, seed=seed, resamples=resamples, distractors=distractors)
+    command.__doc__ = summary
+    return command
 
 
 def register(eval_app: typer.Typer) -> None:
     """Add ``veritype eval corpus-qa`` and ``veritype eval truthfulqa-gen``."""
-    eval_app.command("corpus-qa")(corpus_qa_command)
-    eval_app.command("truthfulqa-gen")(truthfulqa_command)
+    eval_app.command("corpus-qa")(_command(
+        run_corpus_qa, "extractive", CORPUS_QA_QUESTIONS,
+        "Questions asked (HaluEval-QA rows ≥ 8000).",
+        "Questions over a corpus of similar paragraphs, judged by their gold answers."))
+    eval_app.command("truthfulqa-gen")(_command(
+        run_truthfulqa, "local", TRUTHFULQA_QUESTIONS, "TruthfulQA questions asked.",
+        "TruthfulQA generation judged by its own metric (ROUGE-L against the references)."))
