@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,7 @@ NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
     "needs_serve": (("fastapi", "uvicorn", "httpx"), 'pip install -e ".[serve]" httpx'),
     "needs_pg": (("psycopg", "pgvector", "pgserver"), 'pip install -e ".[pg]" pgserver'),
     "needs_ray": (("ray",), 'pip install -e ".[ray]"'),
+    "needs_parquet": (("pyarrow",), 'pip install -e ".[parquet]"'),
     "needs_eval": (("matplotlib",), 'pip install -e ".[eval]"'),
     "needs_browser": (("playwright",), 'pip install playwright; apt-get install chromium'),
     "needs_data": ((), "set VERITYPE_DATA_DIR or put the datasets at ../shared/data"),
@@ -44,8 +46,15 @@ FIXTURE_NEEDS = {
     "judge_model": ("needs_judge",),
     "judge_server": ("needs_judge", "needs_serve"),
     "postgres_admin_url": ("needs_pg",),
+    "browser": ("needs_browser",),
+    "page": ("needs_browser",),
 }
 CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+BROWSER_TIMEOUT_MS = 60_000
 
 
 def data_path() -> Path:
@@ -192,3 +201,30 @@ def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     yield server.get_uri()
     server.cleanup()
 
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium, driven by Playwright."""
+    reason = unmet("needs_browser")
+    if reason:
+        missing_requirement(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM if CHROMIUM.is_file() else shutil.which("chromium")),
+            args=CHROMIUM_ARGS,
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser page, 1280 by 900."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(BROWSER_TIMEOUT_MS)
+    yield opened
+    context.close()

@@ -28,6 +28,7 @@ from veritype.answer import (
 )
 from veritype.bounds import BoundRow, binomial_tail, kl_bound, kl_divergence, scaling_table
 from veritype.budget import Budget, Spend, run_views
+from veritype.checking import CheckResult, check
 from veritype.claims import Claim, ClaimClass, Decomposition, decompose
 from veritype.engine import Engine, EngineConfig, EngineError
 from veritype.evidence import Chunk, Document, EvidenceError, EvidencePack, Span, chunk_document
@@ -63,6 +64,7 @@ __all__ = [
     "BeliefGraph",
     "BoundRow",
     "Budget",
+    "CheckResult",
     "Chunk",
     "Chunking",
     "Citation",
@@ -108,6 +110,7 @@ __all__ = [
     "__version__",
     "available_views",
     "binomial_tail",
+    "check",
     "chunk_document",
     "citation_problems",
     "confabulation_problems",

@@ -191,7 +191,7 @@ class _References:
         )
 
 
-def _narrowest(spans: list[Span]) -> list[Span]:
+def narrowest_spans(spans: list[Span]) -> list[Span]:
     """Drop every span that encloses another: cite the exact passage, not its surroundings."""
     return [
         outer for outer in spans
@@ -281,7 +281,7 @@ def render(
                 f"\u201c{node.claim.text}\u201d"
             )
             continue
-        spans = _narrowest(sorted({span for span in node.evidence if evidence.resolves(span)}))
+        spans = narrowest_spans(sorted({span for span in node.evidence if evidence.resolves(span)}))
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if problem is not None:
             limitations[claim_id] = (

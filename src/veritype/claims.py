@@ -192,7 +192,9 @@ _CLAUSE_SHARED_SUBJECT = re.compile(
 _SUBJECT = re.compile(rf"^(.*?)\s+(?:{_AUXILIARY}|\w+(?:ed|es))\b", re.IGNORECASE)
 
 
-def _has_verb(text: str) -> bool:
+def has_verb(text: str) -> bool:
+    """Whether ``text`` has a verb (an auxiliary or a word in -ed/-es): a statement, not a
+    bare phrase such as a name or a date."""
     return re.search(rf"\b{_AUXILIARY}\b|\b\w+(?:ed|es)\b", text, re.IGNORECASE) is not None
 
 
@@ -234,7 +236,7 @@ def _split_clauses(sentence: str) -> list[_Clause]:
     start, borrowed = 0, False
     for separator, clause_start, shares_subject in cuts:
         left, right = sentence[start:separator], sentence[clause_start:]
-        if _has_verb(left) and _has_verb(right) and _is_substantive(left) and (
+        if has_verb(left) and has_verb(right) and _is_substantive(left) and (
             _is_substantive(right)
         ):
             if shares_subject and not subject:

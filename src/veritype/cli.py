@@ -17,6 +17,7 @@ from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator, default_for, recommended_thresholds
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
+from veritype.checking.commands import register as register_check_command
 from veritype.engine import EngineConfig
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
@@ -416,6 +417,7 @@ register_corpus_commands(app)
 register_generation_commands(app)
 register_server_commands(app)
 register_eval_commands(app)
+register_check_command(app)
 
 
 def main() -> None:

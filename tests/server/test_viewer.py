@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,7 @@ from server_support import EVAL_RUN
 pytestmark = [pytest.mark.needs_serve, pytest.mark.needs_browser]
 
 sync_api = pytest.importorskip("playwright.sync_api")
-Browser = sync_api.Browser
 Page = sync_api.Page
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-TIMEOUT_MS = 60_000
 
 # The relative luminance contrast of two CSS rgb() colours (WCAG 2).
 CONTRAST_JS = """
@@ -47,28 +38,6 @@ CONTRAST_JS = """
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is missing: apt-get install -y chromium"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT_MS)
-    yield opened
-    context.close()
 
 
 def save_screenshot(page: Page, tmp_path: Path, name: str, *, for_docs: bool = True) -> Path:

@@ -21,7 +21,7 @@ from veritype._registry import Registry
 from veritype.claims import Claim
 from veritype.evaluation.data import Example
 from veritype.evidence import EvidencePack
-from veritype.views import Verdict, VerificationView, create_view
+from veritype.views import Verdict, VerificationView, clear_model_caches, create_view
 
 VERDICTS = (Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.UNKNOWN, Verdict.ABSTAINED)
 ENTAILED, CONTRADICTED, UNKNOWN, ABSTAINED = range(4)
@@ -95,19 +95,9 @@ def make_views(names: Sequence[str], options: dict[str, dict[str, Any]] | None =
     return [create_view(name, **options.get(name, {})) for name in names]
 
 
-def _clear_model_caches(views: Sequence[VerificationView]) -> None:
-    # A score served from a cache filled by another block would make a block's result
-    # depend on what ran before it (the int8 models quantise per batch).
-    for view in views:
-        encoder = getattr(view, "encoder", None)
-        clear = getattr(encoder, "clear_cache", None)
-        if callable(clear):
-            clear()
-
-
 def score_block(views: Sequence[VerificationView], block: Sequence[Pair]) -> BlockScores:
     """Run every view over one block of distinct (evidence, claim) pairs."""
-    _clear_model_caches(views)
+    clear_model_caches(views)
     started = time.perf_counter()
     packs: dict[tuple[str, ...], tuple[EvidencePack, dict[str, int]]] = {}
     for evidence, _ in block:

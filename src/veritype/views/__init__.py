@@ -6,6 +6,7 @@ from veritype.views._base import (
     ViewRegistryError,
     ViewResult,
     available_views,
+    clear_model_caches,
     create_view,
     register_view,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "ViewRegistryError",
     "ViewResult",
     "available_views",
+    "clear_model_caches",
     "create_view",
     "register_view",
 ]

@@ -129,6 +129,16 @@ def available_views() -> list[str]:
     return _REGISTRY.names()
 
 
+def clear_model_caches(views: Sequence[VerificationView]) -> None:
+    """Empty the score caches of the views' models. A score served from a cache filled by
+    another batch depends on what ran before (the int8 models quantise each batch), so work
+    that must give the same result wherever it runs clears them at its start."""
+    for view in views:
+        clear = getattr(getattr(view, "encoder", None), "clear_cache", None)
+        if callable(clear):
+            clear()
+
+
 def once_per_pack(
     evidence: Sequence[EvidencePack], prepare: Callable[[EvidencePack], Prepared]
 ) -> list[Prepared]:

@@ -1,0 +1,52 @@
+"""Check the answers a RAG system already gave: every claim of each answer typed against
+the contexts it was given, a faithfulness score per row and a report for the file.
+
+``check(rows)`` takes rows in Python; ``check_file(path, out)`` reads JSON Lines, CSV or
+Parquet into a resumable run directory, and ``write_outputs`` writes its JSON, CSV and
+HTML report. ``veritype check FILE`` is the command line.
+"""
+
+from veritype.checking._errors import CheckError
+from veritype.checking._report import write_outputs
+from veritype.checking._rows import ALIASES, BadRow, CheckRow, Columns
+from veritype.checking._run import (
+    CheckEngine,
+    CheckResult,
+    LocalEngine,
+    RayEngine,
+    check,
+    check_file,
+    create_engine,
+)
+from veritype.checking._verify import (
+    DEFAULT_VIEWS,
+    CheckSettings,
+    CitedContext,
+    ClaimResult,
+    RowChecker,
+    RowResult,
+    RowVerdict,
+)
+
+__all__ = [
+    "ALIASES",
+    "DEFAULT_VIEWS",
+    "BadRow",
+    "CheckEngine",
+    "CheckError",
+    "CheckResult",
+    "CheckRow",
+    "CheckSettings",
+    "CitedContext",
+    "ClaimResult",
+    "Columns",
+    "LocalEngine",
+    "RayEngine",
+    "RowChecker",
+    "RowResult",
+    "RowVerdict",
+    "check",
+    "check_file",
+    "create_engine",
+    "write_outputs",
+]

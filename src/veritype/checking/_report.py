@@ -1,0 +1,190 @@
+"""A check's outputs: ``results.json`` and ``results.csv`` for pipelines, and ``report.html``
+for a person (one self-contained file: summary, histogram, worst rows with their claims
+and citations, skipped rows, and every row)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.metadata
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from veritype.checking._run import CheckResult
+from veritype.checking._verify import ClaimResult, RowResult
+from veritype.graph import EvidenceType
+
+RESULTS_JSON = "results.json"
+RESULTS_CSV = "results.csv"
+REPORT_HTML = "report.html"
+WORST_ROWS = 20
+CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "claims",
+              "verified", "uncertain", "unsupported", "unsupported_claims", "seconds")
+
+
+def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
+    """Write the JSON, CSV and HTML outputs into ``out``; returns their paths by kind."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / RESULTS_JSON, "csv": out / RESULTS_CSV, "html": out / REPORT_HTML}
+    summary = result.summary()
+    payload = {"summary": summary, "bad_rows": [bad.to_dict() for bad in result.bad_rows],
+               "rows": [row.to_dict() for row in result.rows]}
+    paths["json"].write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n",
+                             encoding="utf-8")
+    with paths["csv"].open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_FIELDS)
+        for row in result.rows:
+            counts = row.counts()
+            writer.writerow([
+                row.row.line, row.row.row_id or "", row.row.question or "", row.row.answer,
+                "" if row.faithfulness is None else f"{row.faithfulness:.4f}",
+                row.verdict.value, len(row.claims), counts[EvidenceType.VERIFIED],
+                counts[EvidenceType.UNCERTAIN], counts[EvidenceType.UNSUPPORTED],
+                " | ".join(c.written for c in row.claims if c.type is EvidenceType.UNSUPPORTED),
+                f"{row.seconds:.4f}",
+            ])
+    paths["html"].write_text(html_report(result), encoding="utf-8")
+    return paths
+
+
+_STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
+color:#1d2430}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d8dde6}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+td,th{border-bottom:1px solid #e6e9ef;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f4f6f9}.num{text-align:right;font-variant-numeric:tabular-nums}
+.verified{color:#11703a}.uncertain{color:#8a6200}.unsupported{color:#b3261e}
+.tag{display:inline-block;border-radius:.3rem;padding:0 .35rem;font-size:.8rem;
+font-weight:600;border:1px solid currentColor}
+.row{border:1px solid #d8dde6;border-radius:.4rem;padding:.6rem .9rem;margin:.8rem 0}
+.claim{margin:.35rem 0 .35rem 1rem}.quote{color:#4a5261;margin-left:2rem;font-style:italic}
+.muted{color:#5f6775}svg text{font:12px system-ui,sans-serif}
+details{margin:.3rem 0}summary{cursor:pointer;color:#33507a}
+"""
+
+
+def html_report(result: CheckResult) -> str:
+    summary = result.summary()
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>",
+        f"<title>veritype check: {escape(Path(result.source or 'rows').name)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>veritype check: {escape(result.source or 'rows given in Python')}</h1>",
+        f"<p class='muted'>veritype {importlib.metadata.version('veritype')}, "
+        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; views "
+        f"{escape(', '.join(result.settings.views))}. A claim is Verified when the "
+        "views find it stated in the row's contexts; a row's faithfulness is the share of its "
+        "claims that are Verified.</p>",
+        "<h2>Summary</h2>",
+        _summary_table(summary),
+        "<h2>Faithfulness of the rows</h2>",
+        _histogram_svg(summary["histogram"]),
+        f"<h2>Worst rows</h2><div id='worst'>{_worst(result.worst(WORST_ROWS))}</div>",
+        "<h2>Skipped rows</h2>",
+        _bad_rows(result),
+        "<h2>Every row</h2>",
+        _all_rows(result.rows),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _summary_table(summary: dict[str, Any]) -> str:
+    mean = summary["mean_faithfulness"]
+    low, high = summary["mean_faithfulness_ci95"] or (None, None)
+    rate = summary["rows_per_second"]
+    cells = [
+        ("Rows in the file", f"{summary['rows']:,}"),
+        ("Rows checked", f"{summary['checked']:,}"),
+        ("Rows skipped", f"{summary['skipped']:,}"),
+        ("Mean faithfulness", "n/a" if mean is None else
+         f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})"),
+        *((f"Rows {name}", f"{count:,}") for name, count in summary["verdicts"].items()),
+        *((f"Claims {name}", f"{count:,}") for name, count in summary["claims"].items()),
+        ("Engine", f"{summary['engine']}, {summary['workers']} worker(s)"),
+        ("Rows per second (this run)", "n/a" if rate is None else f"{rate:.2f}"),
+    ]
+    rows = "".join(f"<tr><th>{escape(name)}</th><td class='num' data-field='{escape(name)}'>"
+                   f"{escape(value)}</td></tr>" for name, value in cells)
+    return f"<table id='summary'>{rows}</table>"
+
+
+def _histogram_svg(counts: Sequence[int]) -> str:
+    width, height, left, bottom = 640, 220, 40, 30
+    top = max(counts) if counts and max(counts) > 0 else 1
+    bar = (width - left) / len(counts)
+    shapes = []
+    for i, count in enumerate(counts):
+        h = (height - bottom - 20) * count / top
+        x = left + i * bar
+        y = height - bottom - h
+        label = f"{i / len(counts):.1f}–{(i + 1) / len(counts):.1f}"
+        shapes.append(
+            f"<rect class='bin' x='{x + 2:.1f}' y='{y:.1f}' width='{bar - 4:.1f}' "
+            f"height='{h:.1f}' fill='#4f7cc3'><title>{label}: {count} rows</title></rect>"
+            f"<text x='{x + bar / 2:.1f}' y='{y - 4:.1f}' text-anchor='middle'>{count}</text>"
+            f"<text x='{x + bar / 2:.1f}' y='{height - bottom + 16}' text-anchor='middle'>"
+            f"{i / len(counts):.1f}</text>")
+    return (f"<svg id='histogram' role='img' aria-label='rows per faithfulness bin' "
+            f"width='{width}' height='{height}' viewBox='0 0 {width} {height}'>"
+            f"<line x1='{left}' y1='{height - bottom}' x2='{width}' y2='{height - bottom}' "
+            f"stroke='#888'/>{''.join(shapes)}</svg>"
+            "<p class='muted'>Rows per faithfulness bin (the last bin holds 1.0).</p>")
+
+
+def _claim(claim: ClaimResult, row: RowResult) -> str:
+    kind = claim.type.value.lower()
+    shown = claim.written if claim.written else claim.text
+    extra = "" if claim.written == claim.text else (
+        f" <span class='muted'>(checked as: {escape(claim.text)})</span>")
+    quotes = "".join(
+        f"<div class='quote'>context {c.context + 1}, characters {c.start}–{c.end}: "
+        f"“{escape(c.quote)}”</div>" for c in claim.citations)
+    views = ", ".join(f"{name} {verdict} {score:.2f}"
+                      for name, (verdict, score) in claim.views.items())
+    return (f"<div class='claim'><span class='tag {kind}'>{escape(claim.type.value)}</span> "
+            f"{escape(shown)}{extra} <span class='muted'>support {claim.support:.2f}; "
+            f"{escape(views)}</span>{quotes}</div>")
+
+
+def _worst(rows: Sequence[RowResult]) -> str:
+    if not rows:
+        return "<p>No row with claims was checked.</p>"
+    blocks = []
+    for row in rows:
+        question = (f"<div><b>Question:</b> {escape(row.row.question)}</div>"
+                    if row.row.question else "")
+        contexts = "".join(f"<li>{escape(text)}</li>" for text in row.row.contexts)
+        blocks.append(
+            f"<div class='row' data-line='{row.row.line}'><div><b>Line {row.row.line}</b>"
+            f"{' · id ' + escape(row.row.row_id) if row.row.row_id else ''} · faithfulness "
+            f"<b>{row.faithfulness:.2f}</b> · {escape(row.verdict.value)}</div>{question}"
+            f"<div><b>Answer:</b> {escape(row.row.answer)}</div>"
+            f"{''.join(_claim(claim, row) for claim in row.claims)}"
+            f"<details><summary>{len(row.row.contexts)} context(s)</summary><ol>{contexts}"
+            "</ol></details></div>")
+    return "".join(blocks)
+
+
+def _bad_rows(result: CheckResult) -> str:
+    if not result.bad_rows:
+        return "<p>None.</p>"
+    rows = "".join(f"<tr><td class='num'>{bad.line}</td><td>{escape(bad.problem)}</td></tr>"
+                   for bad in result.bad_rows)
+    return f"<table id='skipped'><tr><th>Line</th><th>Problem</th></tr>{rows}</table>"
+
+
+def _all_rows(rows: Sequence[RowResult]) -> str:
+    body = "".join(
+        f"<tr><td class='num'>{row.row.line}</td><td>{escape(row.row.question or '')}</td>"
+        f"<td>{escape(row.row.answer[:200])}</td><td class='num'>"
+        f"{'' if row.faithfulness is None else f'{row.faithfulness:.2f}'}</td>"
+        f"<td>{escape(row.verdict.value)}</td></tr>" for row in rows)
+    return ("<table id='rows'><tr><th>Line</th><th>Question</th><th>Answer</th>"
+            f"<th>Faithfulness</th><th>Verdict</th></tr>{body}</table>")

@@ -1,0 +1,434 @@
+"""Running a check: rows in blocks on the local engine or on Ray, into a resumable run
+directory, and the file-level summary.
+
+The run directory holds ``manifest.json`` (the input's path and hash, the columns and the
+settings) and ``rows.jsonl``, to which each finished block's results are appended. A check
+started again on the same input with the same settings reads what is there and checks only
+the rows that are not; another input or other settings are refused, so nothing stored is
+overwritten by a different run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from veritype.checking._errors import CheckError
+from veritype.checking._rows import (
+    BadRow,
+    CheckRow,
+    Columns,
+    check_columns,
+    parse_row,
+    read_records,
+)
+from veritype.checking._verify import CheckSettings, RowChecker, RowResult, RowVerdict
+from veritype.graph import EvidenceType
+
+MANIFEST = "manifest.json"
+ROWS = "rows.jsonl"
+DEFAULT_BLOCK_ROWS = 16
+RAY_NEEDS_EXTRA = 'the ray engine needs the ray extra: pip install "veritype[ray]"'
+OnRows = Callable[[Sequence[RowResult]], None]
+
+
+class CheckEngine(Protocol):
+    """Checks blocks of rows, calling ``on_rows`` with each block's results as it finishes
+    (in any order)."""
+
+    name: str
+    workers: int
+
+    def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]: ...
+
+    def check_blocks(self, blocks: Iterable[Sequence[CheckRow]], on_rows: OnRows) -> None: ...
+
+
+class LocalEngine:
+    """Checks every block in this process."""
+
+    name = "local"
+    workers = 1
+
+    def __init__(self, settings: CheckSettings) -> None:
+        self.checker = RowChecker(settings)
+
+    def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]:
+        return [self.checker.check(row) for row in rows]
+
+    def check_blocks(self, blocks: Iterable[Sequence[CheckRow]], on_rows: OnRows) -> None:
+        for block in blocks:
+            on_rows(self.check_block(block))
+
+
+class _RayWorker:
+    """A Ray actor: the views loaded once, applied to one block of rows per call."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.checker = RowChecker(CheckSettings(**settings))
+
+    def check_block(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [self.checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
+
+
+class RayEngine:
+    """Checks blocks on a Ray cluster with ``workers`` actors of ``cpus_per_worker`` CPUs each;
+    ``address`` ``None`` starts a local cluster ("auto" joins one started with ``ray start``)."""
+
+    name = "ray"
+
+    def __init__(
+        self,
+        settings: CheckSettings,
+        *,
+        address: str | None = None,
+        workers: int = 2,
+        cpus_per_worker: float = 1.0,
+    ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise CheckError(RAY_NEEDS_EXTRA) from None
+        if workers < 1 or cpus_per_worker <= 0:
+            raise CheckError("workers must be >= 1 and cpus_per_worker > 0")
+        RowChecker(settings)  # a bad view or threshold fails here, not inside a worker
+        self.workers = workers
+        if not ray.is_initialized():
+            if address is None:
+                ray.init(num_cpus=max(1, int(workers * cpus_per_worker + 0.999)),
+                         include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        payload = {**asdict(settings), "views": tuple(settings.views)}
+        actor: Any = ray.remote(num_cpus=cpus_per_worker)(_RayWorker)
+        self._actors: list[Any] = [actor.remote(payload) for _ in range(workers)]
+
+    def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]:
+        done: list[RowResult] = []
+        self.check_blocks([rows], done.extend)
+        return done
+
+    def check_blocks(self, blocks: Iterable[Sequence[CheckRow]], on_rows: OnRows) -> None:
+        import ray
+
+        pending: list[Any] = []
+
+        def finish(count: int) -> None:
+            ready, rest = ray.wait(pending, num_returns=count)
+            pending[:] = rest
+            for ref in ready:
+                on_rows([RowResult.from_dict(row) for row in ray.get(ref)])
+
+        for index, block in enumerate(blocks):
+            actor = self._actors[index % len(self._actors)]
+            pending.append(actor.check_block.remote([row.to_dict() for row in block]))
+            if len(pending) >= 2 * len(self._actors):
+                finish(1)
+        while pending:
+            finish(1)
+
+    def close(self) -> None:
+        import ray
+
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors = []
+
+
+def create_engine(
+    name: str, settings: CheckSettings, *, address: str | None = None, workers: int = 2
+) -> CheckEngine:
+    """The engine called ``name``: ``local`` or ``ray``."""
+    if name == "local":
+        return LocalEngine(settings)
+    if name == "ray":
+        return RayEngine(settings, address=address, workers=workers)
+    raise CheckError(f"unknown engine {name!r}; known engines: local, ray")
+
+
+@dataclass
+class CheckResult:
+    """Every checked row (in file order), every skipped row, and how the check ran."""
+
+    rows: list[RowResult]
+    bad_rows: list[BadRow]
+    settings: CheckSettings
+    engine: str = "local"
+    workers: int = 1
+    seconds: float = 0.0
+    checked_now: int = 0
+    source: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean_faithfulness(self) -> float | None:
+        scores = [r.faithfulness for r in self.rows if r.faithfulness is not None]
+        return float(np.mean(scores)) if scores else None
+
+    def faithfulness_interval(self, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+        """A 95% bootstrap interval of the mean faithfulness over rows."""
+        scores = np.array([r.faithfulness for r in self.rows if r.faithfulness is not None])
+        if scores.size == 0:
+            return (float("nan"), float("nan"))
+        rng = np.random.default_rng(seed)
+        means = scores[rng.integers(0, scores.size, (resamples, scores.size))].mean(axis=1)
+        low, high = np.quantile(means, [0.025, 0.975])
+        return (float(low), float(high))
+
+    def worst(self, count: int = 10) -> list[RowResult]:
+        """The rows with the lowest faithfulness, most Unsupported claims first among equals."""
+        scored = [r for r in self.rows if r.faithfulness is not None]
+        return sorted(scored, key=lambda r: (r.faithfulness, -r.counts()[
+            EvidenceType.UNSUPPORTED], r.row.line))[:count]
+
+    def histogram(self, bins: int = 10) -> list[int]:
+        """Row counts per faithfulness bin of width ``1/bins``; 1.0 falls in the last."""
+        counts = [0] * bins
+        for row in self.rows:
+            if row.faithfulness is not None:
+                counts[min(bins - 1, int(row.faithfulness * bins))] += 1
+        return counts
+
+    def summary(self) -> dict[str, Any]:
+        verdicts = {v.value: sum(r.verdict is v for r in self.rows) for v in RowVerdict}
+        claims = {t.value: sum(r.counts()[t] for r in self.rows) for t in EvidenceType}
+        mean = self.mean_faithfulness
+        return {
+            "rows": len(self.rows) + len(self.bad_rows),
+            "checked": len(self.rows),
+            "skipped": len(self.bad_rows),
+            "mean_faithfulness": None if mean is None else round(mean, 4),
+            "mean_faithfulness_ci95": None if mean is None else [
+                round(x, 4) for x in self.faithfulness_interval()],
+            "verdicts": verdicts,
+            "claims": claims,
+            "histogram": self.histogram(),
+            "engine": self.engine,
+            "workers": self.workers,
+            "seconds": round(self.seconds, 2),
+            "checked_now": self.checked_now,
+            "rows_per_second": round(self.checked_now / self.seconds, 3)
+            if self.seconds > 0 and self.checked_now else None,
+            "settings": self.settings.to_dict(),
+            "source": self.source,
+        }
+
+
+def check(
+    rows: Iterable[Mapping[str, Any] | CheckRow],
+    *,
+    settings: CheckSettings | None = None,
+    columns: Columns | None = None,
+    engine: str | CheckEngine = "local",
+    block_rows: int = DEFAULT_BLOCK_ROWS,
+    on_rows: OnRows | None = None,
+) -> CheckResult:
+    """Check rows given in Python: mappings with an answer, contexts and optionally a
+    question (RAGAS, TruLens and DeepEval column names are recognised), or
+    :class:`CheckRow` objects. A row that cannot be checked is reported, not raised."""
+    settings = settings or CheckSettings()
+    columns = columns or Columns()
+    parsed: list[CheckRow | BadRow] = []
+    for line, row in enumerate(rows, start=1):
+        if isinstance(row, CheckRow):
+            parsed.append(row)
+        elif isinstance(row, Mapping):
+            parsed.append(parse_row(line, row, columns))
+        else:
+            parsed.append(BadRow(line, f"a {type(row).__name__}, not a mapping"))
+    runner = create_engine(engine, settings) if isinstance(engine, str) else engine
+    good = [row for row in parsed if isinstance(row, CheckRow)]
+    results: list[RowResult] = []
+
+    def keep(done: Sequence[RowResult]) -> None:
+        results.extend(done)
+        if on_rows is not None:
+            on_rows(done)
+
+    started = time.perf_counter()
+    runner.check_blocks(_blocks(good, block_rows), keep)
+    seconds = time.perf_counter() - started
+    return CheckResult(sorted(results, key=lambda r: r.row.line),
+                       [row for row in parsed if isinstance(row, BadRow)], settings,
+                       engine=runner.name, workers=runner.workers, seconds=seconds,
+                       checked_now=len(results))
+
+
+def _blocks(rows: Iterable[CheckRow], size: int) -> Iterator[list[CheckRow]]:
+    block: list[CheckRow] = []
+    for row in rows:
+        block.append(row)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for piece in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(piece)
+    return digest.hexdigest()
+
+
+class RunDirectory:
+    """The resumable record of one check of one file."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.rows_path = path / ROWS
+
+    @classmethod
+    def open(cls, path: Path, manifest: dict[str, Any], *, restart: bool = False
+             ) -> RunDirectory:
+        """The run directory for ``manifest``: created, or continued when it holds the same
+        check. Another check's directory is refused (or, with ``restart``, emptied)."""
+        if path.exists() and not path.is_dir():
+            raise CheckError(f"{path}: exists and is not a directory")
+        found = path / MANIFEST
+        if found.exists() and not restart:
+            try:
+                stored = json.loads(found.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as error:
+                raise CheckError(f"{found}: unreadable ({error}); remove it or pass --restart"
+                                 ) from None
+            differs = sorted(key for key in manifest if stored.get(key) != manifest[key])
+            if differs:
+                raise CheckError(
+                    f"{path} holds a check of another file or with other settings (differs "
+                    f"in {', '.join(differs)}); choose another --out, or pass --restart to "
+                    f"replace it")
+        elif found.exists() or (path / ROWS).exists():
+            for name in (MANIFEST, ROWS):
+                (path / name).unlink(missing_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
+        if not found.exists():
+            found.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        return cls(path, manifest)
+
+    def stored(self) -> tuple[list[RowResult], list[BadRow]]:
+        """What earlier runs finished; a line torn by a kill is cut off the file."""
+        rows: list[RowResult] = []
+        bad: list[BadRow] = []
+        if not self.rows_path.exists():
+            return rows, bad
+        good_bytes = 0
+        with self.rows_path.open("rb") as handle:
+            for raw in handle:
+                try:
+                    entry = json.loads(raw)
+                    if not raw.endswith(b"\n"):
+                        raise ValueError("no line end")
+                    if entry.get("kind") == "bad":
+                        bad.append(BadRow(int(entry["line"]), str(entry["problem"])))
+                    else:
+                        rows.append(RowResult.from_dict(entry))
+                except (ValueError, KeyError, TypeError):
+                    break
+                good_bytes += len(raw)
+        if good_bytes < self.rows_path.stat().st_size:
+            with self.rows_path.open("r+b") as handle:
+                handle.truncate(good_bytes)
+        return rows, bad
+
+    def append(self, entries: Sequence[RowResult | BadRow]) -> None:
+        lines = []
+        for entry in entries:
+            data = entry.to_dict()
+            if isinstance(entry, BadRow):
+                data["kind"] = "bad"
+            lines.append(json.dumps(data, ensure_ascii=False) + "\n")
+        with self.rows_path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def check_file(
+    path: Path,
+    out: Path,
+    *,
+    settings: CheckSettings | None = None,
+    columns: Columns | None = None,
+    engine: str = "local",
+    address: str | None = None,
+    workers: int = 2,
+    limit: int | None = None,
+    restart: bool = False,
+    block_rows: int = DEFAULT_BLOCK_ROWS,
+    on_start: Callable[[int, int], None] | None = None,
+    on_rows: Callable[[int], None] | None = None,
+) -> CheckResult:
+    """Check every row of ``path`` (JSON Lines, CSV or Parquet) into the run directory
+    ``out``, continuing a run that stopped there. ``on_start(total, done)`` hears how many
+    rows there are and how many an earlier run finished; ``on_rows(n)`` each block."""
+    settings = settings or CheckSettings()
+    columns = columns or Columns()
+    path = Path(path)
+    first = [record for _, record in _take(read_records(path), 20) if not isinstance(record, str)]
+    check_columns(first, columns, str(path))
+    manifest = {"input": str(path.resolve()), "input_sha256": file_digest(path),
+                "columns": asdict(columns), "settings": settings.to_dict(), "limit": limit}
+    run = RunDirectory.open(Path(out), manifest, restart=restart)
+    runner = create_engine(engine, settings, address=address, workers=workers)
+    stored_rows, stored_bad = run.stored()
+    done = {row.row.line for row in stored_rows} | {bad.line for bad in stored_bad}
+    total = sum(1 for _ in _take(read_records(path), limit))
+    if on_start is not None:
+        on_start(total, len(done))
+    new_rows: list[RowResult] = []
+    new_bad: list[BadRow] = []
+
+    def todo() -> Iterator[CheckRow]:
+        for line, record in _take(read_records(path), limit):
+            if line in done:
+                continue
+            parsed = parse_row(line, record, columns) if not isinstance(record, str) else (
+                BadRow(line, record))
+            if isinstance(parsed, BadRow):
+                new_bad.append(parsed)
+                run.append([parsed])
+                if on_rows is not None:
+                    on_rows(1)
+                continue
+            yield parsed
+
+    def keep(results: Sequence[RowResult]) -> None:
+        run.append(results)
+        new_rows.extend(results)
+        if on_rows is not None:
+            on_rows(len(results))
+
+    started = time.perf_counter()
+    try:
+        runner.check_blocks(_blocks(todo(), block_rows), keep)
+    finally:
+        close = getattr(runner, "close", None)
+        if callable(close):
+            close()
+    seconds = time.perf_counter() - started
+    rows = sorted([*stored_rows, *new_rows], key=lambda r: r.row.line)
+    bad = sorted([*stored_bad, *new_bad], key=lambda b: b.line)
+    return CheckResult(rows, bad, settings, engine=runner.name, workers=runner.workers,
+                       seconds=seconds, checked_now=len(new_rows), source=str(path),
+                       extra={"resumed_rows": len(done)})
+
+
+def _take(
+    records: Iterator[tuple[int, Mapping[str, Any] | str]], limit: int | None
+) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
+    for count, item in enumerate(records):
+        if limit is not None and count >= limit:
+            return
+        yield item

@@ -1,0 +1,242 @@
+"""Checking one row: every claim of its answer typed against its contexts.
+
+A row's result depends on the row alone: the model caches are cleared before each row and
+its claims go to the views as one batch, so a row gives the same result in any order, in a
+resumed run and on any Ray worker.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from veritype._text import sentence_spans
+from veritype.aggregate import default_for, recommended_thresholds
+from veritype.answer import narrowest_spans
+from veritype.budget import Budget, run_views
+from veritype.checking._errors import CheckError
+from veritype.checking._rows import CheckRow
+from veritype.claims import Claim, classify, decompose, has_verb, is_hedged
+from veritype.evidence import Document, EvidencePack
+from veritype.graph import BeliefGraph, EvidenceType
+from veritype.pipeline import citing_views, folded_by_whole, is_one_sentence, type_graph, with_whole
+from veritype.typing import ThresholdError, Thresholds
+from veritype.views import VerificationView, clear_model_caches, create_view
+
+DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
+
+
+class RowVerdict(StrEnum):
+    """A row's verdict: every claim Verified; some claim Unsupported; neither; or no claim
+    to check (an answer such as "I don't know")."""
+
+    FAITHFUL = "faithful"
+    UNFAITHFUL = "unfaithful"
+    UNCERTAIN = "uncertain"
+    NO_CLAIMS = "no claims"
+
+
+@dataclass(frozen=True, slots=True)
+class CitedContext:
+    """The exact characters ``start:end`` of context ``context`` (0-based) that a claim cites."""
+
+    context: int
+    start: int
+    end: int
+    quote: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"context": self.context, "start": self.start, "end": self.end,
+                "quote": self.quote}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """One claim: its text (as verified, and as the answer worded it), type, support and the
+    spans it cites; ``views`` gives each view's verdict and score."""
+
+    text: str
+    written: str
+    type: EvidenceType
+    support: float
+    mass: float
+    citations: tuple[CitedContext, ...]
+    views: Mapping[str, tuple[str, float]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "written": self.written, "type": self.type.value,
+                "support": round(self.support, 6), "mass": round(self.mass, 6),
+                "citations": [c.to_dict() for c in self.citations],
+                "views": {name: [verdict, round(score, 6)]
+                          for name, (verdict, score) in self.views.items()}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ClaimResult:
+        return cls(data["text"], data["written"], EvidenceType(data["type"]),
+                   float(data["support"]), float(data["mass"]),
+                   tuple(CitedContext(**c) for c in data["citations"]),
+                   {name: (str(v[0]), float(v[1])) for name, v in data["views"].items()})
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    """A checked row: its claims, faithfulness (share of claims Verified; ``None`` without
+    claims) and verdict."""
+
+    row: CheckRow
+    claims: tuple[ClaimResult, ...]
+    faithfulness: float | None
+    verdict: RowVerdict
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.row.to_dict(), "claims": [c.to_dict() for c in self.claims],
+                "faithfulness": self.faithfulness, "verdict": self.verdict.value,
+                "seconds": round(self.seconds, 4)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RowResult:
+        return cls(CheckRow.from_dict(data),
+                   tuple(ClaimResult.from_dict(c) for c in data["claims"]),
+                   data["faithfulness"], RowVerdict(data["verdict"]), float(data["seconds"]))
+
+    def counts(self) -> dict[EvidenceType, int]:
+        return {kind: sum(c.type is kind for c in self.claims) for kind in EvidenceType}
+
+
+def verdict_of(types: Sequence[EvidenceType]) -> RowVerdict:
+    if not types:
+        return RowVerdict.NO_CLAIMS
+    if all(kind is EvidenceType.VERIFIED for kind in types):
+        return RowVerdict.FAITHFUL
+    if any(kind is EvidenceType.UNSUPPORTED for kind in types):
+        return RowVerdict.UNFAITHFUL
+    return RowVerdict.UNCERTAIN
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSettings:
+    """What a check runs: views (by registry name, with options) and thresholds (``None``:
+    those the default aggregator was calibrated for)."""
+
+    views: tuple[str, ...] = DEFAULT_VIEWS
+    view_options: Mapping[str, Mapping[str, Any]] | None = None
+    tau: float | None = None
+    tau_low: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"views": list(self.views),
+                "view_options": {k: dict(v) for k, v in (self.view_options or {}).items()},
+                "tau": self.tau, "tau_low": self.tau_low}
+
+
+class RowChecker:
+    """The views, aggregator and thresholds of one check, built once and applied per row."""
+
+    def __init__(self, settings: CheckSettings | None = None) -> None:
+        self.settings = settings = settings or CheckSettings()
+        if not settings.views or len(set(settings.views)) != len(settings.views):
+            raise CheckError("views: give one or more distinct view names")
+        options = settings.view_options or {}
+        stray = sorted(set(options) - set(settings.views))
+        if stray:
+            raise CheckError(f"view options name views that are not checked: {', '.join(stray)}")
+        self.views: list[VerificationView] = []
+        for name in settings.views:
+            try:
+                self.views.append(create_view(name, **options.get(name, {})))
+            except (KeyError, TypeError, ValueError, RuntimeError, ImportError) as error:
+                message = error.args[0] if isinstance(error, KeyError) and error.args else error
+                raise CheckError(f"view {name!r}: {message}") from None
+        names = [view.name for view in self.views]
+        self.aggregator = default_for(names, [view.name for view in self.views if view.strong])
+        tau, tau_low = recommended_thresholds(self.aggregator)
+        try:
+            self.thresholds = Thresholds(tau if settings.tau is None else settings.tau,
+                                         tau_low if settings.tau_low is None else settings.tau_low)
+        except ThresholdError as error:
+            raise CheckError(str(error)) from None
+        self._citing = citing_views(self.views)
+
+    def check(self, row: CheckRow) -> RowResult:
+        started = time.perf_counter()
+        clear_model_caches(self.views)
+        pack, index_of = _pack(row.contexts)
+        answer = row.answer.strip()
+        graph = BeliefGraph.from_claims(*_claims(row))
+        run_views(graph, {node.claim.claim_id: pack for node in graph}, self.views,
+                  aggregator=self.aggregator, thresholds=self.thresholds, budget=Budget())
+        type_graph(graph, self.aggregator, self.thresholds, self._citing)
+        folded = folded_by_whole(graph)
+        claims: list[ClaimResult] = []
+        for node in sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id)):
+            if node.claim.claim_id in folded or node.evidence_type is None:
+                continue
+            citations = tuple(
+                CitedContext(index_of[span.doc_id], span.start, span.end, pack.quote(span))
+                for span in sorted(narrowest_spans(node.evidence),
+                                   key=lambda s: (index_of[s.doc_id], s.start, s.end))
+            )
+            claims.append(ClaimResult(
+                text=node.claim.text,
+                written=node.claim.written or answer[node.claim.start:node.claim.end].strip()
+                or node.claim.text,
+                type=node.evidence_type,
+                support=node.mass if node.probability is None else node.probability,
+                mass=node.mass,
+                citations=citations,
+                views={r.view: (r.verdict.value, float(r.score)) for r in node.results},
+            ))
+        types = [claim.type for claim in claims]
+        verified = sum(kind is EvidenceType.VERIFIED for kind in types)
+        return RowResult(row, tuple(claims), verified / len(types) if types else None,
+                         verdict_of(types), time.perf_counter() - started)
+
+
+def _pack(contexts: Sequence[str]) -> tuple[EvidencePack, dict[str, int]]:
+    """The contexts as one evidence pack; a context given twice is read once, under its
+    first index."""
+    documents: list[Document] = []
+    index_of: dict[str, int] = {}
+    seen: dict[str, str] = {}
+    for index, text in enumerate(contexts):
+        if text in seen:
+            continue
+        doc_id = f"context-{index}"
+        seen[text] = doc_id
+        index_of[doc_id] = index
+        documents.append(Document(doc_id=doc_id, text=text, title=f"context {index}"))
+    return EvidencePack.from_documents(documents), index_of
+
+
+# An answer that declines to answer states nothing the contexts could fail to support.
+_REFUSAL = re.compile(
+    r"\s*(?:sorry,?\s*)?(?:i (?:do not|don't|cannot|can't|am unable to) "
+    r"(?:know|answer|say|tell|find)|i have no comment|i'm not sure"
+    r"|(?:there is )?(?:not enough|insufficient|no) "
+    r"(?:information|context)|the (?:provided |given )?(?:context|contexts|documents?|sources?) "
+    r"(?:do|does) not)",
+    re.IGNORECASE,
+)
+
+
+def _claims(row: CheckRow) -> tuple[list[Claim], list[tuple[str, str]]]:
+    """The claims of the row's answer. A bare phrase ("Delhi", "President Richard Nixon")
+    states nothing alone: with a question it is checked as the question's answer, the
+    question and the phrase read together. A statement is checked as it stands."""
+    answer = row.answer.strip()
+    if _REFUSAL.match(answer) and len(sentence_spans(answer)) == 1:
+        return [], []
+    decomposition = decompose(answer)
+    if row.question and not any(has_verb(claim.text) for claim in decomposition.claims):
+        text = f"{row.question} {answer}"
+        claim = Claim("c1", text, classify(text), 0, len(answer), is_hedged(answer),
+                      written=answer)
+        return [claim], []
+    if is_one_sentence(answer, decomposition):
+        decomposition = with_whole(answer, decomposition)
+    return list(decomposition.claims), list(decomposition.edges)

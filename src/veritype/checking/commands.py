@@ -1,0 +1,157 @@
+"""``veritype check FILE``: check a file of RAG outputs and write its report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from veritype._cli import fail as _fail
+from veritype._cli import progress as _progress
+from veritype.checking._errors import CheckError
+from veritype.checking._report import write_outputs
+from veritype.checking._rows import ALIASES, Columns
+from veritype.checking._run import CheckResult, check_file
+from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings
+from veritype.graph import EvidenceType
+from veritype.views import available_views
+
+_out = Console()
+_err = Console(stderr=True)
+_STYLE = {EvidenceType.VERIFIED: "green", EvidenceType.UNCERTAIN: "yellow",
+          EvidenceType.UNSUPPORTED: "red"}
+
+
+def _column_help(field: str, what: str = "") -> str:
+    return (f"Column holding the {field}{what} (default: the first of "
+            f"{', '.join(ALIASES[field])}).")
+
+
+def check(
+    file: Annotated[Path, typer.Argument(help="JSON Lines, CSV or Parquet file of rows, each "
+                                              "with an answer, its contexts and optionally a "
+                                              "question.", show_default=False)],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Run directory for the results and the report (default: "
+                            "FILE's name with .check beside it); a stopped check there "
+                            "continues.", show_default=False)] = None,
+    question_column: Annotated[str | None, typer.Option(
+        help=_column_help("question"), show_default=False)] = None,
+    answer_column: Annotated[str | None, typer.Option(
+        help=_column_help("answer"), show_default=False)] = None,
+    contexts_column: Annotated[str | None, typer.Option(
+        help=_column_help("contexts", ": a list of texts or one text"), show_default=False)] = None,
+    id_column: Annotated[str | None, typer.Option(
+        help=_column_help("id"), show_default=False)] = None,
+    views: Annotated[str, typer.Option(
+        help=f"Comma-separated views; known: {', '.join(available_views())}.")
+    ] = ",".join(DEFAULT_VIEWS),
+    tau: Annotated[float | None, typer.Option(
+        help="τ: support needed for Verified.", show_default="the default aggregator's")] = None,
+    tau_low: Annotated[float | None, typer.Option(
+        help="τ': support at or below which Unsupported.",
+        show_default="the default aggregator's")] = None,
+    engine: Annotated[str, typer.Option(help="local, or ray (needs the ray extra).")] = "local",
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster address ('auto' for one started with `ray start`; default: start "
+             "a local cluster).", show_default=False)] = None,
+    workers: Annotated[int, typer.Option(help="Ray workers (one CPU each).", min=1)] = 2,
+    limit: Annotated[int | None, typer.Option(
+        help="Check only the first N rows.", min=1, show_default="every row")] = None,
+    restart: Annotated[bool, typer.Option(
+        "--restart", help="Discard a run directory's earlier results instead of continuing."
+    )] = False,
+    fail_under: Annotated[float | None, typer.Option(
+        help="Exit with code 1 when the mean faithfulness is below this (for CI).",
+        min=0.0, max=1.0, show_default=False)] = None,
+    worst: Annotated[int, typer.Option(help="Worst rows to print.", min=0)] = 5,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the summary as JSON instead of tables.")] = False,
+) -> None:
+    """Check each row's answer against its contexts: every claim typed Verified, Uncertain
+    or Unsupported, a faithfulness score per row (the share of claims Verified), and JSON,
+    CSV and HTML reports for the file."""
+    names = tuple(part.strip() for part in views.split(",") if part.strip())
+    settings = CheckSettings(views=names, tau=tau, tau_low=tau_low)
+    columns = Columns(question_column, answer_column, contexts_column, id_column)
+    run_dir = out if out is not None else file.with_name(file.name + ".check")
+    with ExitStack() as stack:
+        bar: list[Callable[[int], None]] = []
+
+        def on_start(total: int, done: int) -> None:
+            if done:
+                _err.print(f"continuing the check in {escape(str(run_dir))}: {done:,} of "
+                           f"{total:,} rows already done", highlight=False)
+            advance = stack.enter_context(_progress("checking rows", total, "rows"))
+            advance(done)
+            bar.append(advance)
+
+        try:
+            result = check_file(file, run_dir, settings=settings, columns=columns,
+                                engine=engine, address=address, workers=workers, limit=limit,
+                                restart=restart, on_start=on_start,
+                                on_rows=lambda n: bar[0](n))
+        except CheckError as error:
+            raise _fail(str(error)) from None
+    paths = write_outputs(result, run_dir)
+    summary = result.summary()
+    if as_json:
+        typer.echo(json.dumps({**summary, "outputs": {k: str(v) for k, v in paths.items()}},
+                              indent=2))
+    else:
+        _show(result, worst)
+        for kind, path in paths.items():
+            _out.print(f"{kind}: {escape(str(path))}", highlight=False)
+    mean = result.mean_faithfulness
+    if fail_under is not None and (mean is None or mean < fail_under):
+        shown = "no row with claims" if mean is None else f"{mean:.3f}"
+        _err.print(f"mean faithfulness {shown} is below --fail-under {fail_under:g}",
+                   highlight=False)
+        raise typer.Exit(code=1)
+
+
+def _show(result: CheckResult, worst: int) -> None:
+    summary = result.summary()
+    table = Table(title="veritype check", show_header=False, title_justify="left")
+    mean = summary["mean_faithfulness"]
+    low, high = summary["mean_faithfulness_ci95"] or (0.0, 0.0)
+    table.add_row("rows checked / skipped", f"{summary['checked']:,} / {summary['skipped']:,}")
+    table.add_row("mean faithfulness",
+                  "n/a" if mean is None else f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})")
+    table.add_row("rows", ", ".join(f"{n:,} {v}" for v, n in summary["verdicts"].items()))
+    table.add_row("claims", ", ".join(f"{n:,} {t}" for t, n in summary["claims"].items()))
+    rate = summary["rows_per_second"]
+    table.add_row("speed", "n/a" if rate is None else
+                  f"{rate:.2f} rows/s ({summary['engine']}, {summary['workers']} worker(s))")
+    _out.print(table)
+    counts = summary["histogram"]
+    top = max(counts) or 1
+    for i, count in enumerate(counts):
+        _out.print(f"  {i / len(counts):.1f}–{(i + 1) / len(counts):.1f} "
+                   f"{'█' * round(30 * count / top):<30} {count:,}", highlight=False)
+    for row in result.worst(worst):
+        _out.print(f"\n[bold]line {row.row.line}[/] faithfulness {row.faithfulness:.2f} "
+                   f"({row.verdict.value})", highlight=False)
+        if row.row.question:
+            _out.print(f"  Q: {escape(row.row.question[:160])}", highlight=False)
+        for claim in row.claims:
+            if claim.type is not EvidenceType.VERIFIED:
+                _out.print(f"  [{_STYLE[claim.type]}]{claim.type.value}[/] "
+                           f"{escape(claim.written[:160])}", highlight=False)
+    for bad in result.bad_rows[:10]:
+        _err.print(f"skipped line {bad.line}: {escape(bad.problem)}", highlight=False)
+    if len(result.bad_rows) > 10:
+        _err.print(f"... and {len(result.bad_rows) - 10:,} more skipped rows (see the report)",
+                   highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``check`` to the main CLI."""
+    app.command("check")(check)

@@ -1,0 +1,91 @@
+"""Checking rows with the shipped models: types, citations, verdicts and independence."""
+
+from __future__ import annotations
+
+import pytest
+from check_support import BROOKLYN, GOLDEN_GATE, ROWS
+
+from veritype import check
+from veritype.checking import CheckError, CheckResult, CheckRow, CheckSettings, RowVerdict
+from veritype.graph import EvidenceType
+
+
+@pytest.fixture(scope="module")
+def checked() -> CheckResult:
+    return check(ROWS)
+
+
+def _row(result: CheckResult, row_id: str) -> object:
+    return next(row for row in result.rows if row.row.row_id == row_id)
+
+
+def test_a_supported_answer_is_faithful_and_cites_the_exact_sentence(
+        checked: CheckResult) -> None:
+    row = _row(checked, "gg-right")
+    assert row.verdict is RowVerdict.FAITHFUL and row.faithfulness == 1.0
+    (claim,) = row.claims
+    assert claim.type is EvidenceType.VERIFIED
+    assert claim.citations, "a Verified claim cites its evidence"
+    for cited in claim.citations:
+        assert cited.context == 0
+        assert GOLDEN_GATE[cited.start:cited.end] == cited.quote
+        assert "1937" in cited.quote
+
+
+def test_another_bridges_date_is_not_verified(checked: CheckResult) -> None:
+    row = _row(checked, "gg-wrong-date")
+    assert row.verdict is not RowVerdict.FAITHFUL
+    assert all(claim.type is not EvidenceType.VERIFIED for claim in row.claims)
+
+
+def test_a_bare_answer_is_checked_with_its_question(checked: CheckResult) -> None:
+    row = _row(checked, "short")
+    (claim,) = row.claims
+    assert claim.written == "John A. Roebling"
+    assert claim.text == "Who designed the Brooklyn Bridge? John A. Roebling"
+    assert claim.type is EvidenceType.VERIFIED
+    assert BROOKLYN[claim.citations[0].start:claim.citations[0].end] == claim.citations[0].quote
+
+
+def test_a_refusal_has_no_claims_and_no_faithfulness(checked: CheckResult) -> None:
+    row = _row(checked, "refusal")
+    assert row.verdict is RowVerdict.NO_CLAIMS and row.faithfulness is None and not row.claims
+
+
+def test_a_mixed_answer_scores_the_share_of_verified_claims(checked: CheckResult) -> None:
+    row = _row(checked, "mixed")
+    types = [claim.type for claim in row.claims]
+    assert types[0] is EvidenceType.VERIFIED and types[1] is not EvidenceType.VERIFIED
+    assert row.faithfulness == pytest.approx(0.5)
+    assert row.verdict is not RowVerdict.FAITHFUL
+
+
+def test_bad_rows_are_reported_not_raised(checked: CheckResult) -> None:
+    assert [(bad.line, bad.problem) for bad in checked.bad_rows] == [
+        (6, "answer: the answer is empty or not text")]
+    assert checked.summary()["rows"] == len(ROWS)
+
+
+def test_a_rows_result_does_not_depend_on_the_rows_around_it(checked: CheckResult) -> None:
+    alone = check([CheckRow(1, ROWS[4]["answer"], tuple(ROWS[4]["contexts"]),
+                            ROWS[4]["question"], "mixed")], block_rows=1)
+    assert alone.rows[0].claims == _row(checked, "mixed").claims  # type: ignore[attr-defined]
+
+
+def test_summary_counts_and_histogram_agree_with_the_rows(checked: CheckResult) -> None:
+    summary = checked.summary()
+    scored = [row for row in checked.rows if row.faithfulness is not None]
+    assert sum(summary["histogram"]) == len(scored)
+    assert summary["verdicts"]["no claims"] == 1
+    assert summary["mean_faithfulness"] == pytest.approx(
+        sum(row.faithfulness for row in scored) / len(scored), abs=1e-4)
+    low, high = summary["mean_faithfulness_ci95"]
+    assert low <= summary["mean_faithfulness"] <= high
+    assert checked.worst(1)[0].faithfulness == 0.0
+
+
+def test_unknown_views_and_bad_thresholds_are_refused() -> None:
+    with pytest.raises(CheckError, match="view 'oracle'"):
+        check([], settings=CheckSettings(views=("numeric", "oracle")))
+    with pytest.raises(CheckError, match="tau"):
+        check([], settings=CheckSettings(tau=0.2, tau_low=0.5))
