@@ -95,12 +95,31 @@ def detection(rows: list[RowResult], seed: int = 0, resamples: int = 1000) -> di
             "recall_supported": round(float(np.mean(predicted[label])), 4),
             "recall_hallucinated": round(float(np.mean(~predicted[~label])), 4),
         }
+    # Threshold-free: how well the row's scores rank right above hallucinated answers.
+    scores = {
+        "faithfulness": np.array([r.faithfulness if r.faithfulness is not None else 1.0
+                                  for r in rows]),
+        "lowest claim support": np.array([min((c.support for c in r.claims), default=1.0)
+                                          for r in rows]),
+    }
+    out["roc_auc"] = {name: round(_auc(values, label), 4) for name, values in scores.items()}
     out["verdicts"] = {
         kind: {v.value: sum(r.verdict is v for r, right in zip(rows, label, strict=True)
                             if right == (kind == "right")) for v in RowVerdict}
         for kind in ("right", "hallucinated")
     }
     return out
+
+
+def _auc(scores: np.ndarray, label: np.ndarray) -> float:
+    """ROC-AUC by the rank-sum formula, ties counted half."""
+    from scipy.stats import rankdata
+
+    ranks = rankdata(scores)
+    positives = int(label.sum())
+    negatives = label.size - positives
+    return float((ranks[label].sum() - positives * (positives + 1) / 2)
+                 / (positives * negatives))
 
 
 def judge_tokens(rows: list[RowResult]) -> dict[str, Any] | None:
@@ -130,6 +149,19 @@ def judge_tokens(rows: list[RowResult]) -> dict[str, Any] | None:
                 "plus one answer token; one call per claim"}
 
 
+def screenshot(report: Path, path: Path) -> None:
+    """The report's first screen in Debian's headless Chromium, for the README."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=["--headless", "--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        page.goto(report.as_uri())
+        page.screenshot(path=str(path))
+        browser.close()
+
+
 def run_cli(path: Path, out: Path, extra: list[str]) -> tuple[float, dict[str, Any]]:
     """``veritype check`` as a user runs it (progress bar on the terminal)."""
     command = [sys.executable, "-m", "veritype", "check", str(path), "--out", str(out),
@@ -149,6 +181,7 @@ def main() -> None:
                         help="check rows timed on each engine side by side")
     parser.add_argument("--work-dir", type=Path, default=Path("runs/check_halueval"))
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--screenshot", type=Path, help="save the report's first screen here")
     args = parser.parse_args()
     start, stop = (int(part) for part in args.rows.split(":"))
     args.work_dir.mkdir(parents=True, exist_ok=True)
@@ -171,6 +204,9 @@ def main() -> None:
         "detection": detection(rows),
         "judge_cost": judge_tokens(rows),
     }
+
+    if args.screenshot:
+        screenshot(args.work_dir / "full" / "report.html", args.screenshot)
 
     subset = args.work_dir / f"halueval_{args.task}_first_{args.ray_rows}.jsonl"
     subset.write_text("".join(source.read_text().splitlines(keepends=True)[:args.ray_rows]))

@@ -75,8 +75,10 @@ def html_report(result: CheckResult) -> str:
         "<meta name='viewport' content='width=device-width,initial-scale=1'>",
         f"<title>veritype check: {escape(Path(result.source or 'rows').name)}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f"<h1>veritype check: {escape(result.source or 'rows given in Python')}</h1>",
-        f"<p class='muted'>veritype {importlib.metadata.version('veritype')}, "
+        f"<h1>veritype check: {escape(Path(result.source).name if result.source else 'rows')}"
+        "</h1>",
+        f"<p class='muted'>{escape(result.source or 'Rows given in Python')}; veritype "
+        f"{importlib.metadata.version('veritype')}, "
         f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; views "
         f"{escape(', '.join(result.settings.views))}. A claim is Verified when the "
         "views find it stated in the row's contexts; a row's faithfulness is the share of its "

@@ -32,6 +32,7 @@ from veritype.checking._rows import (
 )
 from veritype.checking._verify import CheckSettings, RowChecker, RowResult, RowVerdict
 from veritype.graph import EvidenceType
+from veritype.views import view_takes
 
 MANIFEST = "manifest.json"
 ROWS = "rows.jsonl"
@@ -107,7 +108,12 @@ class RayEngine:
                          include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
-        payload = {**asdict(settings), "views": tuple(settings.views)}
+        # Each worker's models get the worker's CPUs, so workers do not fight over cores.
+        threads = max(1, int(cpus_per_worker))
+        given = settings.view_options or {}
+        options = {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
+                          **given.get(name, {})} for name in settings.views}
+        payload = {**asdict(settings), "views": tuple(settings.views), "view_options": options}
         actor: Any = ray.remote(num_cpus=cpus_per_worker)(_RayWorker)
         self._actors: list[Any] = [actor.remote(payload) for _ in range(workers)]
 

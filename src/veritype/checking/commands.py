@@ -137,7 +137,8 @@ def _show(result: CheckResult, worst: int) -> None:
         _out.print(f"  {i / len(counts):.1f}–{(i + 1) / len(counts):.1f} "
                    f"{'█' * round(30 * count / top):<30} {count:,}", highlight=False)
     for row in result.worst(worst):
-        _out.print(f"\n[bold]line {row.row.line}[/] faithfulness {row.faithfulness:.2f} "
+        named = f" (id {escape(row.row.row_id)})" if row.row.row_id else ""
+        _out.print(f"\n[bold]line {row.row.line}[/]{named} faithfulness {row.faithfulness:.2f} "
                    f"({row.verdict.value})", highlight=False)
         if row.row.question:
             _out.print(f"  Q: {escape(row.row.question[:160])}", highlight=False)

@@ -9,6 +9,7 @@ from veritype.views._base import (
     clear_model_caches,
     create_view,
     register_view,
+    view_takes,
 )
 from veritype.views.lexical import LexicalSupportView
 from veritype.views.numeric import NumericConsistencyView
@@ -24,4 +25,5 @@ __all__ = [
     "clear_model_caches",
     "create_view",
     "register_view",
+    "view_takes",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -127,6 +128,12 @@ def create_view(name: str, **options: Any) -> VerificationView:
 
 def available_views() -> list[str]:
     return _REGISTRY.names()
+
+
+def view_takes(name: str, option: str) -> bool:
+    """Whether the view registered as ``name`` takes the option ``option`` (``threads``)."""
+    factory = _REGISTRY.find(name)
+    return factory is not None and option in inspect.signature(factory).parameters
 
 
 def clear_model_caches(views: Sequence[VerificationView]) -> None:
