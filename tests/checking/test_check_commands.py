@@ -23,7 +23,8 @@ def test_check_writes_json_csv_and_html_and_prints_the_summary(rows_file: Path) 
     out = rows_file.with_name(rows_file.name + ".check")
     assert "mean faithfulness" in done.stdout and "rows checked / skipped │ 5 / 1" in done.stdout
     assert "skipped line 6: answer: the answer is empty or not text" in done.stderr
-    assert "line 2 faithfulness 0.00" in done.stdout, "the worst rows are shown"
+    assert "line 2 (id gg-wrong-date) faithfulness 0.00" in done.stdout, "worst rows are shown"
+    assert "faithfulness 1.00" not in done.stdout, "faithful rows are not among the worst"
     results = json.loads((out / "results.json").read_text())
     assert results["summary"]["checked"] == 5 and results["bad_rows"] == [
         {"line": 6, "problem": "answer: the answer is empty or not text"}]

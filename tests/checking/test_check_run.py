@@ -106,3 +106,11 @@ def test_the_ray_engine_gives_the_local_results(rows_file: Path, tmp_path: Path)
     assert [r.to_dict() | {"seconds": 0} for r in distributed.rows] == [
         r.to_dict() | {"seconds": 0} for r in local.rows]
     assert _stored(tmp_path / "ray") == _stored(tmp_path / "local")
+
+
+def test_a_limited_check_is_extended_by_a_later_full_one(rows_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert len(check_file(rows_file, out, limit=2).rows) == 2
+    seen: list[tuple[int, int]] = []
+    full = check_file(rows_file, out, on_start=lambda total, done: seen.append((total, done)))
+    assert seen == [(6, 2)] and full.checked_now == 3 and len(full.rows) == 5

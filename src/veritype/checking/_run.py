@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from veritype._ray import connect
 from veritype.checking._errors import CheckError
 from veritype.checking._rows import (
     BadRow,
@@ -37,7 +38,6 @@ from veritype.views import view_takes
 MANIFEST = "manifest.json"
 ROWS = "rows.jsonl"
 DEFAULT_BLOCK_ROWS = 16
-RAY_NEEDS_EXTRA = 'the ray engine needs the ray extra: pip install "veritype[ray]"'
 OnRows = Callable[[Sequence[RowResult]], None]
 
 
@@ -94,20 +94,11 @@ class RayEngine:
         workers: int = 2,
         cpus_per_worker: float = 1.0,
     ) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise CheckError(RAY_NEEDS_EXTRA) from None
-        if workers < 1 or cpus_per_worker <= 0:
-            raise CheckError("workers must be >= 1 and cpus_per_worker > 0")
+        connect(address, workers, cpus_per_worker, CheckError)
+        import ray
+
         RowChecker(settings)  # a bad view or threshold fails here, not inside a worker
         self.workers = workers
-        if not ray.is_initialized():
-            if address is None:
-                ray.init(num_cpus=max(1, int(workers * cpus_per_worker + 0.999)),
-                         include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
         # Each worker's models get the worker's CPUs, so workers do not fight over cores.
         threads = max(1, int(cpus_per_worker))
         given = settings.view_options or {}
@@ -385,7 +376,7 @@ def check_file(
     first = [record for _, record in _take(read_records(path), 20) if not isinstance(record, str)]
     check_columns(first, columns, str(path))
     manifest = {"input": str(path.resolve()), "input_sha256": file_digest(path),
-                "columns": asdict(columns), "settings": settings.to_dict(), "limit": limit}
+                "columns": asdict(columns), "settings": settings.to_dict()}
     run = RunDirectory.open(Path(out), manifest, restart=restart)
     runner = create_engine(engine, settings, address=address, workers=workers)
     stored_rows, stored_bad = run.stored()

@@ -19,7 +19,7 @@ from veritype.checking._errors import CheckError
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, Columns
 from veritype.checking._run import CheckResult, check_file
-from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings
+from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings, RowVerdict
 from veritype.graph import EvidenceType
 from veritype.views import available_views
 
@@ -136,7 +136,7 @@ def _show(result: CheckResult, worst: int) -> None:
     for i, count in enumerate(counts):
         _out.print(f"  {i / len(counts):.1f}–{(i + 1) / len(counts):.1f} "
                    f"{'█' * round(30 * count / top):<30} {count:,}", highlight=False)
-    for row in result.worst(worst):
+    for row in [row for row in result.worst(worst) if row.verdict is not RowVerdict.FAITHFUL]:
         named = f" (id {escape(row.row.row_id)})" if row.row.row_id else ""
         _out.print(f"\n[bold]line {row.row.line}[/]{named} faithfulness {row.faithfulness:.2f} "
                    f"({row.verdict.value})", highlight=False)

@@ -15,11 +15,11 @@ from rich.console import Console
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
+from veritype._ray import RAY_NEEDS_EXTRA
 from veritype.evaluation import e2e, gold, truthfulqa
 from veritype.evaluation.data import DataError
 from veritype.evaluation.engine import EngineError
 from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
-from veritype.evaluation.ray_engine import RAY_NEEDS_EXTRA
 from veritype.evaluation.report import RunResult, write_and_show
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
 from veritype.views import ViewRegistryError, available_views

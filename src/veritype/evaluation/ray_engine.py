@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype._ray import connect
 from veritype.evaluation.engine import (
     BlockScores,
     EngineError,
@@ -21,8 +22,6 @@ from veritype.evaluation.engine import (
     make_views,
     score_block,
 )
-
-RAY_NEEDS_EXTRA = 'the ray engine needs the ray extra: pip install "veritype[ray]"'
 
 
 class _BlockWorker:
@@ -51,12 +50,7 @@ class RayEngine:
         workers: int = 2,
         cpus_per_worker: float = 1.0,
     ) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise EngineError(RAY_NEEDS_EXTRA) from None
-        if workers < 1 or cpus_per_worker <= 0:
-            raise EngineError("workers must be >= 1 and cpus_per_worker > 0")
+        connect(address, workers, cpus_per_worker, EngineError)
         # Views are built here too: a bad name fails now, not inside a worker.
         local = make_views(list(views), view_options)
         self.views = tuple(view.name for view in local)
@@ -65,12 +59,6 @@ class RayEngine:
         self._view_options = dict(view_options or {})
         self._workers = workers
         self._cpus = cpus_per_worker
-        if not ray.is_initialized():
-            if address is None:
-                ray.init(num_cpus=max(2, int(workers * cpus_per_worker + 0.999)),
-                         include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
 
     def run_block(self, block: Sequence[Pair]) -> BlockScores:
         return self.run_blocks([block])[0]
