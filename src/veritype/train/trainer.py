@@ -131,21 +131,27 @@ class Trainer:
             truncation="longest_first",
             max_length=self.config.max_length,
         )
-        return {key: list(encoded[key]) for key in ("input_ids", "token_type_ids")}
+        # Some encoders (MPNet, RoBERTa) take no token type ids.
+        return {key: list(encoded[key]) for key in ("input_ids", "token_type_ids")
+                if key in encoded}
 
     def _collate(
         self, encoded: dict[str, list[list[int]]], batch: list[int]
     ) -> dict[str, torch.Tensor]:
         width = max(len(encoded["input_ids"][i]) for i in batch)
-        ids = torch.zeros((len(batch), width), dtype=torch.long)
+        ids = torch.full((len(batch), width), self.tokenizer.pad_token_id, dtype=torch.long)
         types = torch.zeros_like(ids)
         mask = torch.zeros_like(ids)
         for row, index in enumerate(batch):
             tokens = encoded["input_ids"][index]
             ids[row, : len(tokens)] = torch.tensor(tokens)
-            types[row, : len(tokens)] = torch.tensor(encoded["token_type_ids"][index])
+            if "token_type_ids" in encoded:
+                types[row, : len(tokens)] = torch.tensor(encoded["token_type_ids"][index])
             mask[row, : len(tokens)] = 1
-        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        inputs = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in encoded:
+            inputs["token_type_ids"] = types
+        return inputs
 
     def train(self, *, resume: bool = False) -> Path:
         """Train to the end of the schedule; returns the directory of the final model."""
