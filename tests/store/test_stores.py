@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,6 +194,25 @@ def test_sqlite_switches_to_an_ann_index_above_the_threshold(tmp_path: Path) -> 
     assert in_top >= len(ids) - 1
     assert (store.index_dir() / "dense.usearch").exists()
     store.close()
+
+
+def test_a_sqlite_store_opens_while_another_process_writes_to_it_first(
+        tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    # A new store's first writer, not yet in WAL mode, holding its write lock for a while:
+    # SQLite refuses a switch to WAL at once then, without waiting on the busy timeout.
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("CREATE TABLE first_writer(x)")
+    opening = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom veritype.store import open_store\n"
+         "open_store('sqlite:///' + sys.argv[1]).close()", str(path)],
+        stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    writer.execute("COMMIT")
+    writer.close()
+    _, errors = opening.communicate(timeout=120)
+    assert opening.returncode == 0, errors
 
 
 def test_unknown_schemes_and_bad_sqlite_urls_are_refused(tmp_path: Path) -> None:

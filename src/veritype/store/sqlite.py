@@ -95,6 +95,25 @@ def _path_from_url(url: str) -> Path:
     return Path(url[len(prefix) :])
 
 
+# How long a connection waits for another one's lock before giving up.
+_BUSY_SECONDS = 30.0
+
+
+def _switch_to_wal(db: sqlite3.Connection) -> None:
+    """Put the database in WAL mode. While another process writes to a store that is not yet
+    in WAL mode (a new store's first ingest), SQLite refuses the switch at once, without
+    waiting, so it is retried until the writer is done."""
+    deadline = time.monotonic() + _BUSY_SECONDS
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class SQLiteStore:
     """The embedded default store (see the module docstring for its guarantees)."""
 
@@ -114,12 +133,12 @@ class SQLiteStore:
         self.ann_threshold = ann_threshold
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                       timeout=_BUSY_SECONDS)
+            _switch_to_wal(self._db)
             # NORMAL in WAL mode survives a killed process; only power loss can drop the
             # last commits, never corrupt the file.
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(f"cannot open SQLite store {self.path}: {error}") from error
