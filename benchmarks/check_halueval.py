@@ -10,8 +10,9 @@ progress bar, and reports:
 - balanced accuracy against the labels, with a 95% bootstrap interval over HaluEval rows,
   beside the trivial baselines (accept everything; the verbatim substring: accept when the
   bare answer occurs in the knowledge);
-- rows/s of the local engine, and of the Ray engine with 1 and 2 workers on the same
-  first rows, side by side in one run, with the check that every row's result is identical;
+- rows/s of the local engine, and of the Ray engine with 1 and 2 workers on the same rows
+  (all of them, or the first ``--ray-rows``), in one run, with the check that every row's
+  result is identical;
 - the tokens a per-claim LLM judge would read for the same rows (the judge prompt with the
   row's contexts and one claim, per claim, counted by the judge model's own tokenizer).
 
@@ -171,14 +172,22 @@ def run_cli(path: Path, out: Path, extra: list[str]) -> tuple[float, dict[str, A
     return time.perf_counter() - started, json.loads(done.stdout)
 
 
+def _comparable(run: Path) -> list[Any]:
+    """Each row's line, verdict and claims (types, supports, view scores, citations)."""
+    stored = sorted((json.loads(line) for line in (run / "rows.jsonl").read_text().splitlines()),
+                    key=lambda entry: entry["line"])
+    return [(e["line"], e.get("verdict"), e.get("claims")) for e in stored]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path,
                         default=Path(os.environ.get("VERITYPE_DATA_DIR", "../shared/data")))
     parser.add_argument("--task", choices=sorted(KEYS), default="qa")
     parser.add_argument("--rows", default="8000:10000", help="HaluEval rows START:STOP")
-    parser.add_argument("--ray-rows", type=int, default=400,
-                        help="check rows timed on each engine side by side")
+    parser.add_argument("--ray-rows", type=int, default=0,
+                        help="first check rows timed on each engine side by side (0: all, "
+                             "with the full local run as the local engine's)")
     parser.add_argument("--work-dir", type=Path, default=Path("runs/check_halueval"))
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--screenshot", type=Path, help="save the report's first screen here")
@@ -208,18 +217,24 @@ def main() -> None:
     if args.screenshot:
         screenshot(args.work_dir / "full" / "report.html", args.screenshot)
 
-    subset = args.work_dir / f"halueval_{args.task}_first_{args.ray_rows}.jsonl"
-    subset.write_text("".join(source.read_text().splitlines(keepends=True)[:args.ray_rows]))
+    runs = [("ray, 1 worker", ["--engine", "ray", "--workers", "1"]),
+            ("ray, 2 workers", ["--engine", "ray", "--workers", "2"])]
     engines: dict[str, Any] = {}
     verdicts: dict[str, list[Any]] = {}
-    for name, extra in (("local", []), ("ray, 1 worker", ["--engine", "ray", "--workers", "1"]),
-                        ("ray, 2 workers", ["--engine", "ray", "--workers", "2"])):
+    if args.ray_rows:
+        subset = args.work_dir / f"halueval_{args.task}_first_{args.ray_rows}.jsonl"
+        subset.write_text("".join(source.read_text().splitlines(keepends=True)[:args.ray_rows]))
+        runs.insert(0, ("local", []))
+    else:
+        subset = source
+        engines["local"] = {"rows": count, "wall_seconds": result["wall_seconds"],
+                            "rows_per_second_in_check": result["rows_per_second_in_check"]}
+        verdicts["local"] = _comparable(args.work_dir / "full")
+    for name, extra in runs:
         out = args.work_dir / f"engine_{name.replace(', ', '_').replace(' ', '')}"
         seconds, summary = run_cli(subset, out, extra)
-        lines = (out / "rows.jsonl").read_text().splitlines()
-        stored = sorted((json.loads(line) for line in lines), key=lambda entry: entry["line"])
-        verdicts[name] = [(e["line"], e.get("verdict"), e.get("claims")) for e in stored]
-        engines[name] = {"rows": len(stored), "wall_seconds": round(seconds, 1),
+        verdicts[name] = _comparable(out)
+        engines[name] = {"rows": len(verdicts[name]), "wall_seconds": round(seconds, 1),
                          "rows_per_second_in_check": summary["rows_per_second"]}
     reference = verdicts["local"]
     result["engines"] = engines
