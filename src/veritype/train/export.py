@@ -23,6 +23,8 @@ FP32_FILE = "model.fp32.onnx"
 # Architectures whose attention, layer norms and GELU onnxruntime's optimizer fuses.
 _FUSABLE_MODEL_TYPES = frozenset({"bert"})
 # Feed inputs in forward() order: a dict in tokenizer order silently swaps the masks.
+# Encoders without token type ids (MPNet, RoBERTa) take the first two only: their third
+# positional input is something else (MPNet's position ids).
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -42,15 +44,16 @@ def export_onnx(checkpoint: str, out_dir: Path, *, quantize: bool = True) -> Pat
     sample = tokenizer(
         ["A man is playing a guitar."], ["Someone plays music."], return_tensors="pt"
     )
-    inputs = tuple(sample.get(name, torch.zeros_like(sample["input_ids"])) for name in _INPUTS)
+    names = [name for name in _INPUTS if name in sample]
+    inputs = tuple(sample[name] for name in names)
     fp32 = out_dir / FP32_FILE
-    dynamic = {name: {0: "batch", 1: "sequence"} for name in _INPUTS}
+    dynamic = {name: {0: "batch", 1: "sequence"} for name in names}
     with torch.no_grad():
         torch.onnx.export(
             model,
             inputs,
             str(fp32),
-            input_names=list(_INPUTS),
+            input_names=names,
             output_names=["logits"],
             dynamic_axes={**dynamic, "logits": {0: "batch"}},
             opset_version=17,
