@@ -15,7 +15,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -163,7 +163,6 @@ class CheckResult:
     seconds: float = 0.0
     checked_now: int = 0
     source: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def mean_faithfulness(self) -> float | None:
@@ -418,8 +417,7 @@ def check_file(
     rows = sorted([*stored_rows, *new_rows], key=lambda r: r.row.line)
     bad = sorted([*stored_bad, *new_bad], key=lambda b: b.line)
     return CheckResult(rows, bad, settings, engine=runner.name, workers=runner.workers,
-                       seconds=seconds, checked_now=len(new_rows), source=str(path),
-                       extra={"resumed_rows": len(done)})
+                       seconds=seconds, checked_now=len(new_rows), source=str(path))
 
 
 def _take(
