@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -372,7 +373,7 @@ def check_file(
     settings = settings or CheckSettings()
     columns = columns or Columns()
     path = Path(path)
-    first = [record for _, record in _take(read_records(path), 20) if not isinstance(record, str)]
+    first = [record for _, record in islice(read_records(path), 20) if not isinstance(record, str)]
     check_columns(first, columns, str(path))
     manifest = {"input": str(path.resolve()), "input_sha256": file_digest(path),
                 "columns": asdict(columns), "settings": settings.to_dict()}
@@ -380,14 +381,14 @@ def check_file(
     runner = create_engine(engine, settings, address=address, workers=workers)
     stored_rows, stored_bad = run.stored()
     done = {row.row.line for row in stored_rows} | {bad.line for bad in stored_bad}
-    total = sum(1 for _ in _take(read_records(path), limit))
+    total = sum(1 for _ in islice(read_records(path), limit))
     if on_start is not None:
         on_start(total, len(done))
     new_rows: list[RowResult] = []
     new_bad: list[BadRow] = []
 
     def todo() -> Iterator[CheckRow]:
-        for line, record in _take(read_records(path), limit):
+        for line, record in islice(read_records(path), limit):
             if line in done:
                 continue
             parsed = parse_row(line, record, columns) if not isinstance(record, str) else (
@@ -418,12 +419,3 @@ def check_file(
     bad = sorted([*stored_bad, *new_bad], key=lambda b: b.line)
     return CheckResult(rows, bad, settings, engine=runner.name, workers=runner.workers,
                        seconds=seconds, checked_now=len(new_rows), source=str(path))
-
-
-def _take(
-    records: Iterator[tuple[int, Mapping[str, Any] | str]], limit: int | None
-) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
-    for count, item in enumerate(records):
-        if limit is not None and count >= limit:
-            return
-        yield item
