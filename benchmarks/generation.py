@@ -47,8 +47,9 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-from veritype.generation import GenerationParams, Generator, GeneratorError, create_generator
+from veritype.generation import GenerationParams, Generator, create_generator
 from veritype.generation.local import default_model_path, default_threads
 from veritype.ingest import Corpus
 
@@ -90,7 +91,7 @@ def start_server(model: Path, threads: int, log: Path) -> tuple[subprocess.Popen
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise GeneratorError(f"the llama.cpp server exited: {log.read_text()[-1000:]}")
+            raise GenerationError(f"the llama.cpp server exited: {log.read_text()[-1000:]}")
         try:
             if httpx.get(f"{base_url}/models", timeout=2).is_success:
                 return server, base_url
@@ -98,7 +99,7 @@ def start_server(model: Path, threads: int, log: Path) -> tuple[subprocess.Popen
             pass
         time.sleep(0.3)
     server.terminate()
-    raise GeneratorError("the llama.cpp server did not start within 120 s")
+    raise GenerationError("the llama.cpp server did not start within 120 s")
 
 
 def _llama_build() -> str:
@@ -189,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # One untimed draft loads weights and warms caches.
                 generators[label].generate(QUESTIONS[0], evidence[0],
                                            GenerationParams(max_tokens=4))
-            except (GeneratorError, ImportError, ValueError, OSError) as error:
+            except (GenerationError, ImportError, ValueError, OSError) as error:
                 skipped[label] = f"{type(error).__name__}: {error}"
                 _err.print(f"[yellow]skipped {label}:[/] {error}")
                 continue

@@ -34,7 +34,7 @@ from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder, model_directory
-from veritype.models.views import CrossEncoderView
+from veritype.models.encoder_views import CrossEncoderView
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_ROW = 2000

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from veritype._files import InputFileError, read_text_file
+from veritype._files import read_text_file
+from veritype.errors import InputError
 
 
 def test_reads_utf8_with_or_without_bom(tmp_path: Path) -> None:
@@ -25,12 +26,12 @@ def test_refuses_binary_and_undecodable(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(content)
-    with pytest.raises(InputFileError, match=message):
+    with pytest.raises(InputError, match=message):
         read_text_file(path)
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="no such file"):
+    with pytest.raises(InputError, match="no such file"):
         read_text_file(tmp_path / "missing.txt")
-    with pytest.raises(InputFileError, match="is a directory"):
+    with pytest.raises(InputError, match="is a directory"):
         read_text_file(tmp_path)

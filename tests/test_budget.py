@@ -7,7 +7,7 @@ from veritype.budget import Budget, run_views
 from veritype.claims import Claim, ClaimClass
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
-from veritype.typing import Thresholds
+from veritype.thresholds import Thresholds
 from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
 
 EVIDENCE = EvidencePack.from_texts(

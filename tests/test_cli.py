@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from veritype import Claim, EvidencePack, LearnedAggregator
+from veritype import Claim, EvidencePack
+from veritype.aggregate import LearnedAggregator
 from veritype.views import LexicalSupportView, NumericConsistencyView
 
 ROOT = Path(__file__).resolve().parents[1]

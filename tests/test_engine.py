@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from veritype.answer import confabulation_problems
-from veritype.engine import Engine, EngineConfig, EngineError, split_compound
+from veritype.engine import Engine, EngineConfig, split_compound
+from veritype.errors import VeritypeError
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import EvidenceType, Status
 
@@ -72,22 +73,22 @@ def test_config_precedence_is_defaults_file_env_arguments(tmp_path: Path) -> Non
     ],
 )
 def test_bad_configuration_names_the_field(overrides: dict[str, object], problem: str) -> None:
-    with pytest.raises(EngineError, match=problem):
+    with pytest.raises(VeritypeError, match=problem):
         EngineConfig.load(env={}, **overrides)
 
 
 def test_a_bad_config_file_is_named(tmp_path: Path) -> None:
     broken = tmp_path / "broken.toml"
     broken.write_text("tau = [")
-    with pytest.raises(EngineError, match=r"broken\.toml is not valid TOML"):
+    with pytest.raises(VeritypeError, match=r"broken\.toml is not valid TOML"):
         EngineConfig.load(broken, env={})
-    with pytest.raises(EngineError, match="cannot read config file"):
+    with pytest.raises(VeritypeError, match="cannot read config file"):
         EngineConfig.load(tmp_path / "missing.toml", env={})
 
 
 def test_thresholds_in_the_wrong_order_are_refused(tmp_path: Path) -> None:
     config = EngineConfig(store=f"sqlite:///{tmp_path / 's.sqlite'}", tau=0.2, tau_low=0.5)
-    with pytest.raises(EngineError, match="tau"):
+    with pytest.raises(VeritypeError, match="tau"):
         Engine(config)
 
 
@@ -149,7 +150,7 @@ def test_bad_input_is_refused_with_the_field_named(
     engine: Engine, call: object, problem: str
 ) -> None:
     assert callable(call)
-    with pytest.raises(EngineError, match=problem):
+    with pytest.raises(VeritypeError, match=problem):
         call(engine)
 
 

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from veritype.evidence import Chunk, Document, EvidenceError, EvidencePack, Span, chunk_document
+from veritype.errors import InputError
+from veritype.evidence import Chunk, Document, EvidencePack, Span, chunk_document
 
 TEXT = "First sentence here. Second one is longer than the first. Third! Fourth?"
 
@@ -63,16 +64,16 @@ def test_overlap_repeats_trailing_sentences() -> None:
 
 def test_bad_chunking_settings_are_refused() -> None:
     doc = Document.from_text(TEXT)
-    with pytest.raises(EvidenceError, match="max_chars"):
+    with pytest.raises(InputError, match="max_chars"):
         chunk_document(doc, max_chars=0)
-    with pytest.raises(EvidenceError, match="overlap_sentences"):
+    with pytest.raises(InputError, match="overlap_sentences"):
         chunk_document(doc, overlap_sentences=-1)
 
 
 def test_chunk_checks_its_own_consistency() -> None:
-    with pytest.raises(EvidenceError, match="does not match"):
+    with pytest.raises(InputError, match="does not match"):
         Chunk("x", "d", 0, 5, "abc")
-    with pytest.raises(EvidenceError, match="invalid offsets"):
+    with pytest.raises(InputError, match="invalid offsets"):
         Chunk("x", "d", 5, 2, "")
 
 
@@ -85,9 +86,9 @@ def test_pack_resolves_and_quotes_spans() -> None:
     assert not pack.resolves(Span(chunk.doc_id, chunk.chunk_id, 0, len(TEXT) + 1))
     assert not pack.resolves(Span("other", chunk.chunk_id, 0, 5))
     assert not pack.resolves(Span(chunk.doc_id, "missing", 0, 5))
-    with pytest.raises(EvidenceError, match="no chunk"):
+    with pytest.raises(InputError, match="no chunk"):
         pack.quote(Span(chunk.doc_id, "missing", 0, 5))
-    with pytest.raises(EvidenceError, match="outside chunk"):
+    with pytest.raises(InputError, match="outside chunk"):
         pack.quote(Span(chunk.doc_id, chunk.chunk_id, 0, len(TEXT) + 1))
 
 
@@ -106,8 +107,8 @@ def test_pack_sentences_cover_every_chunk() -> None:
 
 def test_pack_refuses_duplicates() -> None:
     doc = Document.from_text(TEXT)
-    with pytest.raises(EvidenceError, match="same document"):
+    with pytest.raises(InputError, match="same document"):
         EvidencePack.from_documents([doc, doc])
     chunk = chunk_document(doc)[0]
-    with pytest.raises(EvidenceError, match="duplicate chunk"):
+    with pytest.raises(InputError, match="duplicate chunk"):
         EvidencePack(chunks=[chunk, chunk])

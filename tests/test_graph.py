@@ -3,8 +3,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veritype.claims import Claim
+from veritype.errors import InputError
 from veritype.evidence import Span
-from veritype.graph import BeliefGraph, CycleError, EvidenceType, GraphError, Status
+from veritype.graph import BeliefGraph, CycleError, EvidenceType, Status
 from veritype.views import Verdict, ViewResult
 
 
@@ -32,9 +33,9 @@ def test_cycles_and_self_loops_are_refused_with_the_cycle_named() -> None:
 
 def test_unknown_and_duplicate_nodes_are_errors() -> None:
     graph = graph_of(1, [])
-    with pytest.raises(GraphError, match="no claim 'c9'"):
+    with pytest.raises(InputError, match="no claim 'c9'"):
         graph.add_edge("c0", "c9")
-    with pytest.raises(GraphError, match="already in the graph"):
+    with pytest.raises(InputError, match="already in the graph"):
         graph.add_claim(Claim("c0", "again"))
 
 
@@ -82,11 +83,11 @@ def test_json_round_trip_is_exact(graph: BeliefGraph) -> None:
 
 
 def test_malformed_json_is_refused_clearly() -> None:
-    with pytest.raises(GraphError, match="not valid JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         BeliefGraph.from_json("{")
-    with pytest.raises(GraphError, match="not a belief graph"):
+    with pytest.raises(InputError, match="not a belief graph"):
         BeliefGraph.from_json('{"format": "other"}')
-    with pytest.raises(GraphError, match="malformed"):
+    with pytest.raises(InputError, match="malformed"):
         BeliefGraph.from_json('{"format": "veritype.esbg", "version": 1, "nodes": [{}]}')
     cyclic = graph_of(2, [(0, 1)]).to_dict()
     cyclic["edges"].append(["c1", "c0"])

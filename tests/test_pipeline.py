@@ -6,8 +6,8 @@ from veritype.answer import confabulation_problems, render
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Status
-from veritype.pipeline import type_graph, verify_answer
-from veritype.typing import Thresholds
+from veritype.thresholds import Thresholds
+from veritype.verification import type_graph, verify_answer
 from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
 
 EVIDENCE = EvidencePack.from_texts(
@@ -115,7 +115,7 @@ def test_copies_inside_qualifying_evidence_are_not_verified_by_the_default_views
 
 def test_a_one_sentence_answer_is_judged_whole_as_well_as_in_parts() -> None:
     from veritype.claims import decompose
-    from veritype.pipeline import WHOLE, folded_by_whole, is_one_sentence, with_whole
+    from veritype.verification import WHOLE, folded_by_whole, is_one_sentence, with_whole
 
     answer = "The tower opened in 1889, and it was painted gold in 1900."
     parts = decompose(answer)

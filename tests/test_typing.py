@@ -2,15 +2,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from veritype.errors import ConfigurationError
 from veritype.graph import EvidenceType, Status
-from veritype.typing import ThresholdError, Thresholds, status_of, type_claim
+from veritype.thresholds import Thresholds, status_of, type_claim
 
 
 @pytest.mark.parametrize(
     ("tau", "tau_low"), [(0.0, 0.0), (1.2, 0.3), (0.5, 0.5), (0.5, 0.7), (0.8, -0.1)]
 )
 def test_invalid_thresholds_are_refused(tau: float, tau_low: float) -> None:
-    with pytest.raises(ThresholdError, match="tau"):
+    with pytest.raises(ConfigurationError, match="tau"):
         Thresholds(tau=tau, tau_low=tau_low)
 
 

@@ -4,47 +4,64 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
+
+from veritype.errors import ConfigurationError, UnknownComponentError
 
 Factory = TypeVar("Factory", bound=Callable[..., Any])
 
 
-class Registry(dict[str, Factory]):
-    """Factories by name; registering a different factory under a taken name is an error.
+class Registry(Generic[Factory]):
+    """Factories of one kind of component (``"view"``, ``"generator"``, ...) by name.
 
     ``lazy`` names factories by ``"module:attribute"`` whose module needs a runtime the core
-    does without; the module is imported only when the factory is first looked up.
+    does without; the module is imported only when the factory is first looked up. An
+    unknown name raises :class:`~veritype.errors.UnknownComponentError` listing the known
+    ones; registering a different factory under a taken name raises
+    :class:`~veritype.errors.ConfigurationError`.
     """
 
-    def __init__(
-        self, duplicate: Callable[[str], Exception], lazy: Mapping[str, str] | None = None
-    ) -> None:
-        super().__init__()
-        self._duplicate = duplicate
+    def __init__(self, kind: str, lazy: Mapping[str, str] | None = None) -> None:
+        self.kind = kind
+        self._factories: dict[str, Factory] = {}
         self._lazy = dict(lazy or {})
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._factories or name in self._lazy
 
     def find(self, name: str) -> Factory | None:
         """The factory registered as ``name``, importing a lazy one; ``None`` if unknown.
 
         A lazy factory's ``ImportError`` (a missing optional package) propagates."""
-        factory = self.get(name)
+        factory = self._factories.get(name)
         if factory is None and name in self._lazy:
             module, attribute = self._lazy[name].split(":")
             found: Factory = getattr(importlib.import_module(module), attribute)
             return found
         return factory
 
+    def get(self, name: str) -> Factory:
+        """The factory registered as ``name``; :class:`UnknownComponentError` if unknown."""
+        factory = self.find(name)
+        if factory is None:
+            raise UnknownComponentError(self.kind, name, self.names())
+        return factory
+
+    def create(self, name: str, **options: Any) -> Any:
+        """Build the component registered as ``name`` with ``options``."""
+        return self.get(name)(**options)
+
     def names(self) -> list[str]:
         """Every registered name, lazy ones included, sorted."""
-        return sorted({*self, *self._lazy})
+        return sorted({*self._factories, *self._lazy})
 
     def register(self, name: str) -> Callable[[Factory], Factory]:
         """A decorator that registers its factory under ``name``."""
 
         def decorator(factory: Factory) -> Factory:
-            if name in self and self[name] is not factory:
-                raise self._duplicate(name)
-            self[name] = factory
+            if self._factories.get(name, factory) is not factory:
+                raise ConfigurationError(f"a {self.kind} named {name!r} is already registered")
+            self._factories[name] = factory
             return factory
 
         return decorator

@@ -18,8 +18,8 @@ from veritype.claims import ClaimClass
 from veritype.deadline import checkpoint
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node
-from veritype.typing import Thresholds
-from veritype.views._base import Verdict, VerificationView
+from veritype.thresholds import Thresholds
+from veritype.verdicts import Verdict, VerificationView
 
 _HIGH_RISK = frozenset({ClaimClass.COMPARATIVE, ClaimClass.SCOPE})
 

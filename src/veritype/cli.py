@@ -19,16 +19,16 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.checking.commands import register as register_check_command
 from veritype.engine import EngineConfig
+from veritype.errors import ConfigurationError, DataError, UnknownComponentError, VeritypeError
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
 from veritype.graph import EvidenceType, Status
 from veritype.ingest.commands import register as register_corpus_commands
-from veritype.pipeline import VerificationReport, verify_answer
 from veritype.server.commands import register as register_server_commands
-from veritype.store import StoreError
-from veritype.typing import Thresholds
-from veritype.views import ViewRegistryError, available_views, create_view
+from veritype.thresholds import Thresholds
+from veritype.verification import VerificationReport, verify_answer
+from veritype.views import available_views, create_view
 
 app = typer.Typer(
     name="veritype",
@@ -145,7 +145,7 @@ def verify(
         recommended = recommended_thresholds(combiner)
         thresholds = Thresholds(tau=recommended[0] if tau is None else tau,
                                 tau_low=recommended[1] if tau_low is None else tau_low)
-    except (ValueError, ViewRegistryError) as error:
+    except (ValueError, UnknownComponentError) as error:
         raise _fail(str(error)) from None
     if not text.strip():
         raise _fail("the answer is empty")
@@ -208,15 +208,13 @@ def train_verifier(
             f"training needs the train extra ({error.name} is missing): "
             'pip install -e ".[train]"'
         ) from None
-    from veritype.train.config import ConfigError
-    from veritype.train.data import DataError
 
     try:
         run_training(
             config, data_dir, output_dir=output_dir, resume=resume, ship_to=ship_to,
             threads=threads,
         )
-    except (ConfigError, DataError, FileExistsError) as error:
+    except (ConfigurationError, DataError, FileExistsError) as error:
         raise _fail(str(error)) from None
 
 
@@ -232,7 +230,6 @@ def train_aggregator(
     contradiction quorum on a held-apart part; write the model, its report and its card."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from veritype.evaluation.data import DataError
     from veritype.train.aggregator import fit_default
 
     with Progress("[progress.description]{task.description}", BarColumn(),
@@ -326,7 +323,7 @@ def ask(
 
     The defaults shown give way to --config, then VERITYPE_* variables, then these options.
     """
-    from veritype.engine import Engine, EngineError, checked_query
+    from veritype.engine import Engine, checked_query
 
     try:
         checked_query(query)
@@ -340,7 +337,7 @@ def ask(
             settings = settings.model_copy(update={"demo": True})
         with Engine(settings, console=_err, create_store=False) as engine:
             grounded = engine.ask(query, filters=parsed)
-    except (EngineError, StoreError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     if as_json:
         typer.echo(grounded.model_dump_json(indent=2))

@@ -9,19 +9,18 @@ compound claims → render only Verified claims with citations → save the trac
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
-import tomllib
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from rich.console import Console
 
+from veritype._closing import Closing
 from veritype.aggregate import (
     Aggregator,
     LearnedAggregator,
@@ -34,10 +33,15 @@ from veritype.answer import ClaimReport, Confidence, GroundedAnswer, Reference, 
 from veritype.budget import Budget, Spend, run_views
 from veritype.claims import Claim, decompose
 from veritype.deadline import checkpoint
+from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.ingest import Corpus, IngestReport
-from veritype.pipeline import (
+from veritype.relevance import Similarity, off_question_claims
+from veritype.retrieval import ScoredChunk
+from veritype.settings import Settings
+from veritype.thresholds import Thresholds
+from veritype.verification import (
     WHOLE,
     citing_views,
     folded_by_whole,
@@ -45,9 +49,6 @@ from veritype.pipeline import (
     type_graph,
     with_whole,
 )
-from veritype.relevance import Similarity, off_question_claims
-from veritype.retrieval import ScoredChunk
-from veritype.typing import ThresholdError, Thresholds
 from veritype.views import Verdict, VerificationView, available_views, create_view
 
 ENV_PREFIX = "VERITYPE_"
@@ -56,14 +57,17 @@ MAX_ANSWER_CHARS = 20000
 _QUOTE_CHARS = 300
 
 
-class EngineError(ValueError):
-    """Bad input or configuration; the message names the problem."""
+class EngineConfig(Settings):
+    """What the engine is made of. Components are chosen by their registry names.
 
+    ``EngineConfig.load(path)``: defaults < TOML file < ``VERITYPE_*`` environment variables
+    (every field but the option tables) < overrides."""
 
-class EngineConfig(BaseModel):
-    """What the engine is made of. Components are chosen by their registry names."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    env_fields: ClassVar[tuple[str, ...]] = (
+        "store", "generator", "views", "aggregator", "aggregator_file", "tau", "tau_low",
+        "budget", "k", "claim_k", "contradicted", "refine_depth", "mode", "max_tokens",
+        "relevance", "relevance_floor", "demo", "trace_ttl", "max_traces",
+    )
 
     store: str | None = None
     generator: str = "extractive"
@@ -105,49 +109,8 @@ class EngineConfig(BaseModel):
                              f"{', '.join(stray)} (views: {', '.join(self.views)})")
         return self
 
-    @classmethod
-    def load(
-        cls,
-        path: Path | None = None,
-        env: Mapping[str, str] | None = None,
-        **overrides: Any,
-    ) -> EngineConfig:
-        """Defaults < TOML file < ``VERITYPE_*`` environment variables < ``overrides``."""
-        values: dict[str, Any] = {}
-        if path is not None:
-            try:
-                values.update(tomllib.loads(Path(path).read_text(encoding="utf-8")))
-            except OSError as error:
-                raise EngineError(f"cannot read config file {path}: {error.strerror}") from None
-            except tomllib.TOMLDecodeError as error:
-                raise EngineError(f"config file {path} is not valid TOML: {error}") from None
-        environment = os.environ if env is None else env
-        for name in cls.model_fields:
-            raw = environment.get(ENV_PREFIX + name.upper())
-            if raw is not None and raw != "":
-                values[name] = _from_env(name, raw)
-        values.update({key: value for key, value in overrides.items() if value is not None})
-        try:
-            return cls(**values)
-        except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
-                for item in error.errors()
-            )
-            raise EngineError(f"invalid engine configuration: {problems}") from None
 
-
-def _from_env(name: str, raw: str) -> Any:
-    if name == "views":
-        return [part.strip() for part in raw.split(",") if part.strip()]
-    if name == "demo":
-        return raw.strip().lower() in {"1", "true", "yes", "on"}
-    if name in ("generator_options", "view_options"):
-        raise EngineError(f"{name} cannot come from the environment; use a config file")
-    return raw
-
-
-class Engine:
+class Engine(Closing):
     """The whole pipeline behind one object; safe to share between threads."""
 
     def __init__(
@@ -168,8 +131,8 @@ class Engine:
                 tau if self.config.tau is None else self.config.tau,
                 tau_low if self.config.tau_low is None else self.config.tau_low,
             )
-        except ThresholdError as error:
-            raise EngineError(str(error)) from None
+        except ConfigurationError as error:
+            raise ConfigurationError(str(error)) from None
         self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
         if self.config.demo:
             self.corpus.ensure_demo(console=console)
@@ -184,17 +147,19 @@ class Engine:
             return default_for(config.views, None)
         if config.aggregator == "learned":
             if config.aggregator_file is None:
-                raise EngineError("the learned aggregator needs aggregator_file (a fitted JSON)")
+                raise ConfigurationError(
+                    "the learned aggregator needs aggregator_file (a fitted JSON)"
+                )
             try:
                 return LearnedAggregator.load(config.aggregator_file)
             except (OSError, ValueError, KeyError) as error:
-                raise EngineError(
+                raise ConfigurationError(
                     f"cannot load aggregator {config.aggregator_file}: {error}"
                 ) from None
         try:
             return create_aggregator(config.aggregator)
         except ValueError as error:
-            raise EngineError(str(error)) from None
+            raise ConfigurationError(str(error)) from None
 
     def views(self) -> list[VerificationView]:
         """The configured evidence views (draft views are built per answer)."""
@@ -210,7 +175,7 @@ class Engine:
                                                                     LearnedAggregator):
                 self.aggregator = self.aggregator.with_settings(strong=strong)
             if not self._views and not draft:
-                raise EngineError("views: at least one evidence view is needed")
+                raise ConfigurationError("views: at least one evidence view is needed")
         return self._views
 
     def _create_view(self, name: str) -> VerificationView:
@@ -219,7 +184,7 @@ class Engine:
             return create_view(name, **options)
         except (TypeError, ValueError, RuntimeError) as error:
             # A view's factory names its own problem: a bad option, a missing model.
-            raise EngineError(f"view {name!r}: {error}") from None
+            raise ConfigurationError(f"view {name!r}: {error}") from None
 
     def _draft_view_names(self) -> list[str]:
         """Configured views that need the draft (uncertainty, self-consistency)."""
@@ -227,11 +192,11 @@ class Engine:
         names = [name for name in self.config.views if name not in known]
         if not names:
             return []
-        from veritype.generation.views import DRAFT_VIEWS
+        from veritype.generation.draft_views import DRAFT_VIEWS
 
         unknown = [name for name in names if name not in DRAFT_VIEWS]
         if unknown:
-            raise EngineError(
+            raise ConfigurationError(
                 f"views: unknown view {unknown[0]!r}; known views: "
                 f"{', '.join(sorted(known | DRAFT_VIEWS))}"
             )
@@ -239,14 +204,14 @@ class Engine:
 
     def generator(self) -> Any:
         if self._generator is None:
-            from veritype.generation import GeneratorError, create_generator
+            from veritype.generation import GenerationError, create_generator
 
             try:
                 self._generator = create_generator(
                     self.config.generator, **self.config.generator_options
                 )
-            except (KeyError, GeneratorError, TypeError) as error:
-                raise EngineError(f"generator {self.config.generator!r}: {error}") from None
+            except (KeyError, GenerationError, TypeError) as error:
+                raise ConfigurationError(f"generator {self.config.generator!r}: {error}") from None
         return self._generator
 
     # --- corpus -------------------------------------------------------------------------
@@ -292,7 +257,7 @@ class Engine:
                 return self._abstain(
                     query, "No document in the store matches the query.", timings, on_claim
                 )
-            from veritype.generation import GenerationParams, GeneratorError
+            from veritype.generation import GenerationError, GenerationParams
 
             checkpoint("generation")
             generator = self.generator()
@@ -302,8 +267,8 @@ class Engine:
                     [hit.chunk for hit in hits],
                     GenerationParams(max_tokens=self.config.max_tokens),
                 )
-            except GeneratorError as error:
-                raise EngineError(f"the generator failed: {error}") from None
+            except GenerationError as error:
+                raise GenerationError(f"the generator failed: {error}") from None
             timings["generate_s"] = time.perf_counter() - retrieved
             if not draft.text.strip():
                 return self._abstain(query, "The generator produced no answer.", timings,
@@ -336,7 +301,7 @@ class Engine:
                 _check_no_nul(f"evidence.{index}", text)
             texts = [text for text in evidence if text.strip()]
             if not texts:
-                raise EngineError("evidence: give at least one non-empty evidence text")
+                raise InputError("evidence: give at least one non-empty evidence text")
             fixed = EvidencePack.from_documents(
                 [
                     Document(doc_id=f"evidence-{i + 1}", text=text, title=f"evidence {i + 1}")
@@ -453,7 +418,7 @@ class Engine:
         views = list(self.views())
         wanted = self._draft_view_names()
         if wanted and draft is not None and query is not None:
-            from veritype.generation.views import draft_views
+            from veritype.generation.draft_views import draft_views
 
             views.extend(draft_views(wanted, draft=draft, generator=self.generator(),
                                      prompt=query, evidence=context))
@@ -738,11 +703,6 @@ class Engine:
     def close(self) -> None:
         self.corpus.close()
 
-    def __enter__(self) -> Engine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # Only connectives whose parts stand alone: splitting "because" would drop the causal
@@ -838,17 +798,17 @@ def _chunk_entry(chunk: Chunk, pack: EvidencePack) -> dict[str, Any]:
 
 
 def checked_query(query: object) -> str:
-    """``query`` stripped; :class:`EngineError` when it is not text, empty or too long."""
+    """``query`` stripped; :class:`InputError` when it is not text, empty or too long."""
     return _checked_text("query", query, MAX_QUERY_CHARS)
 
 
 def _checked_text(field: str, text: object, limit: int) -> str:
     if not isinstance(text, str):
-        raise EngineError(f"{field}: expected text, got {type(text).__name__}")
+        raise InputError(f"{field}: expected text, got {type(text).__name__}")
     if not text.strip():
-        raise EngineError(f"{field}: must not be empty")
+        raise InputError(f"{field}: must not be empty")
     if len(text) > limit:
-        raise EngineError(f"{field}: {len(text)} characters, more than the limit of {limit}")
+        raise InputError(f"{field}: {len(text)} characters, more than the limit of {limit}")
     _check_no_nul(field, text)
     return text.strip()
 
@@ -856,12 +816,12 @@ def _checked_text(field: str, text: object, limit: int) -> str:
 def _check_no_nul(field: str, text: str) -> None:
     position = text.find("\0")
     if position >= 0:
-        raise EngineError(f"{field}: contains a NUL character at position {position}")
+        raise InputError(f"{field}: contains a NUL character at position {position}")
 
 
 def _checked_mode(mode: str) -> str:
     if mode not in ("brief", "detailed"):
-        raise EngineError(f"mode: must be 'brief' or 'detailed', got {mode!r}")
+        raise InputError(f"mode: must be 'brief' or 'detailed', got {mode!r}")
     return mode
 
 
@@ -873,7 +833,7 @@ def _check_filters(filters: Mapping[str, str]) -> None:
         _check_no_nul("filters", key)
         _check_no_nul(f"filters.{key}", value)
         if key not in _FILTERS:
-            raise EngineError(f"filters: unknown filter {key!r}; known: {', '.join(_FILTERS)}")
+            raise InputError(f"filters: unknown filter {key!r}; known: {', '.join(_FILTERS)}")
         if key in ("added_after", "added_before"):
             _timestamp(key, value)
 
@@ -884,7 +844,7 @@ def _timestamp(key: str, value: str) -> float:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise EngineError(
+        raise InputError(
             f"filters: {key} must be an ISO date like 2026-01-31, got {value!r}"
         ) from None
     if moment.tzinfo is None:
@@ -892,4 +852,4 @@ def _timestamp(key: str, value: str) -> float:
     return moment.timestamp()
 
 
-__all__ = ["Engine", "EngineConfig", "EngineError", "split_compound"]
+__all__ = ["Engine", "EngineConfig", "split_compound"]

@@ -11,12 +11,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from veritype._text import iter_sentence_spans, sentence_spans
+from veritype.errors import InputError
 
 _HASH_PIECE = 1 << 20
 
 
-class EvidenceError(ValueError):
-    """Evidence that cannot be used as given: an offset out of range, a duplicate id, ..."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +55,11 @@ class Chunk:
 
     def __post_init__(self) -> None:
         if not 0 <= self.start <= self.end:
-            raise EvidenceError(
+            raise InputError(
                 f"chunk {self.chunk_id!r}: invalid offsets start={self.start}, end={self.end}"
             )
         if self.end - self.start != len(self.text):
-            raise EvidenceError(
+            raise InputError(
                 f"chunk {self.chunk_id!r}: text length {len(self.text)} does not match "
                 f"offsets {self.start}..{self.end}"
             )
@@ -71,7 +70,7 @@ class Chunk:
     def slice(self, start: int, end: int) -> str:
         """The text of document offsets ``start..end``, which must lie inside this chunk."""
         if not self.contains(start, end):
-            raise EvidenceError(
+            raise InputError(
                 f"span {start}..{end} lies outside chunk {self.chunk_id!r} "
                 f"({self.start}..{self.end})"
             )
@@ -115,9 +114,9 @@ def chunk_document(
     sentences at the start of the next chunk.
     """
     if max_chars < 1:
-        raise EvidenceError(f"max_chars must be positive, got {max_chars}")
+        raise InputError(f"max_chars must be positive, got {max_chars}")
     if overlap_sentences < 0:
-        raise EvidenceError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
+        raise InputError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
     chunks: list[Chunk] = []
     current: list[tuple[int, int]] = []
     for span in _bounded(document.text, iter_sentence_spans(document.text), max_chars):
@@ -188,7 +187,7 @@ class EvidencePack:
         seen: set[str] = set()
         for chunk in self.chunks:
             if chunk.chunk_id in seen:
-                raise EvidenceError(f"duplicate chunk id {chunk.chunk_id!r} in evidence pack")
+                raise InputError(f"duplicate chunk id {chunk.chunk_id!r} in evidence pack")
             seen.add(chunk.chunk_id)
         self._by_id = {chunk.chunk_id: chunk for chunk in self.chunks}
 
@@ -199,7 +198,7 @@ class EvidencePack:
         docs = list(documents)
         ids = [doc.doc_id for doc in docs]
         if len(set(ids)) != len(ids):
-            raise EvidenceError("the same document was given twice")
+            raise InputError("the same document was given twice")
         chunks = [chunk for doc in docs for chunk in chunk_document(doc, max_chars=max_chars)]
         return cls(chunks=chunks, documents={doc.doc_id: doc for doc in docs})
 
@@ -228,7 +227,7 @@ class EvidencePack:
         try:
             return self._by_id[chunk_id]
         except KeyError:
-            raise EvidenceError(f"no chunk {chunk_id!r} in the evidence pack") from None
+            raise InputError(f"no chunk {chunk_id!r} in the evidence pack") from None
 
     def has_chunk(self, chunk_id: str) -> bool:
         return chunk_id in self._by_id
@@ -237,7 +236,7 @@ class EvidencePack:
         """The exact text of ``span``; raises if it does not resolve into the pack."""
         chunk = self.chunk(span.chunk_id)
         if chunk.doc_id != span.doc_id:
-            raise EvidenceError(
+            raise InputError(
                 f"span names document {span.doc_id!r} but chunk {span.chunk_id!r} "
                 f"belongs to {chunk.doc_id!r}"
             )

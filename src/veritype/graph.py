@@ -15,18 +15,17 @@ from enum import StrEnum
 from typing import Any
 
 from veritype.claims import Claim
+from veritype.errors import InputError
 from veritype.evidence import Span
-from veritype.views._base import ViewResult
+from veritype.verdicts import ViewResult
 
 GRAPH_FORMAT = "veritype.esbg"
 GRAPH_VERSION = 1
 
 
-class GraphError(ValueError):
-    """A malformed graph operation: unknown node, duplicate node, bad JSON."""
 
 
-class CycleError(GraphError):
+class CycleError(InputError):
     """An edge that would make a claim depend on itself."""
 
     def __init__(self, cycle: list[str]) -> None:
@@ -117,7 +116,7 @@ class BeliefGraph:
 
     def add_claim(self, claim: Claim) -> Node:
         if claim.claim_id in self._nodes:
-            raise GraphError(f"claim {claim.claim_id!r} is already in the graph")
+            raise InputError(f"claim {claim.claim_id!r} is already in the graph")
         node = Node(claim)
         self._nodes[claim.claim_id] = node
         self._children[claim.claim_id] = []
@@ -128,7 +127,7 @@ class BeliefGraph:
         try:
             return self._nodes[claim_id]
         except KeyError:
-            raise GraphError(f"no claim {claim_id!r} in the graph") from None
+            raise InputError(f"no claim {claim_id!r} in the graph") from None
 
     def add_edge(self, parent: str, child: str) -> None:
         """Record that ``child`` depends on ``parent``; refuses self-loops and cycles."""
@@ -224,9 +223,9 @@ class BeliefGraph:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BeliefGraph:
         if data.get("format") != GRAPH_FORMAT:
-            raise GraphError(f"not a belief graph: format is {data.get('format')!r}")
+            raise InputError(f"not a belief graph: format is {data.get('format')!r}")
         if data.get("version") != GRAPH_VERSION:
-            raise GraphError(f"unsupported belief-graph version {data.get('version')!r}")
+            raise InputError(f"unsupported belief-graph version {data.get('version')!r}")
         graph = cls()
         try:
             for raw in data["nodes"]:
@@ -236,9 +235,9 @@ class BeliefGraph:
             for parent, child in data["edges"]:
                 graph.add_edge(str(parent), str(child))
         except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, GraphError):
+            if isinstance(error, InputError):
                 raise
-            raise GraphError(f"malformed belief graph: {error!r}") from error
+            raise InputError(f"malformed belief graph: {error!r}") from error
         return graph
 
     @classmethod
@@ -246,7 +245,7 @@ class BeliefGraph:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise GraphError(f"belief graph is not valid JSON: {error}") from error
+            raise InputError(f"belief graph is not valid JSON: {error}") from error
         if not isinstance(data, dict):
-            raise GraphError("belief graph JSON must be an object")
+            raise InputError("belief graph JSON must be an object")
         return cls.from_dict(data)

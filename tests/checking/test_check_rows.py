@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from veritype.checking import BadRow, CheckError, CheckRow, Columns
+from veritype.checking import BadRow, CheckRow, Columns
 from veritype.checking._rows import check_columns, parse_row, read_records
+from veritype.errors import InputError
 
 
 def _parsed(path: Path, columns: Columns | None = None) -> list[CheckRow | BadRow]:
@@ -97,14 +98,14 @@ def test_named_columns_override_the_spellings(tmp_path: Path) -> None:
 
 def test_a_file_without_the_column_is_refused_naming_what_it_has() -> None:
     records = [{"prompt": "Q?", "completion": "A.", "docs": ["d"]}]
-    with pytest.raises(CheckError, match=r"no answer column.*completion, docs, prompt.*"
+    with pytest.raises(InputError, match=r"no answer column.*completion, docs, prompt.*"
                                          r"--answer-column"):
         check_columns(records, Columns(), "rows.jsonl")
 
 
 def test_unknown_suffix_and_missing_file_are_refused(tmp_path: Path) -> None:
     (tmp_path / "rows.xlsx").write_text("x")
-    with pytest.raises(CheckError, match=r"unknown file type '.xlsx'"):
+    with pytest.raises(InputError, match=r"unknown file type '.xlsx'"):
         read_records(tmp_path / "rows.xlsx")
-    with pytest.raises(CheckError, match="no such file"):
+    with pytest.raises(InputError, match="no such file"):
         read_records(tmp_path / "absent.jsonl")

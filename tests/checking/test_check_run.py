@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from veritype.checking import CheckError, CheckSettings, check_file
+from veritype.checking import CheckSettings, check_file
 from veritype.checking._run import ROWS
+from veritype.errors import InputError
 
 FIELDS = ("line", "claims", "faithfulness", "verdict")
 
@@ -72,11 +73,11 @@ def test_another_file_or_settings_are_refused_and_nothing_is_lost(
     out = tmp_path / "run"
     check_file(rows_file, out)
     before = (out / ROWS).read_bytes()
-    with pytest.raises(CheckError, match=r"other settings \(differs in settings\).*--restart"):
+    with pytest.raises(InputError, match=r"other settings \(differs in settings\).*--restart"):
         check_file(rows_file, out, settings=CheckSettings(views=("numeric", "lexical")))
     other = tmp_path / "other.jsonl"
     other.write_text(rows_file.read_text().splitlines()[0] + "\n")
-    with pytest.raises(CheckError, match=r"differs in input, input_sha256"):
+    with pytest.raises(InputError, match=r"differs in input, input_sha256"):
         check_file(other, out)
     assert (out / ROWS).read_bytes() == before
     replaced = check_file(other, out, restart=True)
@@ -86,7 +87,7 @@ def test_another_file_or_settings_are_refused_and_nothing_is_lost(
 def test_an_out_path_that_is_a_file_is_refused(rows_file: Path, tmp_path: Path) -> None:
     taken = tmp_path / "taken"
     taken.write_text("mine")
-    with pytest.raises(CheckError, match="not a directory"):
+    with pytest.raises(InputError, match="not a directory"):
         check_file(rows_file, taken)
     assert taken.read_text() == "mine"
 

@@ -6,7 +6,8 @@ import pytest
 from check_support import BROOKLYN, GOLDEN_GATE, ROWS
 
 from veritype import check
-from veritype.checking import CheckError, CheckResult, CheckRow, CheckSettings, RowVerdict
+from veritype.checking import CheckResult, CheckRow, CheckSettings, RowVerdict
+from veritype.errors import InputError
 from veritype.graph import EvidenceType
 
 
@@ -85,7 +86,7 @@ def test_summary_counts_and_histogram_agree_with_the_rows(checked: CheckResult) 
 
 
 def test_unknown_views_and_bad_thresholds_are_refused() -> None:
-    with pytest.raises(CheckError, match="view 'oracle'"):
+    with pytest.raises(InputError, match="view 'oracle'"):
         check([], settings=CheckSettings(views=("numeric", "oracle")))
-    with pytest.raises(CheckError, match="tau"):
+    with pytest.raises(InputError, match="tau"):
         check([], settings=CheckSettings(tau=0.2, tau_low=0.5))

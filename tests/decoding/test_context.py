@@ -1,7 +1,8 @@
 import pytest
 
-from veritype.decoding import END_OF_TEXT, Guard, GuardError, create_guard
+from veritype.decoding import END_OF_TEXT, Guard, create_guard
 from veritype.decoding.context import ContextGuard, closed_clause, earlier_clauses
+from veritype.errors import DecodingError
 from veritype.evidence import EvidencePack
 
 EVIDENCE = [
@@ -52,7 +53,7 @@ def test_evidence_pack_registry_and_errors(guard: ContextGuard) -> None:
     assert shared.encoder is guard.encoder
     assert shared.evidence_sentences == ["Mount Everest is 8,849 metres tall."]
     assert create_guard("context", encoder=guard.encoder, evidence=EVIDENCE).name == "context"
-    with pytest.raises(GuardError, match="not one string"):
+    with pytest.raises(DecodingError, match="not one string"):
         ContextGuard("The Eiffel Tower is in Paris.", encoder=guard.encoder)
-    with pytest.raises(GuardError, match="contradiction_threshold"):
+    with pytest.raises(DecodingError, match="contradiction_threshold"):
         ContextGuard(EVIDENCE, encoder=guard.encoder, contradiction_threshold=0.0)

@@ -6,7 +6,6 @@ import pytest
 
 from veritype.decoding import (
     END_OF_TEXT,
-    GuardError,
     KnowledgeBase,
     KnowledgeBaseGuard,
     Triple,
@@ -14,6 +13,7 @@ from veritype.decoding import (
     extract_triples,
 )
 from veritype.decoding.kb import parse_date
+from veritype.errors import DecodingError
 from veritype.ingest import Corpus
 from veritype.store import Chunking, IndexSpec
 
@@ -66,15 +66,15 @@ def test_validity_dates_follow_the_year_named_or_as_of(knowledge: KnowledgeBase)
 def test_file_errors_name_the_problem(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("subject,relation,object,valid_from\nFrance,capital,,\n", encoding="utf-8")
-    with pytest.raises(GuardError, match=r"record 1 lacks object"):
+    with pytest.raises(DecodingError, match=r"record 1 lacks object"):
         KnowledgeBase.from_file(bad)
     dates = tmp_path / "dates.csv"
     dates.write_text("subject,relation,object,valid_from\nA,b,c,yesterday\n", encoding="utf-8")
-    with pytest.raises(GuardError, match="not a date"):
+    with pytest.raises(DecodingError, match="not a date"):
         KnowledgeBase.from_file(dates)
-    with pytest.raises(GuardError, match="no such file"):
+    with pytest.raises(DecodingError, match="no such file"):
         KnowledgeBase.from_file(tmp_path / "missing.csv")
-    with pytest.raises(GuardError, match="at least one triple"):
+    with pytest.raises(DecodingError, match="at least one triple"):
         KnowledgeBaseGuard(KnowledgeBase())
 
 

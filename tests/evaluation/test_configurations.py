@@ -16,10 +16,10 @@ from veritype.evaluation.configurations import (
     vote_mass,
     vote_score,
 )
-from veritype.evaluation.engine import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
+from veritype.evaluation.scoring import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
-from veritype.typing import Thresholds
+from veritype.thresholds import Thresholds
 from veritype.views import ViewResult
 
 VIEWS = ("numeric", "lexical", "nli", "align")

@@ -10,7 +10,6 @@ import pytest
 
 from veritype.evaluation.configurations import fit_learned
 from veritype.evaluation.data import Example, SciFactClaim, read_jsonl, scifact_claims
-from veritype.evaluation.engine import ABSTAINED, CONTRADICTED, ENTAILED, UNKNOWN, ScoreTable
 from veritype.evaluation.runner import EvalSettings, score, split_by_group
 from veritype.evaluation.scifact import (
     CALIBRATION_SHARE,
@@ -20,6 +19,7 @@ from veritype.evaluation.scifact import (
     configurations,
     select,
 )
+from veritype.evaluation.scoring import ABSTAINED, CONTRADICTED, ENTAILED, UNKNOWN, ScoreTable
 
 VIEWS = ("numeric", "lexical", "nli", "align")
 

@@ -17,19 +17,16 @@ from typer.testing import CliRunner
 
 from veritype.aggregate import LearnedAggregator
 from veritype.cli import app
+from veritype.errors import DataError
 from veritype.evaluation.configurations import (
     LearnedInputs,
     feature_names,
     fit_learned,
     view_results,
 )
-from veritype.evaluation.data import (
-    DataError,
-    Example,
-    truthfulqa_reference_examples,
-)
-from veritype.evaluation.engine import BlockScores, LocalEngine, OnBlock, Pair, score_examples
+from veritype.evaluation.data import Example, truthfulqa_reference_examples
 from veritype.evaluation.runner import EvalSettings
+from veritype.evaluation.scoring import BlockScores, LocalEngine, OnBlock, Pair, score_examples
 from veritype.evaluation.truthfulqa import (
     LEARNED,
     PROTOCOLS,

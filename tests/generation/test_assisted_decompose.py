@@ -6,8 +6,9 @@ import pytest
 
 from veritype._text import content_words
 from veritype.claims import decompose as rule_decompose
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-from veritype.generation import Draft, GenerationParams, GeneratorError, TokenInfo, decompose
+from veritype.generation import Draft, GenerationParams, TokenInfo, decompose
 from veritype.generation._decompose import INSTRUCTION, decompose_with_report
 
 DRAFT = (
@@ -31,7 +32,7 @@ class Proposer:
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
     ) -> Draft:
         if self.fail:
-            raise GeneratorError("the server at http://127.0.0.1:9 is unreachable")
+            raise GenerationError("the server at http://127.0.0.1:9 is unreachable")
         self.prompts.append(prompt)
         self.evidence.append(evidence)
         return Draft(self.proposal, (), self.name, "", 0.0)

@@ -6,8 +6,8 @@ import pytest
 from veritype.claims import Claim, decompose
 from veritype.evidence import Chunk, EvidencePack
 from veritype.generation import Draft, GenerationParams, create_generator
+from veritype.generation.draft_views import DRAFT_VIEWS, EntropyView, SelfCheckView, draft_views
 from veritype.generation.local import LocalGenerator
-from veritype.generation.views import DRAFT_VIEWS, EntropyView, SelfCheckView, draft_views
 from veritype.views import Verdict, VerificationView
 
 QUESTION = "How tall is the Eiffel Tower?"

@@ -4,8 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-from veritype.generation import Draft, GenerationParams, GeneratorError, create_generator
+from veritype.generation import Draft, GenerationParams, create_generator
 from veritype.generation.local import LocalGenerator, _log_partition_and_entropy
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_llama]
@@ -92,7 +93,7 @@ def test_the_prompt_uses_the_chat_template_with_the_evidence(
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.gguf"
-    with pytest.raises(GeneratorError, match=r"model file not found: .*nowhere\.gguf"):
+    with pytest.raises(GenerationError, match=r"model file not found: .*nowhere\.gguf"):
         LocalGenerator(model_path=missing)
     with pytest.raises(ValueError, match="n_threads"):
         LocalGenerator(n_threads=0)

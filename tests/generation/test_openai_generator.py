@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("httpx")
 
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-from veritype.generation import GenerationParams, GeneratorError, create_generator
+from veritype.generation import GenerationParams, create_generator
 from veritype.generation.openai import OpenAIGenerator
 
 pytestmark = pytest.mark.needs_httpx
@@ -66,11 +67,11 @@ def test_an_unreachable_server_is_a_clear_error_naming_its_url(
     url = f"http://127.0.0.1:{closed_port}/v1"
     generator = OpenAIGenerator(base_url=url, model="m", retries=2, backoff=0.01)
     started = time.perf_counter()
-    with pytest.raises(GeneratorError, match=rf"cannot reach .* at {url}/chat/completions "
+    with pytest.raises(GenerationError, match=rf"cannot reach .* at {url}/chat/completions "
                                              r"after 3 attempts"):
         generator.generate(QUESTION, eiffel, SHORT)
     assert time.perf_counter() - started < 5
-    with pytest.raises(GeneratorError, match=f"{url}/chat/completions"):
+    with pytest.raises(GenerationError, match=f"{url}/chat/completions"):
         list(generator.stream(QUESTION, eiffel, SHORT))
 
 
@@ -133,7 +134,7 @@ def test_busy_answers_are_retried_and_a_refused_logprobs_field_is_dropped(
 
 def test_a_server_that_stays_busy_fails_with_its_status(flaky: str, eiffel: list[Chunk]) -> None:
     generator = OpenAIGenerator(base_url=flaky, model="m", retries=1, backoff=0.01)
-    with pytest.raises(GeneratorError, match="HTTP 503"):
+    with pytest.raises(GenerationError, match="HTTP 503"):
         generator.generate(QUESTION, eiffel, SHORT)
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from veritype.claims import Claim
+from veritype.errors import GenerationError, UnknownComponentError
 from veritype.evidence import EvidencePack
-from veritype.judges import JudgeError, create_judge, support_from_top_tokens
+from veritype.judges import create_judge, support_from_top_tokens
 from veritype.judges.view import JudgeView
 from veritype.views import Verdict, create_view
 
@@ -26,7 +27,8 @@ def test_p_yes_is_read_from_the_first_tokens_alternatives() -> None:
 
 
 def test_an_unknown_judge_names_the_known_ones() -> None:
-    with pytest.raises(JudgeError, match="unknown judge 'oracle'; known judges: local, openai"):
+    with pytest.raises(UnknownComponentError,
+                       match="unknown judge 'oracle'; known judges: local, openai"):
         create_judge("oracle")
 
 
@@ -63,7 +65,7 @@ def test_the_openai_judge_names_an_unreachable_server() -> None:
 
     judge = create_judge("openai", base_url=f"http://127.0.0.1:{free_port()}/v1", retries=0,
                          model="any")
-    with pytest.raises(JudgeError, match="cannot reach the OpenAI-compatible server"):
+    with pytest.raises(GenerationError, match="cannot reach the OpenAI-compatible server"):
         judge.judge(SUPPORTED, TOWER)
 
 

@@ -5,7 +5,7 @@ import pytest
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder
-from veritype.models.views import CrossEncoderView, closest_windows, evidence_windows
+from veritype.models.encoder_views import CrossEncoderView, closest_windows, evidence_windows
 from veritype.views import Verdict
 
 TEXT = (

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veritype.retrieval import EmbedderError, OnnxEmbedder, create_embedder
+from veritype.errors import ModelError
+from veritype.retrieval import OnnxEmbedder, create_embedder
 
 TOKENIZER = Path(__file__).resolve().parents[2] / "src/veritype/models/minilm/tokenizer.json"
 
@@ -52,10 +53,10 @@ def test_long_texts_are_truncated_to_max_tokens() -> None:
 
 
 def test_a_model_folder_and_unknown_names(tmp_path: Path) -> None:
-    with pytest.raises(EmbedderError, match="unknown embedding model 'nope'"):
+    with pytest.raises(ModelError, match="unknown embedding model 'nope'"):
         create_embedder("nope")
     (tmp_path / "model.onnx").write_bytes(b"")
-    with pytest.raises(EmbedderError, match="tokenizer file not found"):
+    with pytest.raises(ModelError, match="tokenizer file not found"):
         create_embedder(str(tmp_path))
 
 

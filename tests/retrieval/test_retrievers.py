@@ -1,22 +1,18 @@
-"""BM25, dense and hybrid retrieval over a small real corpus, plus reranking."""
+"""BM25, dense and hybrid retrieval over a small real corpus."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from veritype.errors import UnknownComponentError
 from veritype.ingest import Corpus
 from veritype.retrieval import (
     BM25Index,
     HybridRetriever,
-    RerankerRegistryError,
-    RerankingRetriever,
-    RetrieverError,
-    ScoredChunk,
     available_retrievers,
-    create_reranker,
     create_retriever,
     evidence_pack,
 )
@@ -104,7 +100,8 @@ def test_bad_hybrid_settings_and_unknown_names_are_refused(corpus: Corpus) -> No
         HybridRetriever([bm25], weights=[1.0, 1.0])
     with pytest.raises(ValueError, match="not all 0"):
         HybridRetriever([bm25], weights=[0.0])
-    with pytest.raises(RetrieverError, match="this corpus has: bm25, dense, bm25-whole, hybrid"):
+    with pytest.raises(UnknownComponentError,
+                       match="known retrievers: bm25, dense, bm25-whole, hybrid"):
         corpus.retriever("nope")
     assert {"bm25", "dense", "hybrid"} <= set(available_retrievers())
     built = create_retriever("bm25", store=corpus.store, index=LAYOUT[0])
@@ -120,30 +117,3 @@ def test_the_bm25_index_is_saved_and_reloaded_until_the_store_changes(
     loaded = BM25Index.load(folder, corpus.store.generation())
     assert loaded is not None and loaded.chunk_ids == BM25Index.build(corpus.store, spec).chunk_ids
     assert BM25Index.load(folder, corpus.store.generation() + 1) is None
-
-
-class LengthReranker:
-    """Prefers shorter chunks: a trivially checkable order for the reranking wrapper."""
-
-    name = "shortest"
-
-    def rerank(self, query: str, candidates: Sequence[ScoredChunk]) -> list[ScoredChunk]:
-        return sorted(candidates, key=lambda hit: len(hit.chunk.text))
-
-    def rerank_batch(
-        self, queries: Sequence[str], candidates: Sequence[Sequence[ScoredChunk]]
-    ) -> list[list[ScoredChunk]]:
-        return [self.rerank(q, c) for q, c in zip(queries, candidates, strict=True)]
-
-
-def test_a_reranker_reorders_the_candidates_of_any_retriever(corpus: Corpus) -> None:
-    base = corpus.retriever("bm25")
-    reranked = RerankingRetriever(base, LengthReranker(), depth=10)
-    assert reranked.name == "bm25+shortest"
-    candidates = base.retrieve("the river tower dance penicillin", 10)
-    hits = reranked.retrieve("the river tower dance penicillin", 2)
-    assert [hit.chunk.text for hit in hits] == sorted(
-        (hit.chunk.text for hit in candidates), key=len
-    )[:2]
-    with pytest.raises(RerankerRegistryError, match="unknown reranker 'cross'"):
-        create_reranker("cross")

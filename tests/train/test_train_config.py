@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from veritype.train.config import ConfigError, load_config
+from veritype.errors import ConfigurationError
+from veritype.train.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,10 +28,10 @@ def test_shipped_recipes_load(name: str) -> None:
 def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "c.toml"
     path.write_text(text)
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigurationError, match=message):
         load_config(path)
 
 
 def test_missing_config_file(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot be read"):
+    with pytest.raises(ConfigurationError, match="cannot be read"):
         load_config(tmp_path / "missing.toml")

@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from veritype.errors import DataError
 from veritype.train import data
-from veritype.train.data import DataError, Pair
+from veritype.train.data import Pair
 
 
 def test_nli_pool_reads_train_files_and_refuses_eval(data_dir: Path) -> None:

@@ -2,8 +2,8 @@ import pytest
 
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
+from veritype.verdicts import ViewResult
 from veritype.views import NumericConsistencyView, Verdict, VerificationView, create_view
-from veritype.views._base import ViewResult
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "

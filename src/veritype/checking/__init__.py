@@ -6,7 +6,7 @@ Parquet into a resumable run directory, and ``write_outputs`` writes its JSON, C
 HTML report. ``veritype check FILE`` is the command line.
 """
 
-from veritype.checking._errors import CheckError
+
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, BadRow, CheckRow, Columns
 from veritype.checking._run import (
@@ -27,19 +27,20 @@ from veritype.checking._verify import (
     RowResult,
     RowVerdict,
 )
+from veritype.errors import InputError
 
 __all__ = [
     "ALIASES",
     "DEFAULT_VIEWS",
     "BadRow",
     "CheckEngine",
-    "CheckError",
     "CheckResult",
     "CheckRow",
     "CheckSettings",
     "CitedContext",
     "ClaimResult",
     "Columns",
+    "InputError",
     "LocalEngine",
     "RayEngine",
     "RowChecker",

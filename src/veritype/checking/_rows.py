@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from veritype.checking._errors import CheckError
+from veritype.errors import InputError
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "question": ("question", "user_input", "query", "input"),
@@ -91,7 +91,7 @@ def file_format(path: Path) -> str:
     """``jsonl``, ``csv`` or ``parquet`` from the file's suffix; an unknown one is refused."""
     found = FORMATS.get(path.suffix.lower())
     if found is None:
-        raise CheckError(f"{path}: unknown file type {path.suffix or '(none)'!r}; give JSON Lines "
+        raise InputError(f"{path}: unknown file type {path.suffix or '(none)'!r}; give JSON Lines "
                          f"(.jsonl), CSV (.csv) or Parquet (.parquet)")
     return found
 
@@ -100,7 +100,7 @@ def read_records(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
     """``(line, record)`` for every record of the file, or ``(line, problem)`` for a record
     that is not a mapping (a line that is not a JSON object)."""
     if not path.is_file():
-        raise CheckError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file")
     kind = file_format(path)
     if kind == "jsonl":
         return _jsonl(path)
@@ -143,11 +143,11 @@ def _parquet(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | str]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise CheckError(PARQUET_NEEDS) from None
+        raise InputError(PARQUET_NEEDS) from None
     try:
         table = pq.ParquetFile(path)
     except Exception as error:  # pyarrow raises its own error types for a broken file
-        raise CheckError(f"{path}: not a readable Parquet file ({error})") from None
+        raise InputError(f"{path}: not a readable Parquet file ({error})") from None
     line = 0
     for batch in table.iter_batches(batch_size=1024):
         for record in batch.to_pylist():
@@ -228,6 +228,6 @@ def check_columns(records: Sequence[Mapping[str, Any]], columns: Columns, where:
         if records and all(columns.lookup(field, record)[0] is None for record in records):
             found = sorted({key for record in records for key in record})
             flag = f"--{field}-column"
-            raise CheckError(f"{where}: no {field} column: looked for {columns.names(field)}; "
+            raise InputError(f"{where}: no {field} column: looked for {columns.names(field)}; "
                              f"the file has {', '.join(found) or 'no columns'} (name it with "
                              f"{flag})")

@@ -23,7 +23,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from veritype._ray import connect
-from veritype.checking._errors import CheckError
 from veritype.checking._rows import (
     BadRow,
     CheckRow,
@@ -33,6 +32,7 @@ from veritype.checking._rows import (
     read_records,
 )
 from veritype.checking._verify import CheckSettings, RowChecker, RowResult, RowVerdict
+from veritype.errors import InputError
 from veritype.graph import EvidenceType
 from veritype.views import view_takes
 
@@ -95,7 +95,7 @@ class RayEngine:
         workers: int = 2,
         cpus_per_worker: float = 1.0,
     ) -> None:
-        connect(address, workers, cpus_per_worker, CheckError)
+        connect(address, workers, cpus_per_worker, InputError)
         import ray
 
         RowChecker(settings)  # a bad view or threshold fails here, not inside a worker
@@ -149,7 +149,7 @@ def create_engine(
         return LocalEngine(settings)
     if name == "ray":
         return RayEngine(settings, address=address, workers=workers)
-    raise CheckError(f"unknown engine {name!r}; known engines: local, ray")
+    raise InputError(f"unknown engine {name!r}; known engines: local, ray")
 
 
 @dataclass
@@ -292,17 +292,17 @@ class RunDirectory:
         """The run directory for ``manifest``: created, or continued when it holds the same
         check. Another check's directory is refused (or, with ``restart``, emptied)."""
         if path.exists() and not path.is_dir():
-            raise CheckError(f"{path}: exists and is not a directory")
+            raise InputError(f"{path}: exists and is not a directory")
         found = path / MANIFEST
         if found.exists() and not restart:
             try:
                 stored = json.loads(found.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError) as error:
-                raise CheckError(f"{found}: unreadable ({error}); remove it or pass --restart"
+                raise InputError(f"{found}: unreadable ({error}); remove it or pass --restart"
                                  ) from None
             differs = sorted(key for key in manifest if stored.get(key) != manifest[key])
             if differs:
-                raise CheckError(
+                raise InputError(
                     f"{path} holds a check of another file or with other settings (differs "
                     f"in {', '.join(differs)}); choose another --out, or pass --restart to "
                     f"replace it")

@@ -18,13 +18,19 @@ from veritype._text import sentence_spans
 from veritype.aggregate import default_for, recommended_thresholds
 from veritype.answer import narrowest_spans
 from veritype.budget import Budget, run_views
-from veritype.checking._errors import CheckError
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, has_verb, is_hedged
+from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
-from veritype.pipeline import citing_views, folded_by_whole, is_one_sentence, type_graph, with_whole
-from veritype.typing import ThresholdError, Thresholds
+from veritype.thresholds import Thresholds
+from veritype.verification import (
+    citing_views,
+    folded_by_whole,
+    is_one_sentence,
+    type_graph,
+    with_whole,
+)
 from veritype.views import VerificationView, clear_model_caches, create_view
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
@@ -140,26 +146,26 @@ class RowChecker:
     def __init__(self, settings: CheckSettings | None = None) -> None:
         self.settings = settings = settings or CheckSettings()
         if not settings.views or len(set(settings.views)) != len(settings.views):
-            raise CheckError("views: give one or more distinct view names")
+            raise InputError("views: give one or more distinct view names")
         options = settings.view_options or {}
         stray = sorted(set(options) - set(settings.views))
         if stray:
-            raise CheckError(f"view options name views that are not checked: {', '.join(stray)}")
+            raise InputError(f"view options name views that are not checked: {', '.join(stray)}")
         self.views: list[VerificationView] = []
         for name in settings.views:
             try:
                 self.views.append(create_view(name, **options.get(name, {})))
             except (KeyError, TypeError, ValueError, RuntimeError, ImportError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else error
-                raise CheckError(f"view {name!r}: {message}") from None
+                raise InputError(f"view {name!r}: {message}") from None
         names = [view.name for view in self.views]
         self.aggregator = default_for(names, [view.name for view in self.views if view.strong])
         tau, tau_low = recommended_thresholds(self.aggregator)
         try:
             self.thresholds = Thresholds(tau if settings.tau is None else settings.tau,
                                          tau_low if settings.tau_low is None else settings.tau_low)
-        except ThresholdError as error:
-            raise CheckError(str(error)) from None
+        except ConfigurationError as error:
+            raise InputError(str(error)) from None
         self._citing = citing_views(self.views)
 
     def check(self, row: CheckRow) -> RowResult:

@@ -15,11 +15,11 @@ from rich.table import Table
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
-from veritype.checking._errors import CheckError
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, Columns
 from veritype.checking._run import CheckResult, check_file
 from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings, RowVerdict
+from veritype.errors import InputError
 from veritype.graph import EvidenceType
 from veritype.views import available_views
 
@@ -98,7 +98,7 @@ def check(
                                 engine=engine, address=address, workers=workers, limit=limit,
                                 restart=restart, on_start=on_start,
                                 on_rows=lambda n: bar[0](n))
-        except CheckError as error:
+        except InputError as error:
             raise _fail(str(error)) from None
     paths = write_outputs(result, run_dir)
     summary = result.summary()

@@ -9,8 +9,6 @@ them and reports every intervention, the safe mass and the tokens per second.
 from veritype.decoding._base import (
     END_OF_TEXT,
     Guard,
-    GuardError,
-    GuardRegistryError,
     available_guards,
     create_guard,
     register_guard,
@@ -34,15 +32,15 @@ from veritype.decoding.kb import (
     extract_triples,
     kb_guard,
 )
+from veritype.errors import DecodingError
 
 __all__ = [
     "END_OF_TEXT",
     "ArithmeticGuard",
     "BlockedToken",
     "Choice",
+    "DecodingError",
     "Guard",
-    "GuardError",
-    "GuardRegistryError",
     "GuardedDraft",
     "Intervention",
     "KnowledgeBase",

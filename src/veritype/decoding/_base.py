@@ -40,43 +40,25 @@ class Guard(Protocol):
     ) -> list[list[bool]]: ...
 
 
-class GuardError(ValueError):
-    """A guard that cannot be built from what it was given, with the problem named."""
-
-
-class GuardRegistryError(KeyError):
-    """An unknown guard name, or a name registered twice."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 GuardFactory = Callable[..., Guard]
 # Guards whose module loads a model (the context monitor's NLI cross-encoder on
 # onnxruntime): imported only when first created.
 _REGISTRY = Registry[GuardFactory](
-    lambda name: GuardRegistryError(f"a guard named {name!r} is already registered"),
+    "guard",
     lazy={"context": "veritype.decoding.context:context_guard"},
 )
 
 
-def register_guard(name: str) -> Callable[[GuardFactory], GuardFactory]:
-    """Register a guard factory under ``name`` so configurations can select it by name."""
-    return _REGISTRY.register(name)
+register_guard = _REGISTRY.register
+available_guards = _REGISTRY.names
 
 
 def create_guard(name: str, **options: Any) -> Guard:
     """Build the guard registered as ``name``; unknown names list the known ones."""
-    factory = _REGISTRY.find(name)
-    if factory is None:
-        raise GuardRegistryError(
-            f"unknown guard {name!r}; known guards: {', '.join(available_guards())}"
-        )
-    return factory(**options)
-
-
-def available_guards() -> list[str]:
-    return _REGISTRY.names()
+    guard: Guard = _REGISTRY.create(name, **options)
+    return guard
 
 
 class PrefixGuard:

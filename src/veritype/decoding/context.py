@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from veritype._text import content_words, sentence_spans
-from veritype.decoding._base import END_OF_TEXT, GuardError, check_batch, register_guard
+from veritype.decoding._base import END_OF_TEXT, check_batch, register_guard
+from veritype.errors import DecodingError
 from veritype.evidence import EvidencePack
 
 if TYPE_CHECKING:
@@ -57,11 +58,11 @@ class ContextGuard:
         enabled: bool = True,
     ) -> None:
         if not 0.0 < contradiction_threshold <= 1.0:
-            raise GuardError(
+            raise DecodingError(
                 f"contradiction_threshold must lie in (0, 1], got {contradiction_threshold}"
             )
         if min_words < 1 or premises_per_clause < 1:
-            raise GuardError("min_words and premises_per_clause must be >= 1")
+            raise DecodingError("min_words and premises_per_clause must be >= 1")
         if encoder is None:
             from veritype.models.cross_encoder import CrossEncoder, model_directory
 
@@ -156,7 +157,7 @@ def _evidence_sentences(evidence: Sequence[str] | EvidencePack) -> list[str]:
     if isinstance(evidence, EvidencePack):
         texts = [chunk.text for chunk in evidence]
     elif isinstance(evidence, str):
-        raise GuardError("evidence must be a list of texts or an EvidencePack, not one string")
+        raise DecodingError("evidence must be a list of texts or an EvidencePack, not one string")
     else:
         texts = list(evidence)
     return [text[start:end] for text in texts for start, end in sentence_spans(text)]

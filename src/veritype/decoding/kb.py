@@ -23,13 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veritype._text import sentence_spans
-from veritype.decoding._base import (
-    GuardError,
-    PrefixGuard,
-    continues_literal,
-    literal_open,
-    register_guard,
-)
+from veritype.decoding._base import PrefixGuard, continues_literal, literal_open, register_guard
+from veritype.errors import DecodingError
 
 if TYPE_CHECKING:
     from veritype.ingest.corpus import Corpus
@@ -56,7 +51,7 @@ def parse_date(value: str, *, end: bool = False) -> date | None:
         return None
     match = re.fullmatch(r"(-?\d{1,4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", text)
     if match is None:
-        raise GuardError(f"not a date: {value!r} (expected YYYY, YYYY-MM or YYYY-MM-DD)")
+        raise DecodingError(f"not a date: {value!r} (expected YYYY, YYYY-MM or YYYY-MM-DD)")
     year = int(match.group(1))
     month = int(match.group(2) or (12 if end else 1))
     if match.group(3):
@@ -83,9 +78,9 @@ class Triple:
         for label, value in (("subject", self.subject), ("relation", self.relation),
                              ("object", self.object)):
             if not value.strip():
-                raise GuardError(f"a triple needs a non-empty {label}: {self}")
+                raise DecodingError(f"a triple needs a non-empty {label}: {self}")
         if self.valid_from and self.valid_to and self.valid_from > self.valid_to:
-            raise GuardError(f"triple valid_from is after valid_to: {self}")
+            raise DecodingError(f"triple valid_from is after valid_to: {self}")
 
     def valid_between(self, start: date, end: date) -> bool:
         """Whether the triple held at some time in ``start..end``."""
@@ -138,7 +133,7 @@ class KnowledgeBase:
         """Read a ``.csv`` or ``.json`` knowledge base (see ``from_rows`` for the fields)."""
         file = Path(path)
         if not file.is_file():
-            raise GuardError(f"knowledge base {file}: no such file")
+            raise DecodingError(f"knowledge base {file}: no such file")
         suffix = file.suffix.lower()
         if suffix == ".csv":
             with file.open(newline="", encoding="utf-8") as handle:
@@ -147,7 +142,7 @@ class KnowledgeBase:
             try:
                 data = json.loads(file.read_text(encoding="utf-8"))
             except json.JSONDecodeError as error:
-                raise GuardError(f"knowledge base {file}: invalid JSON: {error}") from None
+                raise DecodingError(f"knowledge base {file}: invalid JSON: {error}") from None
             if isinstance(data, dict):
                 knowledge = cls.from_rows(data.get("triples", []), where=str(file))
                 for subject, aliases in data.get("subject_aliases", {}).items():
@@ -159,8 +154,8 @@ class KnowledgeBase:
                 return knowledge
             if isinstance(data, list):
                 return cls.from_rows(data, where=str(file))
-            raise GuardError(f"knowledge base {file}: expected a list of triples or an object")
-        raise GuardError(f"knowledge base {file}: expected a .csv or .json file")
+            raise DecodingError(f"knowledge base {file}: expected a list of triples or an object")
+        raise DecodingError(f"knowledge base {file}: expected a .csv or .json file")
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], *, where: str = "rows") -> KnowledgeBase:
@@ -170,10 +165,10 @@ class KnowledgeBase:
         knowledge = cls()
         for number, row in enumerate(rows, start=1):
             if not isinstance(row, Mapping):
-                raise GuardError(f"{where}: record {number} is not an object")
+                raise DecodingError(f"{where}: record {number} is not an object")
             missing = [key for key in ("subject", "relation", "object") if not row.get(key)]
             if missing:
-                raise GuardError(f"{where}: record {number} lacks {', '.join(missing)}")
+                raise DecodingError(f"{where}: record {number} lacks {', '.join(missing)}")
             try:
                 triple = Triple(
                     str(row["subject"]).strip(),
@@ -183,8 +178,8 @@ class KnowledgeBase:
                     parse_date(str(row.get("valid_to") or ""), end=True),
                     source=f"{where}:{number}",
                 )
-            except (GuardError, ValueError) as error:
-                raise GuardError(f"{where}: record {number}: {error}") from None
+            except (DecodingError, ValueError) as error:
+                raise DecodingError(f"{where}: record {number}: {error}") from None
             knowledge.add(triple)
             for alias in _aliases(row.get("subject_aliases")):
                 knowledge.add_subject_alias(triple.subject, alias)
@@ -229,7 +224,7 @@ def _aliases(value: object) -> list[str]:
         return [part.strip() for part in value.split("|") if part.strip()]
     if isinstance(value, list):
         return [str(part).strip() for part in value if str(part).strip()]
-    raise GuardError(f"aliases must be a '|'-separated string or a list, got {value!r}")
+    raise DecodingError(f"aliases must be a '|'-separated string or a list, got {value!r}")
 
 
 def _store_documents(store: Store, page: int) -> Iterator[tuple[str, str]]:
@@ -423,7 +418,7 @@ class KnowledgeBaseGuard(PrefixGuard):
     ) -> None:
         super().__init__()
         if len(knowledge) == 0:
-            raise GuardError("the kb guard needs a knowledge base with at least one triple")
+            raise DecodingError("the kb guard needs a knowledge base with at least one triple")
         self.knowledge = knowledge
         self.compiled = knowledge.compile()
         self.as_of = as_of

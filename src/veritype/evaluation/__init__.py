@@ -6,20 +6,20 @@ views, the vote, the learned aggregator) with bootstrap intervals and McNemar te
 returns a ``RunResult`` that ``write_run`` turns into a run directory.
 """
 
-from veritype.evaluation.engine import (
-    ScoreTable,
-    ScoringEngine,
-    available_engines,
-    create_engine,
-    register_engine,
-    score_examples,
-)
 from veritype.evaluation.report import RunResult, write_run
 from veritype.evaluation.runner import (
     EvalSettings,
     available_benchmarks,
     register_benchmark,
     run_benchmark,
+)
+from veritype.evaluation.scoring import (
+    ScoreTable,
+    ScoringEngine,
+    available_engines,
+    create_engine,
+    register_engine,
+    score_examples,
 )
 
 __all__ = [

@@ -22,9 +22,9 @@ from veritype.evaluation.configurations import (
     vote_score,
 )
 from veritype.evaluation.data import Example
-from veritype.evaluation.engine import ScoreTable
 from veritype.evaluation.metrics import Bools, Bootstrap, Floats, binary_metrics, mcnemar
 from veritype.evaluation.runner import EvalSettings, operating_point
+from veritype.evaluation.scoring import ScoreTable
 
 
 def best_accuracy_threshold(scores: Floats, truth: Bools, *, balanced: bool = False) -> float:

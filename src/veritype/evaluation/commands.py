@@ -16,13 +16,12 @@ from rich.console import Console
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype._ray import RAY_NEEDS_EXTRA
+from veritype.errors import ConfigurationError, DataError, UnknownComponentError
 from veritype.evaluation import e2e, gold, truthfulqa
-from veritype.evaluation.data import DataError
-from veritype.evaluation.engine import EngineError
-from veritype.evaluation.human import AnnotationError, export_for_annotation, kappa_from_files
+from veritype.evaluation.human import export_for_annotation, kappa_from_files
 from veritype.evaluation.report import RunResult, write_and_show
 from veritype.evaluation.runner import DEFAULT_TAUS, EvalSettings, run_benchmark
-from veritype.views import ViewRegistryError, available_views
+from veritype.views import available_views
 
 _out = Console()
 _err = Console(stderr=True)
@@ -91,7 +90,7 @@ def _evaluate(
             console=_err,
         )
         result = run_benchmark(benchmark, settings) if run is None else run(settings)
-    except (DataError, EngineError, ViewRegistryError, ValueError) as error:
+    except (DataError, ConfigurationError, UnknownComponentError, ValueError) as error:
         raise _fail(str(error)) from None
     write_and_show(result, out, started=started)
 
@@ -241,7 +240,7 @@ def register(app: typer.Typer) -> None:
         """Export a run's claims with their evidence, shuffled, for human annotators."""
         try:
             written, key = export_for_annotation(run_dir, output, count=count, seed=seed)
-        except AnnotationError as error:
+        except DataError as error:
             raise _fail(str(error)) from None
         _out.print(f"wrote {written} (answer key: {key})", highlight=False)
 
@@ -253,7 +252,7 @@ def register(app: typer.Typer) -> None:
         """Fleiss' κ of the annotators' labels on the items they all labelled."""
         try:
             result = kappa_from_files(files)
-        except AnnotationError as error:
+        except DataError as error:
             raise _fail(str(error)) from None
         if as_json:
             typer.echo(json.dumps(result, indent=2))

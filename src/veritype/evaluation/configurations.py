@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate import LearnedAggregator, _feature_matrix, _newton, _sigmoid
-from veritype.evaluation.engine import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.evaluation.metrics import Bools, Floats
+from veritype.evaluation.scoring import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.views import ViewResult
 
 # A derived feature: the view's 1 − contradiction score, named after the view.

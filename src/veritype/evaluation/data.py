@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veritype.errors import DataError
+
 SUPPORTED = "supported"
 UNSUPPORTED = "unsupported"
 
@@ -37,8 +39,6 @@ NLI_EVAL_SETS = (
 )
 
 
-class DataError(ValueError):
-    """A dataset that is missing or malformed; the message names the file."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,13 +38,8 @@ import typer
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype.claims import Claim, decompose
-from veritype.evaluation.data import (
-    HALUEVAL_EVAL_START,
-    TRUTHFULQA_FILES,
-    DataError,
-    read_jsonl,
-    require_file,
-)
+from veritype.errors import DataError, VeritypeError
+from veritype.evaluation.data import HALUEVAL_EVAL_START, TRUTHFULQA_FILES, read_jsonl, require_file
 from veritype.evaluation.metrics import Bootstrap, Floats
 from veritype.evaluation.report import RunResult, Table, write_and_show
 from veritype.evidence import EvidencePack
@@ -730,12 +725,10 @@ def command(
 def run_and_print(run: Callable[[E2ESettings], RunResult], out: Path, **options: Any) -> None:
     """Run an answering benchmark from the command line: settings from ``options``, errors
     as one line, the run directory under ``out`` and the headline printed."""
-    from veritype.engine import EngineError
-
     started = time.perf_counter()
     try:
         result = run(E2ESettings(progress=_progress, **options))
-    except (DataError, EngineError, ValueError) as error:
+    except (VeritypeError, ValueError) as error:
         raise _fail(str(error)) from None
     write_and_show(result, out, started=started)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype.errors import DataError
 from veritype.evaluation.metrics import fleiss_kappa
 
 ANNOTATION_LABELS = ("supported", "unsupported", "unsure")
@@ -23,14 +24,12 @@ GUIDE = (
 )
 
 
-class AnnotationError(ValueError):
-    """An export or annotation file that cannot be used; the message names it."""
 
 
 def load_run_examples(run_dir: Path) -> list[dict[str, Any]]:
     path = run_dir / "examples.jsonl"
     if not path.is_file():
-        raise AnnotationError(
+        raise DataError(
             f"{run_dir}: no examples.jsonl (is it a veritype eval run directory?)"
         )
     with path.open(encoding="utf-8") as handle:
@@ -44,9 +43,9 @@ def export_for_annotation(
     suffix) without gold labels or verdicts; those go to a ``.key.jsonl`` file beside it."""
     examples = load_run_examples(run_dir)
     if count is not None and count < 1:
-        raise AnnotationError(f"count must be >= 1, got {count}")
+        raise DataError(f"count must be >= 1, got {count}")
     if output.suffix not in (".csv", ".jsonl"):
-        raise AnnotationError(f"{output}: the export must end in .csv or .jsonl")
+        raise DataError(f"{output}: the export must end in .csv or .jsonl")
     chosen = list(examples)
     random.Random(seed).shuffle(chosen)
     chosen = chosen[:count] if count is not None else chosen
@@ -83,7 +82,7 @@ def export_for_annotation(
 def read_annotations(path: Path) -> dict[str, str]:
     """item_id → label from one annotator's returned CSV or JSONL."""
     if not path.is_file():
-        raise AnnotationError(f"annotation file not found: {path}")
+        raise DataError(f"annotation file not found: {path}")
     if path.suffix == ".csv":
         with path.open(encoding="utf-8-sig", newline="") as handle:
             rows = list(csv.DictReader(handle))
@@ -95,16 +94,16 @@ def read_annotations(path: Path) -> dict[str, str]:
                     try:
                         rows.append(json.loads(line))
                     except json.JSONDecodeError:
-                        raise AnnotationError(f"{path}:{number}: invalid JSON") from None
+                        raise DataError(f"{path}:{number}: invalid JSON") from None
     labels: dict[str, str] = {}
     for number, row in enumerate(rows, 1):
         if "item_id" not in row or "label" not in row:
-            raise AnnotationError(f"{path}: row {number} needs item_id and label")
+            raise DataError(f"{path}: row {number} needs item_id and label")
         label = str(row["label"]).strip().lower()
         if not label:
             continue
         if label not in ANNOTATION_LABELS:
-            raise AnnotationError(
+            raise DataError(
                 f"{path}: row {number} has label {label!r}; use {', '.join(ANNOTATION_LABELS)}"
             )
         labels[str(row["item_id"])] = label
@@ -114,11 +113,11 @@ def read_annotations(path: Path) -> dict[str, str]:
 def kappa_from_files(paths: Sequence[Path]) -> dict[str, Any]:
     """Fleiss' κ over the items every annotator labelled."""
     if len(paths) < 2:
-        raise AnnotationError("Fleiss' kappa needs the files of at least two annotators")
+        raise DataError("Fleiss' kappa needs the files of at least two annotators")
     annotations = [read_annotations(path) for path in paths]
     common = sorted(set.intersection(*(set(a) for a in annotations)))
     if not common:
-        raise AnnotationError("no item was labelled by every annotator")
+        raise DataError("no item was labelled by every annotator")
     counts = np.zeros((len(common), len(ANNOTATION_LABELS)), dtype=np.int64)
     for row, item in enumerate(common):
         for annotation in annotations:

@@ -16,10 +16,10 @@ import numpy as np
 from veritype.evaluation import plots
 from veritype.evaluation.configurations import contradicted, vote_mass
 from veritype.evaluation.data import nli_eval_sets, nli_examples
-from veritype.evaluation.engine import CONTRADICTED, ENTAILED, ScoreTable
 from veritype.evaluation.metrics import Bootstrap, binary_metrics
 from veritype.evaluation.report import RunResult, Table
 from veritype.evaluation.runner import EvalSettings, register_benchmark, score
+from veritype.evaluation.scoring import CONTRADICTED, ENTAILED, ScoreTable
 
 TWO_WAY = "not_entailment"
 

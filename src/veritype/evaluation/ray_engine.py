@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from veritype._ray import connect
-from veritype.evaluation.engine import (
+from veritype.errors import ConfigurationError
+from veritype.evaluation.scoring import (
     BlockScores,
-    EngineError,
     OnBlock,
     Pair,
     make_views,
@@ -50,7 +50,7 @@ class RayEngine:
         workers: int = 2,
         cpus_per_worker: float = 1.0,
     ) -> None:
-        connect(address, workers, cpus_per_worker, EngineError)
+        connect(address, workers, cpus_per_worker, ConfigurationError)
         # Views are built here too: a bad name fails now, not inside a worker.
         local = make_views(list(views), view_options)
         self.views = tuple(view.name for view in local)

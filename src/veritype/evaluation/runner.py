@@ -13,7 +13,9 @@ import numpy as np
 
 from veritype._registry import Registry
 from veritype.evaluation.data import Example
-from veritype.evaluation.engine import (
+from veritype.evaluation.metrics import Bools, Bootstrap, Floats, binary_metrics, confusion
+from veritype.evaluation.report import RunResult
+from veritype.evaluation.scoring import (
     DEFAULT_BLOCK_SIZE,
     OnBlock,
     ScoreTable,
@@ -22,8 +24,6 @@ from veritype.evaluation.engine import (
     plan_blocks,
     score_examples,
 )
-from veritype.evaluation.metrics import Bools, Bootstrap, Floats, binary_metrics, confusion
-from veritype.evaluation.report import RunResult
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
 DEFAULT_TAUS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -125,28 +125,19 @@ class Benchmark(Protocol):
     def __call__(self, settings: EvalSettings) -> RunResult: ...
 
 
-_BENCHMARKS = Registry[Benchmark](
-    lambda name: ValueError(f"a benchmark named {name!r} is already registered")
-)
-
-
-def register_benchmark(name: str) -> Callable[[Benchmark], Benchmark]:
-    return _BENCHMARKS.register(name)
+_BENCHMARKS = Registry[Benchmark]("benchmark")
+register_benchmark = _BENCHMARKS.register
 
 
 def available_benchmarks() -> list[str]:
     _load_builtin()
-    return sorted(_BENCHMARKS)
+    return _BENCHMARKS.names()
 
 
 def run_benchmark(name: str, settings: EvalSettings) -> RunResult:
     """Run the benchmark registered as ``name``; unknown names list the known ones."""
     _load_builtin()
     benchmark = _BENCHMARKS.get(name)
-    if benchmark is None:
-        raise ValueError(
-            f"unknown benchmark {name!r}; known benchmarks: {', '.join(available_benchmarks())}"
-        )
     started = time.perf_counter()
     result = benchmark(settings)
     result.timings["benchmark_total"] = time.perf_counter() - started

@@ -48,10 +48,10 @@ from veritype.evaluation.configurations import (
     vote_score,
 )
 from veritype.evaluation.data import Example, SciFactClaim, is_verbatim, read_jsonl, scifact_claims
-from veritype.evaluation.engine import CONTRADICTED, ENTAILED, ScoreTable
 from veritype.evaluation.metrics import Bools, Bootstrap, Floats
 from veritype.evaluation.report import RunResult, Table
 from veritype.evaluation.runner import EvalSettings, register_benchmark, score, split_by_group
+from veritype.evaluation.scoring import CONTRADICTED, ENTAILED, ScoreTable
 
 TOP_K = 3
 CALIBRATION_SHARE = 0.3

@@ -52,7 +52,6 @@ from veritype.evaluation.data import (
     truthfulqa_examples,
     truthfulqa_reference_examples,
 )
-from veritype.evaluation.engine import ABSTAINED, ENTAILED, ScoreTable
 from veritype.evaluation.metrics import (
     Bools,
     Bootstrap,
@@ -73,6 +72,7 @@ from veritype.evaluation.runner import (
     score,
     split_by_group,
 )
+from veritype.evaluation.scoring import ABSTAINED, ENTAILED, ScoreTable
 
 TARGET_PRECISION = 0.975
 LEARNED_THRESHOLDS = (0.5, 0.8, 0.9, 0.95)

@@ -6,12 +6,11 @@
 the draft so that it can never add a claim the draft did not make.
 """
 
+from veritype.errors import GenerationError
 from veritype.generation._base import (
     Draft,
     GenerationParams,
     Generator,
-    GeneratorError,
-    GeneratorRegistryError,
     TokenInfo,
     available_generators,
     create_generator,
@@ -23,10 +22,9 @@ from veritype.generation.extractive import ExtractiveGenerator
 __all__ = [
     "Draft",
     "ExtractiveGenerator",
+    "GenerationError",
     "GenerationParams",
     "Generator",
-    "GeneratorError",
-    "GeneratorRegistryError",
     "TokenInfo",
     "available_generators",
     "create_generator",

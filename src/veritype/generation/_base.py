@@ -14,14 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-
-
-class GeneratorError(RuntimeError):
-    """A generator that cannot run: an unreachable server, a missing model file or extra.
-
-    The message says what is wrong and how to fix it.
-    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,18 +108,11 @@ class Generator(Protocol):
     ) -> Iterator[TokenInfo]: ...
 
 
-class GeneratorRegistryError(KeyError):
-    """An unknown generator name, or a name registered twice."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
 GeneratorFactory = Callable[..., Generator]
 # Generators whose module needs a runtime the core does without (llama.cpp, an HTTP client):
 # registered by "module:attribute" and imported only when first created.
 _REGISTRY = Registry[GeneratorFactory](
-    lambda name: GeneratorRegistryError(f"a generator named {name!r} is already registered"),
+    "generator",
     lazy={
         "local": "veritype.generation.local:LocalGenerator",
         "openai": "veritype.generation.openai:OpenAIGenerator",
@@ -133,29 +120,20 @@ _REGISTRY = Registry[GeneratorFactory](
 )
 
 
-def register_generator(name: str) -> Callable[[GeneratorFactory], GeneratorFactory]:
-    """Register a generator factory under ``name`` so configurations can select it by name."""
-    return _REGISTRY.register(name)
+register_generator = _REGISTRY.register
+available_generators = _REGISTRY.names
 
 
 def create_generator(name: str, **options: Any) -> Generator:
     """Build the generator registered as ``name``; unknown names list the known ones."""
     try:
-        factory = _REGISTRY.find(name)
+        factory = _REGISTRY.get(name)
     except ImportError as error:
-            raise GeneratorError(
+            raise GenerationError(
                 f"the {name} generator needs {error.name or 'a missing package'}: "
                 "pip install 'veritype[llm]'"
             ) from None
-    if factory is None:
-        raise GeneratorRegistryError(
-            f"unknown generator {name!r}; known generators: {', '.join(available_generators())}"
-        )
     return factory(**options)
-
-
-def available_generators() -> list[str]:
-    return _REGISTRY.names()
 
 
 def check_batch(prompts: Sequence[str], evidence: Sequence[Sequence[Chunk]]) -> None:

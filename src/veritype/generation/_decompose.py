@@ -25,8 +25,9 @@ from veritype.claims import (
 from veritype.claims import (
     decompose as rule_decompose,
 )
+from veritype.errors import GenerationError
 from veritype.evidence import Document, chunk_document
-from veritype.generation._base import Draft, GenerationParams, Generator, GeneratorError
+from veritype.generation._base import Draft, GenerationParams, Generator
 
 INSTRUCTION = (
     "List every fact that the text states, as short standalone sentences, one per line. "
@@ -70,7 +71,7 @@ def decompose_with_report(
     evidence = chunk_document(Document.from_text(text, title="draft"), max_chars=len(text) + 1)
     try:
         proposed = generator.generate(INSTRUCTION, evidence, params or GenerationParams())
-    except GeneratorError:
+    except GenerationError:
         return rule_decompose(text, prefix=prefix), []
     sentences = _sentences_of(rule)
     accepted: dict[tuple[int, int], list[ClaimCandidate]] = {}

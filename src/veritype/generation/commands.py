@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,17 +15,16 @@ from rich.table import Table
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
+from veritype.errors import GenerationError, ModelError, UnknownComponentError
 from veritype.evidence import Chunk, Document, chunk_document
 from veritype.generation._base import (
     Draft,
     GenerationParams,
-    GeneratorError,
-    GeneratorRegistryError,
     available_generators,
     create_generator,
 )
 from veritype.ingest.corpus import Corpus
-from veritype.retrieval import EmbedderError, RetrieverError
+from veritype.settings import env
 from veritype.store import StoreError
 
 if TYPE_CHECKING:
@@ -121,7 +119,7 @@ def generate(
         with _err.status(f"Generating with the {generator} generator…"):
             writer = create_generator(generator, **options)
             draft = writer.generate(question, chunks, params)
-    except (GeneratorError, GeneratorRegistryError, ValueError) as error:
+    except (GenerationError, UnknownComponentError, ValueError) as error:
         raise _fail(str(error)) from None
     decomposition = decompose(draft.text)
     guarded = None
@@ -160,7 +158,7 @@ def _guarded_draft(
     tau_safe: float,
 ) -> GuardedDraft:
     """Decode the same prompt again under the enabled guards (truth-aware decoding)."""
-    from veritype.decoding import GuardError, create_guard, guarded_generate, load_llama
+    from veritype.decoding import DecodingError, create_guard, guarded_generate, load_llama
     from veritype.generation.local import LocalGenerator
 
     texts = [chunk.text for chunk in chunks]
@@ -169,7 +167,7 @@ def _guarded_draft(
         if use_kb:
             try:
                 guards.append(create_guard("kb", files=list(kb_files), texts=texts))
-            except GuardError:
+            except DecodingError:
                 if kb_files:
                     raise
                 _err.print("[dim]No knowledge-base triples in the evidence; kb guard off.[/]")
@@ -178,7 +176,7 @@ def _guarded_draft(
         if use_context:
             guards.append(create_guard("context", evidence=texts))
         llama = load_llama(model_path)
-    except (GuardError, FileNotFoundError, ValueError) as error:
+    except (DecodingError, FileNotFoundError, ValueError) as error:
         raise _fail(str(error)) from None
     prompter = LocalGenerator(model_path=model_path) if model_path else LocalGenerator()
 
@@ -265,7 +263,7 @@ def _file_chunks(paths: Sequence[Path]) -> list[Chunk]:
 
 def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
     try:
-        demo = store is None and not os.environ.get("VERITYPE_STORE")
+        demo = store is None and not env("STORE")
         with Corpus.open(store, create=demo) as corpus:
             if demo:
                 report = corpus.ensure_demo(console=_err)
@@ -275,7 +273,7 @@ def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
                         f"{corpus.store.url}.", highlight=False, soft_wrap=True,
                     )
             hits = corpus.retrieve(question, k)
-    except (StoreError, RetrieverError, EmbedderError, ValueError) as error:
+    except (StoreError, UnknownComponentError, ModelError, ValueError) as error:
         raise _fail(str(error)) from None
     if not hits:
         raise _fail("no evidence in the store matches the question")

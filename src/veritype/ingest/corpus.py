@@ -9,6 +9,8 @@ from typing import Any
 
 from rich.console import Console
 
+from veritype._closing import Closing
+from veritype.errors import UnknownComponentError
 from veritype.ingest.pipeline import Ingestor, IngestReport
 from veritype.ingest.readers import RecordFields, SourceDocument
 from veritype.retrieval import (
@@ -18,7 +20,6 @@ from veritype.retrieval import (
     DenseRetriever,
     HybridRetriever,
     Retriever,
-    RetrieverError,
     ScoredChunk,
 )
 from veritype.retrieval.embedding import DEFAULT_EMBEDDER
@@ -38,7 +39,7 @@ def demo_corpus_path() -> Path:
     return Path(str(resources.files("veritype") / "data" / "demo" / "scifact_demo.jsonl"))
 
 
-class Corpus:
+class Corpus(Closing):
     """Documents in a store plus the retrieval indexes over them.
 
     The layout (which indexes, with which chunking and model) is saved in the store on the
@@ -111,8 +112,9 @@ class Corpus:
         for spec in self.indexes:
             if spec.name == name:
                 return spec
-        known = ", ".join([spec.name for spec in self.indexes] + [HYBRID])
-        raise RetrieverError(f"unknown retriever {name!r}; this corpus has: {known}")
+        raise UnknownComponentError(
+            "retriever", name, [spec.name for spec in self.indexes] + [HYBRID]
+        )
 
     def retriever(
         self,
@@ -166,8 +168,3 @@ class Corpus:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> Corpus:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

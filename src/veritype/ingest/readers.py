@@ -20,7 +20,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from veritype._files import InputFileError, read_text_file
+from veritype._files import read_text_file
+from veritype.errors import InputError
 
 
 class UnreadableFileError(ValueError):
@@ -65,7 +66,7 @@ Reader = Callable[[Path, str, RecordFields], FileContents]
 def _read_text(path: Path) -> str:
     try:
         return read_text_file(path)
-    except InputFileError as error:
+    except InputError as error:
         raise UnreadableFileError(_reason(error, path)) from None
 
 

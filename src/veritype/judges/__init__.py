@@ -7,10 +7,10 @@ Qwen2.5-Coder-1.5B-Instruct, assembled from the ``veritype[judge]`` wheels) and 
 borderline.
 """
 
+from veritype.errors import GenerationError
 from veritype.judges._base import (
     JUDGE_PROMPT,
     Judge,
-    JudgeError,
     available_judges,
     create_judge,
     judge_messages,
@@ -20,8 +20,8 @@ from veritype.judges._base import (
 
 __all__ = [
     "JUDGE_PROMPT",
+    "GenerationError",
     "Judge",
-    "JudgeError",
     "available_judges",
     "create_judge",
     "judge_messages",

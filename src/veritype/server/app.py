@@ -26,7 +26,7 @@ from swagger_ui_bundle import swagger_ui_path
 from veritype import __version__
 from veritype._text import without_controls
 from veritype.answer import ClaimReport, GroundedAnswer
-from veritype.engine import EngineError
+from veritype.errors import InputError
 from veritype.evidence import Document
 from veritype.server import evals
 from veritype.server.chat import OPENAI_PREFIX, chat_router
@@ -391,7 +391,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(SaturatedError, saturated)
     app.add_exception_handler(DeadlineError, deadline)
-    app.add_exception_handler(EngineError, unprocessable)
+    app.add_exception_handler(InputError, unprocessable)
 
 
 def _note_error(request: Request, problems: list[str]) -> None:
@@ -407,7 +407,7 @@ def _sse(event: str, data: str) -> str:
 def _error_event(error: BaseException) -> str:
     if isinstance(error, DeadlineError):
         body = ErrorBody(error="deadline_exceeded", message=str(error))
-    elif isinstance(error, EngineError):
+    elif isinstance(error, InputError):
         body = ErrorBody(error="unprocessable", message=str(error))
     else:
         body = ErrorBody(error="internal_error", message="the engine failed on this request")
@@ -442,7 +442,7 @@ async def _respond(
                     yield _sse("claim", item.model_dump_json())
         except Exception as error:
             request.state.log_fields = {"errors": [str(error) or type(error).__name__]}
-            if not isinstance(error, DeadlineError | EngineError):
+            if not isinstance(error, DeadlineError | InputError):
                 logging.getLogger(ACCESS_LOGGER).exception("streamed request failed")
             yield _error_event(error)
 

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 
 from veritype.answer import GroundedAnswer
-from veritype.engine import EngineError
+from veritype.errors import InputError
 from veritype.server.logs import SERVER_LOGGER
 from veritype.server.models import (
     CHAT_MODELS,
@@ -190,7 +190,7 @@ def chat_router() -> APIRouter:
                                      grounded=grounded)
             except Exception as error:
                 code = "deadline_exceeded" if isinstance(error, DeadlineError) else (
-                    "unprocessable" if isinstance(error, EngineError) else "internal_error")
+                    "unprocessable" if isinstance(error, InputError) else "internal_error")
                 if code == "internal_error":
                     logging.getLogger(SERVER_LOGGER).exception("a streamed chat request failed")
                 message = str(error) if code != "internal_error" else "the engine failed"

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from veritype._cli import fail as _fail
+from veritype.errors import VeritypeError
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -74,7 +75,7 @@ def serve(
     try:
         import uvicorn
 
-        from veritype.engine import EngineConfig, EngineError
+        from veritype.engine import EngineConfig
         from veritype.server.logs import configure_json_logging
         from veritype.server.settings import ExposureError, ServerSettings, check_exposure
     except ImportError as error:
@@ -100,7 +101,7 @@ def serve(
         overrides["demo"] = True
     try:
         engine_config = EngineConfig.load(config, **overrides)
-    except (EngineError, ValidationError) as error:
+    except (VeritypeError, ValidationError) as error:
         raise _fail(str(error)) from None
 
     configure_json_logging()
@@ -123,14 +124,13 @@ def _first_problem(error: ValidationError) -> str:
 
 
 def _build_app(engine_config_json: str, settings_json: str) -> FastAPI:
-    from veritype.engine import Engine, EngineConfig, EngineError
+    from veritype.engine import Engine, EngineConfig
     from veritype.server.app import create_app
     from veritype.server.settings import ServerSettings
-    from veritype.store import StoreError
 
     try:
         engine = Engine(EngineConfig.model_validate_json(engine_config_json))
-    except (EngineError, StoreError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     return create_app(
         engine, ServerSettings.model_validate_json(settings_json), close_engine=True

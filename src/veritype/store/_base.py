@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy.typing as npt
 
 from veritype._registry import Registry
 from veritype.evidence import Chunk, Document, chunk_document
+from veritype.settings import env
 
 Vectors = npt.NDArray[np.float32]
 
@@ -288,25 +288,19 @@ class Store(Protocol):
 
 
 StoreFactory = Callable[..., Store]
-_REGISTRY = Registry[StoreFactory](
-    lambda scheme: StoreError(f"a store for {scheme!r} URLs is already registered")
-)
+_REGISTRY = Registry[StoreFactory]("store")
 
 DEFAULT_STORE_PATH = Path(".veritype") / "store.sqlite"
 
 
-def register_store(scheme: str) -> Callable[[StoreFactory], StoreFactory]:
-    """Register a store factory for URLs of ``scheme`` (``sqlite``, ``postgresql``, ...)."""
-    return _REGISTRY.register(scheme)
-
-
-def available_stores() -> list[str]:
-    return sorted(_REGISTRY)
+# Store factories by URL scheme (``sqlite``, ``postgresql``, ...).
+register_store = _REGISTRY.register
+available_stores = _REGISTRY.names
 
 
 def default_store_url() -> str:
     """``$VERITYPE_STORE``, else a SQLite file under the project (current) directory."""
-    return os.environ.get("VERITYPE_STORE") or f"sqlite:///{DEFAULT_STORE_PATH}"
+    return env("STORE") or f"sqlite:///{DEFAULT_STORE_PATH}"
 
 
 def open_store(url: str | None = None, *, create: bool = True, **options: Any) -> Store:
@@ -321,9 +315,8 @@ def open_store(url: str | None = None, *, create: bool = True, **options: Any) -
         scheme, url = "sqlite", f"sqlite:///{url}"
     if scheme == "postgres":
         scheme = "postgresql"
-    try:
-        factory = _REGISTRY[scheme]
-    except KeyError:
+    factory = _REGISTRY.find(scheme)
+    if factory is None:
         known = ", ".join(f"{name}://" for name in available_stores()) or "none"
         raise StoreError(
             f"unknown store URL scheme {scheme!r} in {url!r}; known: {known}"

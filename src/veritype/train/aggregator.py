@@ -29,13 +29,6 @@ import numpy as np
 from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, Veto
 from veritype.evaluation.configurations import view_results, vote_score
 from veritype.evaluation.data import Example, halueval_examples, is_verbatim, read_jsonl
-from veritype.evaluation.engine import (
-    ABSTAINED,
-    CONTRADICTED,
-    LocalEngine,
-    ScoreTable,
-    score_examples,
-)
 from veritype.evaluation.metrics import (
     Bools,
     Bootstrap,
@@ -43,6 +36,13 @@ from veritype.evaluation.metrics import (
     binary_metrics,
     roc_auc,
     threshold_for_precision,
+)
+from veritype.evaluation.scoring import (
+    ABSTAINED,
+    CONTRADICTED,
+    LocalEngine,
+    ScoreTable,
+    score_examples,
 )
 
 VIEWS = ("numeric", "lexical", "nli", "align")

@@ -7,9 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-
-class ConfigError(ValueError):
-    """A training configuration that cannot be used, with the offending key named."""
+from veritype.errors import ConfigurationError
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class TrainConfig:
         ]
         for ok, message in checks:
             if not ok:
-                raise ConfigError(f"training config {self.name!r}: {message}")
+                raise ConfigurationError(f"training config {self.name!r}: {message}")
 
     @property
     def run_dir(self) -> Path:
@@ -73,13 +71,13 @@ def _build(kind: type[Any], raw: dict[str, Any], where: str) -> Any:
     known = {f.name for f in fields(kind)}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise ConfigError(
+        raise ConfigurationError(
             f"{where}: unknown keys {', '.join(unknown)}; known: {', '.join(sorted(known))}"
         )
     try:
         return kind(**raw)
     except TypeError as error:
-        raise ConfigError(f"{where}: {error}") from error
+        raise ConfigurationError(f"{where}: {error}") from error
 
 
 def load_config(path: Path) -> TrainConfig:
@@ -87,9 +85,9 @@ def load_config(path: Path) -> TrainConfig:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from error
+        raise ConfigurationError(f"{path}: cannot be read ({error.strerror})") from error
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML ({error})") from error
+        raise ConfigurationError(f"{path}: not valid TOML ({error})") from error
     data = _build(DataConfig, raw.pop("data", {}), f"{path} [data]")
     config: TrainConfig = _build(TrainConfig, {**raw, "data": data}, str(path))
     return config

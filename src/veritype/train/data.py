@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veritype._text import sentence_spans
+from veritype.errors import DataError
 from veritype.views._values import ValueKind, extract_values
 
 LABELS = ("entailment", "neutral", "contradiction")
@@ -26,8 +27,6 @@ ALL_LABELS = (*LABELS, TWO_WAY)
 HALUEVAL_TRAIN_ROWS = 8000
 
 
-class DataError(ValueError):
-    """Missing, malformed or evaluation-only training data."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ import torch
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+from veritype.errors import DataError
 from veritype.train import data as datasets
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY, Pair
@@ -79,7 +80,7 @@ def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
             documents, rng, spec.synthetic_per_document, "synthetic_halueval"
         )
     if not pairs:
-        raise datasets.DataError(f"training config {config.name!r} selects no data")
+        raise DataError(f"training config {config.name!r} selects no data")
     rng.shuffle(pairs)
     if spec.max_pairs:
         pairs = pairs[: spec.max_pairs]

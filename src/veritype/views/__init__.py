@@ -1,13 +1,20 @@
-"""Verification views: the Protocol, the registry, and the built-in views that need no model."""
+"""Verification views: the contract (from ``veritype.verdicts``), the registry, and the
+built-in views that need no model."""
 
-from veritype.views._base import (
+from veritype.verdicts import (
     Verdict,
     VerificationView,
-    ViewRegistryError,
     ViewResult,
+    check_batch,
+    check_fraction,
+)
+from veritype.views._base import (
+    BatchedView,
+    PackAnalysingView,
     available_views,
     clear_model_caches,
     create_view,
+    once_per_pack,
     register_view,
     view_takes,
 )
@@ -15,15 +22,19 @@ from veritype.views.lexical import LexicalSupportView
 from veritype.views.numeric import NumericConsistencyView
 
 __all__ = [
+    "BatchedView",
     "LexicalSupportView",
     "NumericConsistencyView",
+    "PackAnalysingView",
     "Verdict",
     "VerificationView",
-    "ViewRegistryError",
     "ViewResult",
     "available_views",
+    "check_batch",
+    "check_fraction",
     "clear_model_caches",
     "create_view",
+    "once_per_pack",
     "register_view",
     "view_takes",
 ]

@@ -18,12 +18,8 @@ from dataclasses import dataclass
 from veritype._text import content_words, has_negation, quoted_in
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
-from veritype.views._base import (
-    PackAnalysingView,
-    Verdict,
-    ViewResult,
-    register_view,
-)
+from veritype.verdicts import Verdict, ViewResult
+from veritype.views._base import PackAnalysingView, register_view
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,8 @@ from dataclasses import dataclass
 from veritype._text import content_words
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
-from veritype.views._base import (
-    PackAnalysingView,
-    Verdict,
-    ViewResult,
-    register_view,
-)
+from veritype.verdicts import Verdict, ViewResult
+from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._values import TextValues, Value, ValueKind, extract_values
 
 # Share of the claim's non-value content words a sentence needs to count as aligned.

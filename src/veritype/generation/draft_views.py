@@ -26,13 +26,8 @@ from dataclasses import replace
 from veritype.claims import Claim
 from veritype.evidence import Chunk, EvidencePack
 from veritype.generation._base import Draft, GenerationParams, Generator
-from veritype.views._base import (
-    Verdict,
-    VerificationView,
-    ViewResult,
-    check_batch,
-    create_view,
-)
+from veritype.verdicts import Verdict, VerificationView, ViewResult, check_batch
+from veritype.views._base import create_view
 
 DRAFT_VIEWS = frozenset({"entropy", "selfcheck"})
 

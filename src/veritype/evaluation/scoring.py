@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from veritype._registry import Registry
 from veritype.claims import Claim
+from veritype.errors import ConfigurationError
 from veritype.evaluation.data import Example
 from veritype.evidence import EvidencePack
 from veritype.views import Verdict, VerificationView, clear_model_caches, create_view
@@ -32,8 +33,6 @@ Pair = tuple[tuple[str, ...], str]
 CitedSpan = tuple[int, int, int]
 
 
-class EngineError(ValueError):
-    """An engine that cannot run as configured; the message names the problem."""
 
 
 @dataclass(slots=True)
@@ -66,7 +65,7 @@ class ScoreTable:
             return self.views.index(view)
         except ValueError:
             known = ", ".join(self.views)
-            raise EngineError(f"view {view!r} was not run; views: {known}") from None
+            raise ConfigurationError(f"view {view!r} was not run; views: {known}") from None
 
     def select(self, rows: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> ScoreTable:
         """The rows ``rows`` (a mask or indices) as a table of their own."""
@@ -88,9 +87,9 @@ def make_views(names: Sequence[str], options: dict[str, dict[str, Any]] | None =
                ) -> list[VerificationView]:
     """The views by registry name, each with its options (unknown names raise, listing all)."""
     if not names:
-        raise EngineError("no views to run")
+        raise ConfigurationError("no views to run")
     if len(set(names)) != len(names):
-        raise EngineError(f"each view may run once; duplicate names in {list(names)}")
+        raise ConfigurationError(f"each view may run once; duplicate names in {list(names)}")
     options = options or {}
     return [create_view(name, **options.get(name, {})) for name in names]
 
@@ -147,35 +146,18 @@ class ScoringEngine(Protocol):
 
 
 EngineFactory = Callable[..., ScoringEngine]
-_ENGINES = Registry[EngineFactory](
-    lambda name: EngineError(f"an engine named {name!r} is already registered")
-)
-
-
-def register_engine(name: str) -> Callable[[EngineFactory], EngineFactory]:
-    return _ENGINES.register(name)
-
-
 # The Ray engine imports ray only when created: the core install does without it.
-_LAZY_ENGINES = {"ray": "veritype.evaluation.ray_engine:RayEngine"}
-
-
-def available_engines() -> list[str]:
-    return sorted({*_ENGINES, *_LAZY_ENGINES})
+_ENGINES = Registry[EngineFactory](
+    "engine", lazy={"ray": "veritype.evaluation.ray_engine:RayEngine"}
+)
+register_engine = _ENGINES.register
+available_engines = _ENGINES.names
 
 
 def create_engine(name: str, views: Sequence[str], **options: Any) -> ScoringEngine:
     """The engine registered as ``name`` running ``views``; unknown names list the known."""
-    factory = _ENGINES.get(name)
-    if factory is None and name in _LAZY_ENGINES:
-        import importlib
-
-        module, attribute = _LAZY_ENGINES[name].split(":")
-        factory = getattr(importlib.import_module(module), attribute)
-    if factory is None:
-        known = ", ".join(available_engines())
-        raise EngineError(f"unknown engine {name!r}; known engines: {known}")
-    return factory(views, **options)
+    engine: ScoringEngine = _ENGINES.get(name)(views, **options)
+    return engine
 
 
 @register_engine("local")
@@ -209,7 +191,7 @@ def plan_blocks(examples: Sequence[Example], block_size: int = DEFAULT_BLOCK_SIZ
     """The distinct pairs of ``examples`` sorted by length and cut into blocks, and for each
     example the position of its pair in that order."""
     if block_size < 1:
-        raise EngineError(f"block size must be >= 1, got {block_size}")
+        raise ConfigurationError(f"block size must be >= 1, got {block_size}")
     position: dict[Pair, int] = {}
     for example in examples:
         position.setdefault((example.evidence, example.claim), len(position))

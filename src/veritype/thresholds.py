@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veritype.errors import ConfigurationError
 from veritype.graph import EvidenceType, Status
-
-
-class ThresholdError(ValueError):
-    """τ and τ' that do not satisfy 0 ≤ τ' < τ ≤ 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +21,9 @@ class Thresholds:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.tau <= 1.0:
-            raise ThresholdError(f"tau must satisfy 0 < tau <= 1, got tau={self.tau}")
+            raise ConfigurationError(f"tau must satisfy 0 < tau <= 1, got tau={self.tau}")
         if not 0.0 <= self.tau_low < self.tau:
-            raise ThresholdError(
+            raise ConfigurationError(
                 f"tau_low must satisfy 0 <= tau_low < tau, got tau_low={self.tau_low}, "
                 f"tau={self.tau}"
             )

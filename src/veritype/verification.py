@@ -26,8 +26,8 @@ from veritype.budget import Budget, run_views
 from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
-from veritype.typing import Thresholds, status_of, type_claim
-from veritype.views._base import VerificationView
+from veritype.thresholds import Thresholds, status_of, type_claim
+from veritype.verdicts import VerificationView
 
 
 class VerificationReport(BaseModel):

@@ -27,7 +27,8 @@ from veritype._text import ANAPHORIC_LEAD, content_words, qualified_in, quoted_i
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
-from veritype.views._base import Verdict, ViewResult, check_batch, once_per_pack
+from veritype.verdicts import Verdict, ViewResult, check_batch
+from veritype.views._base import once_per_pack
 
 _ENTAILMENT, _CONTRADICTION = 0, 2
 

@@ -1,0 +1,109 @@
+"""One way to configure every part: settings models, the environment, the cache folder.
+
+Every settings class (the engine's, the server's, training's, evaluation's) is a
+:class:`Settings`: a frozen pydantic model whose values come, later winning, from its
+defaults, a TOML file, ``VERITYPE_<FIELD>`` environment variables (for the fields the class
+names in ``env_fields``) and keyword overrides. A bad value raises
+:class:`~veritype.errors.ConfigurationError` naming the field.
+
+The environment is read here and nowhere else: :func:`env` for a variable, :func:`cache_dir`
+for the one cache rule (``$VERITYPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/veritype``, else
+``~/.cache/veritype``; derived models live in its ``models`` folder).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from veritype.errors import ConfigurationError
+
+ENV_PREFIX = "VERITYPE_"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """The environment variable ``VERITYPE_<name>`` (``name`` without the prefix), or
+    ``default`` when it is unset or empty."""
+    value = os.environ.get(ENV_PREFIX + name)
+    return value if value else default
+
+
+def cache_dir() -> Path:
+    """veritype's cache folder: ``$VERITYPE_CACHE_DIR``, else the user's cache folder."""
+    given = env("CACHE_DIR")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "veritype"
+
+
+def model_cache_dir() -> Path:
+    """Where derived model files (int8 graphs, exported encoders, the judge's GGUF) go."""
+    return cache_dir() / "models"
+
+
+class Settings(BaseModel):
+    """Frozen settings: defaults < TOML file < ``VERITYPE_*`` environment < overrides."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Fields that may come from ``VERITYPE_<FIELD>``; lists are comma-separated there.
+    env_fields: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def load(
+        cls,
+        path: Path | str | None = None,
+        env: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> Self:
+        """The settings from ``path`` (TOML), the environment and ``overrides`` (``None``
+        values are ignored, so unset command-line options fall through)."""
+        values: dict[str, Any] = read_toml(Path(path)) if path is not None else {}
+        environment = os.environ if env is None else env
+        for name in cls.env_fields:
+            raw = environment.get(ENV_PREFIX + name.upper())
+            if raw:
+                values[name] = cls._from_env(name, raw)
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        return cls.validated(values)
+
+    @classmethod
+    def validated(cls, values: Mapping[str, Any]) -> Self:
+        """The settings made of ``values``; :class:`ConfigurationError` naming each problem."""
+        try:
+            return cls.model_validate(dict(values))
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in item['loc']) or 'settings'}: {item['msg']}"
+                for item in error.errors()
+            )
+            raise ConfigurationError(f"invalid {cls.__name__}: {problems}") from None
+
+    @classmethod
+    def _from_env(cls, name: str, raw: str) -> Any:
+        annotation = str(cls.model_fields[name].annotation)
+        if annotation.startswith(("list", "tuple")):
+            return [part.strip() for part in raw.split(",") if part.strip()]
+        if annotation == "<class 'bool'>":
+            return raw.strip().lower() in _TRUE
+        return raw
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table; :class:`ConfigurationError` when it is missing or invalid."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigurationError(f"cannot read config file {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"config file {path} is not valid TOML: {error}") from None
+
+
+__all__ = ["ENV_PREFIX", "Settings", "cache_dir", "env", "model_cache_dir", "read_toml"]
