@@ -1,0 +1,108 @@
+"""Where each claim's evidence comes from: retrieval per claim (query + claim), its parents'
+evidence, filters on the stored documents; and what an abstaining answer points to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from veritype.answer import Reference
+from veritype.engine._inputs import passes_filters
+from veritype.evidence import Chunk, Document, EvidencePack
+from veritype.graph import BeliefGraph, Node
+from veritype.ingest import Corpus
+from veritype.retrieval import ScoredChunk
+
+
+class EvidenceFinder:
+    """Retrieves evidence from a corpus, ``k`` chunks per claim, under optional filters."""
+
+    def __init__(self, corpus: Corpus, claim_k: int) -> None:
+        self.corpus = corpus
+        self.claim_k = claim_k
+
+    def retrieve(
+        self, text: str, k: int, filters: Mapping[str, str] | None
+    ) -> list[ScoredChunk]:
+        if not filters:
+            return self.corpus.retrieve(text, k)
+        # Filters drop hits after retrieval, so look deeper than k.
+        hits = self.corpus.retrieve(text, k * 5)
+        store = self.corpus.store
+        return [hit for hit in hits
+                if passes_filters(store.document(hit.chunk.doc_id), filters)][:k]
+
+    def packs(
+        self,
+        graph: BeliefGraph,
+        nodes: Sequence[Node],
+        query: str | None,
+        context: Sequence[Chunk],
+        filters: Mapping[str, str] | None,
+    ) -> dict[str, EvidencePack]:
+        """One evidence pack per claim: its own retrieval plus its parents' evidence."""
+        wanted = {node.claim.claim_id for node in nodes}
+        if not wanted:
+            return {}
+        order = [claim_id for claim_id in graph.topological_order() if claim_id in wanted]
+        texts = [
+            f"{query} {graph.node(claim_id).claim.text}" if query else
+            graph.node(claim_id).claim.text
+            for claim_id in order
+        ]
+        if filters:
+            found = [self.retrieve(text, self.claim_k, filters) for text in texts]
+        else:
+            found = self.corpus.retrieve_batch(texts, self.claim_k)
+        packs: dict[str, EvidencePack] = {}
+        for claim_id, hits in zip(order, found, strict=True):
+            chunks = {hit.chunk.chunk_id: hit.chunk for hit in hits}
+            for parent in graph.parents(claim_id):
+                if parent in packs:
+                    chunks.update({chunk.chunk_id: chunk for chunk in packs[parent]})
+            if not chunks:
+                chunks = {chunk.chunk_id: chunk for chunk in context}
+            packs[claim_id] = self.pack(list(chunks.values()))
+        return packs
+
+    def pack(self, chunks: Sequence[Chunk]) -> EvidencePack:
+        documents: dict[str, Document] = {}
+        for chunk in chunks:
+            if chunk.doc_id not in documents:
+                record = self.corpus.store.document(chunk.doc_id)
+                if record is not None:
+                    documents[chunk.doc_id] = record.document
+        return EvidencePack(chunks=list(chunks), documents=documents)
+
+
+def top_references(chunks: Sequence[Chunk], pack: EvidencePack, limit: int = 3) -> list[Reference]:
+    """Where a reader could look next when the answer abstains: the opening sentence of the
+    best-ranked chunk of up to ``limit`` documents."""
+    references: list[Reference] = []
+    seen: set[str] = set()
+    for chunk in chunks:
+        sentences = chunk.sentences()
+        if chunk.doc_id in seen or not sentences or not pack.has_chunk(chunk.chunk_id):
+            continue
+        seen.add(chunk.doc_id)
+        span = sentences[0]
+        references.append(Reference(
+            ref=len(references) + 1, doc_id=span.doc_id, chunk_id=span.chunk_id,
+            title=pack.title(span.doc_id), start=span.start, end=span.end,
+            quote=pack.quote(span),
+        ))
+        if len(references) == limit:
+            break
+    return references
+
+
+def chunk_entry(chunk: Chunk, pack: EvidencePack) -> dict[str, Any]:
+    """A chunk as the trace records it."""
+    return {
+        "chunk_id": chunk.chunk_id,
+        "doc_id": chunk.doc_id,
+        "title": pack.title(chunk.doc_id),
+        "start": chunk.start,
+        "end": chunk.end,
+        "text": chunk.text,
+    }
