@@ -27,6 +27,7 @@ from veritype.aggregate import (
     is_contradicted,
     support_mass,
 )
+from veritype.errors import VeritypeError
 from veritype.evidence import Span
 from veritype.views import Verdict, ViewResult
 
@@ -459,7 +460,7 @@ def test_create_aggregator_by_name(tmp_path: Path) -> None:
     ],
 )
 def test_create_aggregator_errors(name: str, options: dict[str, object], match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(VeritypeError, match=match):
         create_aggregator(name, **options)
 
 

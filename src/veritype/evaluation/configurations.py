@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import LearnedAggregator, _feature_matrix, _newton, _sigmoid
+from veritype.aggregate import LearnedAggregator
+from veritype.aggregate._learned import feature_matrix, newton, sigmoid
 from veritype.evaluation.metrics import Bools, Floats
 from veritype.evaluation.scoring import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.views import ViewResult
@@ -164,14 +165,14 @@ class LearnedInputs:
         template = LearnedAggregator(names, [0.0] * (len(names) * (len(names) + 1) // 2), 0.0,
                                      strong=strong)
         return cls(tuple(views), tuple(names), strong, contradiction_features,
-                   _feature_matrix(results, names, template.fill),
+                   feature_matrix(results, names, template.fill),
                    np.array([template.contradicted(r) for r in results], dtype=bool))
 
     def scores(self, fit: LearnedFit) -> Floats:
         """The effective score of every row under ``fit``: P(supported) as
         ``LearnedAggregator.scores`` computes it, or 0 when vetoed."""
         z = self.features @ np.asarray(fit.model.weights, dtype=np.float64) + fit.model.bias
-        result: Floats = np.where(self.vetoed, 0.0, _sigmoid(z))
+        result: Floats = np.where(self.vetoed, 0.0, sigmoid(z))
         return result
 
     def fit_rows(self, rows: npt.NDArray[np.intp], truth: Bools, groups: Sequence[str], *,
@@ -188,7 +189,7 @@ class LearnedInputs:
             design = np.hstack([features[mask], np.ones((int(mask.sum()), 1))])
             penalties = np.full(design.shape[1], penalty)
             penalties[-1] = 0.0
-            theta: Floats = _newton(design, y[mask], penalties, 100)
+            theta: Floats = newton(design, y[mask], penalties, 100)
             return theta
 
         everything = np.ones(len(rows), dtype=bool)
@@ -204,7 +205,7 @@ class LearnedInputs:
                         if len(set(truth[train].tolist())) < 2 or not test.any():
                             continue
                         theta = solve(train, penalty)
-                        predicted[test] = _sigmoid(features[test] @ theta[:-1] + theta[-1])
+                        predicted[test] = sigmoid(features[test] @ theta[:-1] + theta[-1])
                     losses.append(_log_loss(predicted, truth))
                 l2 = L2_GRID[int(np.argmin(losses))]
             theta = solve(everything, l2)

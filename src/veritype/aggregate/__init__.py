@@ -1,0 +1,133 @@
+"""Aggregators: turn the N view results for one claim into one support score.
+
+Every aggregator also reports whether the claim is *contradicted*: a strong view said so
+(or, for a learned aggregator, what its ``Veto`` asks: a quorum of strong views, each sure
+enough, or never). That flag is separate from the score because typing lets it override any
+amount of support. Abstaining views (nothing to check) cast no vote anywhere.
+
+The default aggregator (``create_aggregator("default")``) is a learned aggregator shipped
+in the package, fitted on training-side data only, with the thresholds and the
+veto chosen on a validation part of that data; its card,
+``veritype/models/aggregator/model_card.md``, states the data and the figures.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from veritype._registry import Registry
+from veritype.aggregate._base import (
+    AGREEMENT,
+    DEFAULT_AGGREGATOR,
+    NOT_CONTRADICTED,
+    Aggregate,
+    Aggregator,
+    Veto,
+    VoteAggregator,
+    evidence_union,
+    is_contradicted,
+    support_mass,
+)
+from veritype.aggregate._learned import LearnedAggregator
+from veritype.aggregate._rule import RuleAggregator, RuleThresholds
+from veritype.errors import ConfigurationError
+
+
+def _check_options(name: str, options: Mapping[str, Any], allowed: Collection[str]) -> None:
+    if unknown := sorted(set(options) - set(allowed)):
+        raise ConfigurationError(
+            f"aggregator {name!r}: unknown options {unknown}; known: {sorted(allowed)}"
+        )
+
+
+def _make_vote(**options: Any) -> Aggregator:
+    _check_options("vote", options, {"strong"})
+    return VoteAggregator(**options)
+
+
+def _make_learned(**options: Any) -> Aggregator:
+    _check_options("learned", options, {"path", "strong"})
+    if "path" not in options:
+        raise ConfigurationError("aggregator 'learned' needs path= to a saved model (JSON)")
+    model = LearnedAggregator.load(options["path"])
+    if "strong" not in options:
+        return model
+    return model.with_settings(strong=options["strong"])
+
+
+@functools.cache
+def _shipped_default() -> LearnedAggregator:
+    """The shipped default model, read once per process (it never changes while running)."""
+    return LearnedAggregator.load(DEFAULT_AGGREGATOR)
+
+
+def _make_default(**options: Any) -> Aggregator:
+    _check_options("default", options, {"strong"})
+    model = _shipped_default()
+    return model if "strong" not in options else model.with_settings(strong=options["strong"])
+
+
+def _make_rule(**options: Any) -> Aggregator:
+    return RuleAggregator.from_config(options)
+
+
+_REGISTRY = Registry[Callable[..., Aggregator]]("aggregator")
+_REGISTRY.register("default")(_make_default)
+_REGISTRY.register("learned")(_make_learned)
+_REGISTRY.register("rule")(_make_rule)
+_REGISTRY.register("vote")(_make_vote)
+available_aggregators = _REGISTRY.names
+
+
+def create_aggregator(name: str, **options: Any) -> Aggregator:
+    """Build the aggregator called ``name``; unknown names list the known ones."""
+    aggregator: Aggregator = _REGISTRY.create(name, **options)
+    return aggregator
+
+
+def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:
+    """The (τ, τ') an aggregator was calibrated for; (0.8, 0.3) when it names none."""
+    thresholds = getattr(aggregator, "thresholds", None)
+    if isinstance(thresholds, tuple) and len(thresholds) == 2:
+        return float(thresholds[0]), float(thresholds[1])
+    return 0.8, 0.3
+
+
+def default_covers(view_names: Collection[str]) -> bool:
+    """Whether ``view_names`` include every view the default aggregator reads."""
+    needed = {part.removesuffix(NOT_CONTRADICTED) for name in _shipped_default().view_names
+              for part in name.split(AGREEMENT)}
+    return needed <= set(view_names)
+
+
+def default_for(view_names: Collection[str], strong: Collection[str] | None) -> Aggregator:
+    """The default aggregator for these views: the shipped fitted model when every view it
+    reads runs, else the vote (a model fitted on other views would read missing ones as
+    ``fill``)."""
+    if default_covers(view_names):
+        return _make_default(**({} if strong is None else {"strong": strong}))
+    return VoteAggregator(strong=strong)
+
+
+__all__ = [
+    "AGREEMENT",
+    "DEFAULT_AGGREGATOR",
+    "NOT_CONTRADICTED",
+    "Aggregate",
+    "Aggregator",
+    "LearnedAggregator",
+    "RuleAggregator",
+    "RuleThresholds",
+    "Veto",
+    "VoteAggregator",
+    "available_aggregators",
+    "create_aggregator",
+    "default_covers",
+    "default_for",
+    "evidence_union",
+    "is_contradicted",
+    "recommended_thresholds",
+    "support_mass",
+]
