@@ -47,6 +47,14 @@ from veritype._text import (
     has_negation,
     sentence_spans,
 )
+from veritype.clauses import (
+    DESCRIPTION_LEAD,
+    HEADING,
+    THERE_LEAD,
+    resolve,
+    split_clauses,
+    subject_of,
+)
 
 
 class ClaimClass(StrEnum):
@@ -169,107 +177,6 @@ def classify(text: str) -> ClaimClass:
 
 
 # "There" also points back, to a place named before ("There it was rebuilt.").
-_THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
-_PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
-_AUXILIARY = (
-    r"(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
-    r"shall|should)"
-)
-# A coordinated clause with a subject of its own: ", and it was ...", "; the bridge has ...".
-_CLAUSE_WITH_SUBJECT = re.compile(
-    rf"(?:,\s*(?:and|but|while|whereas)\s+|;\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)"
-    rf"(?=(?:{_PRONOUN_SUBJECT}|(?:the|a|an)\s+\w+(?:\s+\w+)?|[A-Z]\w+(?:\s+[A-Z]\w+)*)"
-    rf"\s+{_AUXILIARY}\b)",
-)
-# A coordinated predicate sharing the sentence subject: "... and was rebuilt in 1950".
-# A comma splice: ", it is ...", where a new clause opens with a pronoun subject and a verb.
-_COMMA_SPLICE = re.compile(
-    rf",\s+(?=(?:{_PRONOUN_SUBJECT})\s+(?:{_AUXILIARY}|\w+(?:ed|es))\b)", re.IGNORECASE
-)
-_CLAUSE_SHARED_SUBJECT = re.compile(
-    rf"(?:,\s*and\s+|\s+and\s+|,\s*but\s+|\s+but\s+)(?={_AUXILIARY}\s+\w+)"
-)
-_SUBJECT = re.compile(rf"^(.*?)\s+(?:{_AUXILIARY}|\w+(?:ed|es))\b", re.IGNORECASE)
-
-
-def has_verb(text: str) -> bool:
-    """Whether ``text`` has a verb (an auxiliary or a word in -ed/-es): a statement, not a
-    bare phrase such as a name or a date."""
-    return re.search(rf"\b{_AUXILIARY}\b|\b\w+(?:ed|es)\b", text, re.IGNORECASE) is not None
-
-
-def _is_substantive(text: str) -> bool:
-    return len(content_words(text)) >= 2
-
-
-@dataclass(frozen=True, slots=True)
-class _Clause:
-    start: int  # offsets relative to the sentence
-    end: int
-    text: str
-    borrowed_subject: bool
-
-
-def _split_clauses(sentence: str) -> list[_Clause]:
-    """Split a sentence into clauses that each state their own fact.
-
-    A part is only split off when both sides still carry a verb and at least two
-    content words, so "salt and pepper are sold together" stays whole.
-    """
-    cuts = [(m.start(), m.end(), False) for m in _CLAUSE_WITH_SUBJECT.finditer(sentence)]
-    taken = {cut[0] for cut in cuts}
-    cuts += [
-        (m.start(), m.end(), False)
-        for m in _COMMA_SPLICE.finditer(sentence)
-        if m.start() not in taken
-    ]
-    taken = {cut[0] for cut in cuts}
-    cuts += [
-        (m.start(), m.end(), True)
-        for m in _CLAUSE_SHARED_SUBJECT.finditer(sentence)
-        if m.start() not in taken
-    ]
-    cuts.sort()
-    subject = ""
-
-    bounds: list[tuple[int, int, bool]] = []
-    start, borrowed = 0, False
-    for separator, clause_start, shares_subject in cuts:
-        left, right = sentence[start:separator], sentence[clause_start:]
-        if has_verb(left) and has_verb(right) and _is_substantive(left) and (
-            _is_substantive(right)
-        ):
-            if shares_subject and not subject:
-                found = _SUBJECT.match(sentence[:separator])
-                if found is None:
-                    continue
-                subject = found.group(1)
-            bounds.append((start, separator, borrowed))
-            start, borrowed = clause_start, shares_subject
-    bounds.append((start, len(sentence), borrowed))
-
-    clauses: list[_Clause] = []
-    for begin, end, uses_subject in bounds:
-        raw = sentence[begin:end]
-        begin += len(raw) - len(raw.lstrip())
-        end = begin + len(raw.strip())
-        text = sentence[begin:end].rstrip(",;")
-        if uses_subject:
-            text = f"{subject} {text}"
-        clauses.append(_Clause(begin, end, _as_sentence(text), uses_subject))
-    return clauses
-
-
-def _as_sentence(text: str) -> str:
-    text = text.strip()
-    if text and text[0].islower():
-        text = text[0].upper() + text[1:]
-    if text and text[-1] not in ".!?\"'\u201d":
-        text += "."
-    return text
-
-
-# Attributions and labels that open a sentence without stating a fact of their own.
 _LEAD_IN = re.compile(
     r"(?:(?:answer|a|response)\s*:\s*"
     r"|(?:yes|no|sure|indeed|in (?:summary|short|conclusion)|overall|to summari[sz]e)\s*[,:]\s*"
@@ -327,75 +234,6 @@ def _content_key(text: str) -> tuple[bool, tuple[tuple[str, int], ...]]:
 
 # A name at the start of a sentence: capitalised words, perhaps joined by "of"/"the"
 # ("The River Thames", "Bank of England"); the first word is no sentence-opening stopword.
-_LEADING_NAME = re.compile(
-    r"(?:The\s+)?(?!(?:In|On|At|By|For|From|With|After|Before|During|Since|As|If|When|While|"
-    r"Although|Because|However|Yes|No|The|A|An|It|He|She|They|We|This|That|These|Those|There|"
-    r"Its|His|Her|Their)\b)[A-Z][\w'\u2019.&-]*(?:\s+(?:(?:of|de|la|von|van|the|and|&)\s+)*"
-    r"[A-Z0-9][\w'\u2019.&-]*)*"
-)
-_PERSONAL_LEAD = re.compile(r"(?:it|he|she|they)\s+(?=\w)", re.IGNORECASE)
-_POSSESSIVE_LEAD = re.compile(r"(?:its|his|her|their)\s+(?=\w)", re.IGNORECASE)
-_DESCRIPTION_LEAD = re.compile(r"[Tt]he\s+([a-z][\w-]*)\s+(?=\w)")
-_HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
-# "The new bridge" before its verb; plural nouns end in -es too, so only auxiliaries and
-# past tenses count as the verb here.
-_DEFINITE_SUBJECT = re.compile(rf"(The\s+.*?)\s+(?:{_AUXILIARY}|\w+ed)\b")
-
-
-def heading_text(line: str) -> str | None:
-    """The text of a Markdown heading line ("# Tower Bridge" → "Tower Bridge"), else None."""
-    heading = _HEADING.match(line)
-    return None if heading is None else heading.group(1)
-
-
-def subject_of(text: str) -> str | None:
-    """The subject a later pronoun can stand for: a leading name ("Tower Bridge"), else a
-    short definite noun phrase before the first verb ("The new bridge"); None when it opens
-    with a pronoun, a preposition or has no clear subject."""
-    if ANAPHORIC_LEAD.match(text) or _THERE_LEAD.match(text):
-        return None
-    name = _LEADING_NAME.match(text)
-    if name is not None and (name.end() == len(text) or not text[name.end()].isalnum()):
-        found = name.group(0).rstrip(".")
-        return found if len(found.split()) <= 8 else None
-    phrase = _DEFINITE_SUBJECT.match(text)
-    if phrase is None:
-        return None
-    words = phrase.group(1).split()
-    return phrase.group(1) if len(words) <= 5 else None
-
-
-def _agrees(pronoun: str, subject: str) -> bool:
-    """Whether ``pronoun`` can stand for ``subject``: "they" for a plural ("The trials"),
-    "he"/"she" for a person's name, "it" for a name or a singular ("The trial"); "The trial
-    enrolled patients. They ..." speaks of the patients, not the trial."""
-    last = subject.split()[-1]
-    named = last[:1].isupper()
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and not named
-    if pronoun in ("they", "their"):
-        return plural
-    if pronoun in ("he", "she", "his", "her"):
-        return named and not subject.startswith("The ")
-    return not plural
-
-
-def resolve(text: str, subject: str | None) -> str:
-    """``text`` with its opening pronoun, possessive or description of ``subject`` replaced by
-    ``subject``; unchanged when it opens with none of them or there is no subject."""
-    if not subject:
-        return text
-    lead = _PERSONAL_LEAD.match(text) or _POSSESSIVE_LEAD.match(text)
-    if lead is not None and _agrees(lead.group(0).strip().lower(), subject):
-        if lead.re is _PERSONAL_LEAD:
-            return subject + " " + text[lead.end():]
-        owner = subject + ("\u2019" if subject.endswith("s") else "'s")
-        return owner + " " + text[lead.end():]
-    lead = _DESCRIPTION_LEAD.match(text)
-    if lead is not None and lead.group(1).lower() in subject.lower().split()[1:]:
-        return subject + " " + text[lead.end():]
-    return text
-
-
 def build_decomposition(
     candidates: Sequence[ClaimCandidate], *, prefix: str = "c"
 ) -> Decomposition:
@@ -419,8 +257,8 @@ def build_decomposition(
         written = strip_citation_markers(candidate.text).strip()
         if not written or not content_words(written):
             continue
-        led_by_pronoun = bool(ANAPHORIC_LEAD.match(written) or _THERE_LEAD.match(written))
-        text = resolve(written, subject) if led_by_pronoun or _DESCRIPTION_LEAD.match(
+        led_by_pronoun = bool(ANAPHORIC_LEAD.match(written) or THERE_LEAD.match(written))
+        text = resolve(written, subject) if led_by_pronoun or DESCRIPTION_LEAD.match(
             written) else written
         depends = (led_by_pronoun or candidate.borrowed_subject) and referent is not None
         key: tuple[object, ...] = (referent if depends else None, *_content_key(text))
@@ -506,7 +344,7 @@ def rule_candidates(answer: str) -> list[ClaimCandidate]:
     candidates: list[ClaimCandidate] = []
     for segment_start, segment_end in _segments(answer):
         raw = answer[segment_start:segment_end]
-        heading = _HEADING.match(raw)
+        heading = HEADING.match(raw)
         if heading is not None:
             candidates.append(ClaimCandidate(heading.group(1), segment_start + heading.start(1),
                                              segment_start + heading.end(1), heading=True))
@@ -519,7 +357,7 @@ def rule_candidates(answer: str) -> list[ClaimCandidate]:
         if not set(content_words(sentence)) - _FILLER:
             continue
         finished = raw.rstrip("\"')\u201d\u2019")[-1:] in (".", "!")
-        for index, clause in enumerate(_split_clauses(sentence)):
+        for index, clause in enumerate(split_clauses(sentence)):
             candidates.append(
                 ClaimCandidate(
                     text=clause.text,

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
-from veritype.claims import heading_text, subject_of
+from veritype.clauses import heading_text, subject_of
 from veritype.evidence import Chunk, EvidencePack, Span
 from veritype.graph import BeliefGraph, Node
 

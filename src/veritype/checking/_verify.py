@@ -19,7 +19,8 @@ from veritype.aggregate import default_for, recommended_thresholds
 from veritype.answer import narrowest_spans
 from veritype.budget import Budget, run_views
 from veritype.checking._rows import CheckRow
-from veritype.claims import Claim, classify, decompose, has_verb, is_hedged
+from veritype.claims import Claim, classify, decompose, is_hedged
+from veritype.clauses import has_verb
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
-from veritype.claims import heading_text, subject_of
+from veritype.clauses import heading_text, subject_of
 from veritype.evidence import Chunk
 from veritype.generation._base import (
     Draft,
