@@ -10,13 +10,12 @@ from veritype.answer import (
     GroundedAnswer,
     citation_problems,
     confabulation_problems,
-    confidence_label,
     grounded_answer_schema,
-    render,
 )
 from veritype.claims import Claim, ClaimClass
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Status
+from veritype.rendering import confidence_label, render
 
 EVIDENCE = EvidencePack.from_texts(
     [

@@ -21,11 +21,12 @@ from veritype.aggregate import (
     recommended_thresholds,
     support_mass,
 )
-from veritype.answer import Confidence, GroundedAnswer, render
+from veritype.answer import Confidence, GroundedAnswer
 from veritype.budget import Budget, run_views
 from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
+from veritype.rendering import render
 from veritype.thresholds import Thresholds, status_of, type_claim
 from veritype.verdicts import VerificationView
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from veritype._text import sentence_spans
 from veritype.aggregate import default_for, recommended_thresholds
-from veritype.answer import narrowest_spans
 from veritype.budget import Budget, run_views
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
@@ -24,6 +23,7 @@ from veritype.clauses import has_verb
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
+from veritype.rendering import narrowest_spans
 from veritype.thresholds import Thresholds
 from veritype.verification import (
     citing_views,

@@ -20,7 +20,7 @@ from veritype.aggregate import (
     default_for,
     recommended_thresholds,
 )
-from veritype.answer import ClaimReport, Confidence, GroundedAnswer, render
+from veritype.answer import ClaimReport, Confidence, GroundedAnswer
 from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
@@ -42,6 +42,7 @@ from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
 from veritype.relevance import Similarity, off_question_claims
+from veritype.rendering import render
 from veritype.thresholds import Thresholds
 from veritype.verdicts import VerificationView
 from veritype.verification import folded_by_whole, is_one_sentence, with_whole

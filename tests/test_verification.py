@@ -2,10 +2,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veritype.aggregate import VoteAggregator
-from veritype.answer import confabulation_problems, render
+from veritype.answer import confabulation_problems
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Status
+from veritype.rendering import render
 from veritype.thresholds import Thresholds
 from veritype.verification import type_graph, verify_answer
 from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
