@@ -5,14 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from veritype.views._values import (
-    TextValues,
-    Value,
-    ValueKind,
-    conflicts,
-    extract_values,
-    matches,
-)
+from veritype.views._matching import TextValues, conflicts, matches
+from veritype.views._values import Value, ValueKind, extract_values
 
 
 def only(text: str, kind: ValueKind | None = None) -> Value:

@@ -9,7 +9,6 @@ whether 1,063 feet is 324 metres is not something a string matcher should decide
 from __future__ import annotations
 
 import datetime
-import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -361,7 +360,7 @@ def _normal_word(word: str) -> str:
     return word.lower().replace("\u2019", "'")
 
 
-def _text_words(text: str) -> tuple[str, ...]:
+def text_words(text: str) -> tuple[str, ...]:
     return tuple(_normal_word(m.group(0)) for m in _WORD.finditer(text))
 
 
@@ -433,85 +432,3 @@ def extract_values(text: str) -> list[Value]:
     values += _numbers(text, taken)
     values += _entities(text, taken)
     return sorted(values, key=lambda v: (v.start, v.end))
-
-
-def _contains_run(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
-    size = len(needle)
-    return size > 0 and any(
-        haystack[i : i + size] == needle for i in range(len(haystack) - size + 1)
-    )
-
-
-def _date_matches(claim: str, evidence: str) -> bool:
-    if claim.startswith("--"):  # no year: any date on that month and day
-        return len(evidence) == len("1889-01-01") and evidence.endswith(claim[1:])
-    # ISO forms nest, so a year or month matches every finer date inside it.
-    return evidence.startswith(claim)
-
-
-def _date_parts(iso: str) -> tuple[str | None, str | None, str | None]:
-    if iso.startswith("--"):
-        return None, iso[2:4], iso[5:7]
-    parts: list[str | None] = [*iso.split("-"), None, None]
-    return parts[0], parts[1], parts[2]
-
-
-def matches(claim: Value, evidence: Value) -> bool:
-    """Whether the evidence value states the claim value.
-
-    Numbers must be equal after normalisation, within 1% when the claim hedges. A year
-    or month matches any finer date inside it; a bare year also matches the same plain
-    number ("1665 steps" vs "1,665 steps"). A name matches a name containing its words
-    in order ("Eiffel" matches "Gustave Eiffel").
-    """
-    if claim.kind is ValueKind.ENTITY or evidence.kind is ValueKind.ENTITY:
-        return claim.kind is evidence.kind and _contains_run(evidence.words, claim.words)
-    if claim.kind is ValueKind.DATE and evidence.kind is ValueKind.DATE:
-        return _date_matches(str(claim.value), str(evidence.value))
-    if ValueKind.DATE in (claim.kind, evidence.kind):
-        date, other = (claim, evidence) if claim.kind is ValueKind.DATE else (evidence, claim)
-        return (date.granularity == "year" and other.kind is ValueKind.NUMBER
-                and float(date.value) == other.value)
-    if claim.kind is not evidence.kind or claim.unit != evidence.unit:
-        return False
-    tolerance = 0.01 if claim.hedged else 1e-9
-    return math.isclose(float(claim.value), float(evidence.value), rel_tol=tolerance)
-
-
-def conflicts(claim: Value, evidence: Value) -> bool:
-    """Whether the evidence value states something else in the claim value's place.
-
-    Only values of the same kind (and unit or currency) conflict. Dates conflict when
-    they disagree on a part both state: "31 March 1889" and "1889" do not conflict,
-    "1890" and "31 March 1889" do. Names never conflict.
-    """
-    if claim.kind is ValueKind.ENTITY or claim.kind is not evidence.kind:
-        return False
-    if claim.kind is ValueKind.DATE:
-        pairs = zip(_date_parts(str(claim.value)), _date_parts(str(evidence.value)), strict=True)
-        return any(a is not None and b is not None and a != b for a, b in pairs)
-    return claim.unit == evidence.unit and not matches(claim, evidence)
-
-
-@dataclass(frozen=True, slots=True)
-class TextValues:
-    """The values and words of one evidence text, extracted once for many look-ups."""
-
-    values: tuple[Value, ...]
-    words: tuple[str, ...]
-
-    @classmethod
-    def of(cls, text: str) -> TextValues:
-        return cls(tuple(extract_values(text)), _text_words(text))
-
-    def contains(self, claim_value: Value) -> bool:
-        """Whether the text states ``claim_value``; a name may appear anywhere in the text."""
-        if claim_value.kind is ValueKind.ENTITY:
-            return _contains_run(self.words, claim_value.words)
-        return any(matches(claim_value, value) for value in self.values)
-
-    def conflict(self, claim_value: Value) -> Value | None:
-        """A value that contradicts ``claim_value``, unless the text also states it."""
-        if self.contains(claim_value):
-            return None
-        return next((value for value in self.values if conflicts(claim_value, value)), None)

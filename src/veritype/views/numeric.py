@@ -14,7 +14,8 @@ from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
-from veritype.views._values import TextValues, Value, ValueKind, extract_values
+from veritype.views._matching import TextValues
+from veritype.views._values import Value, ValueKind, extract_values
 
 # Share of the claim's non-value content words a sentence needs to count as aligned.
 _ALIGNMENT = 0.5
