@@ -80,11 +80,9 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(dict(values))
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in item['loc']) or 'settings'}: {item['msg']}"
-                for item in error.errors()
-            )
-            raise ConfigurationError(f"invalid {cls.__name__}: {problems}") from None
+            raise ConfigurationError(
+                f"invalid {cls.__name__}: {_problems(cls, error)}"
+            ) from None
 
     @classmethod
     def _from_env(cls, name: str, raw: str) -> Any:
@@ -96,12 +94,35 @@ class Settings(BaseModel):
         return raw
 
 
+def _problems(model: type[BaseModel], error: ValidationError) -> str:
+    """Unknown keys grouped per table (with the known ones listed), then each invalid field
+    with pydantic's reason."""
+    unknown: dict[tuple[str, ...], list[str]] = {}
+    problems: list[str] = []
+    for item in error.errors():
+        where = tuple(str(part) for part in item["loc"])
+        if item["type"] == "extra_forbidden":
+            unknown.setdefault(where[:-1], []).append(where[-1])
+        else:
+            problems.append(f"{'.'.join(where) or 'settings'}: {item['msg']}")
+    for table, keys in unknown.items():
+        fields: type[BaseModel] = model
+        for part in table:
+            nested = fields.model_fields[part].annotation
+            if isinstance(nested, type) and issubclass(nested, BaseModel):
+                fields = nested
+        label = f"[{'.'.join(table)}]: " if table else ""
+        problems.insert(0, f"{label}unknown keys {', '.join(keys)}; "
+                           f"known: {', '.join(sorted(fields.model_fields))}")
+    return "; ".join(problems)
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's table; :class:`ConfigurationError` when it is missing or invalid."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ConfigurationError(f"cannot read config file {path}: {error.strerror}") from None
+        raise ConfigurationError(f"config file {path} cannot be read ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"config file {path} is not valid TOML: {error}") from None
 

@@ -23,7 +23,7 @@ from veritype.evaluation.halueval import (
 from veritype.evaluation.metrics import Bootstrap
 from veritype.evaluation.runner import EvalSettings, score
 from veritype.train.aggregator import DIALOGUE_ROWS
-from veritype.train.config import load_config
+from veritype.train.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def test_trained_rows_follow_the_recipes_and_calibration_avoids_them() -> None:
-    spec = load_config(ROOT / "configs" / "align.toml").data
+    spec = TrainConfig.load(ROOT / "configs" / "align.toml").data
     align = {"qa": spec.halueval_qa, "dialogue": spec.halueval_dialogue,
              "summarization": spec.halueval_summarization}
     for task, rows in align.items():

@@ -3,14 +3,14 @@ from pathlib import Path
 import pytest
 
 from veritype.errors import ConfigurationError
-from veritype.train.config import load_config
+from veritype.train.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["nli", "align"])
 def test_shipped_recipes_load(name: str) -> None:
-    config = load_config(ROOT / "configs" / f"{name}.toml")
+    config = TrainConfig.load(ROOT / "configs" / f"{name}.toml")
     assert config.name == name
     assert config.eval_sets
 
@@ -29,9 +29,9 @@ def test_bad_configs_name_the_problem(tmp_path: Path, text: str, message: str) -
     path = tmp_path / "c.toml"
     path.write_text(text)
     with pytest.raises(ConfigurationError, match=message):
-        load_config(path)
+        TrainConfig.load(path)
 
 
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="cannot be read"):
-        load_config(tmp_path / "missing.toml")
+        TrainConfig.load(tmp_path / "missing.toml")

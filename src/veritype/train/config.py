@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+
+from pydantic import Field, model_validator
 
 from veritype.errors import ConfigurationError
+from veritype.settings import Settings
 
 
-@dataclass(frozen=True)
-class DataConfig:
+class DataConfig(Settings):
     """Which training data to assemble. Row counts are caps; 0 disables a source."""
 
-    nli_files: list[str] = field(default_factory=list)
+    nli_files: list[str] = Field(default_factory=list)
     halueval_qa: int = 0
     halueval_dialogue: int = 0
     halueval_summarization: int = 0
@@ -25,8 +24,7 @@ class DataConfig:
     max_pairs: int = 0
 
 
-@dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(Settings):
     """One verifier model's recipe: base encoder, data, optimisation, evaluation, output."""
 
     name: str
@@ -41,12 +39,13 @@ class TrainConfig:
     weight_decay: float = 0.01
     threads: int = 2
     checkpoint_every: int = 200
-    eval_sets: list[str] = field(default_factory=list)
+    eval_sets: list[str] = Field(default_factory=list)
     eval_limit: int = 1000
     output_dir: str = "runs"
-    data: DataConfig = field(default_factory=DataConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _sensible(self) -> TrainConfig:
         checks = [
             (bool(self.name) and self.name.isidentifier(), "name must be a plain identifier"),
             (16 <= self.max_length <= 512, "max_length must lie in 16..512"),
@@ -61,33 +60,8 @@ class TrainConfig:
         for ok, message in checks:
             if not ok:
                 raise ConfigurationError(f"training config {self.name!r}: {message}")
+        return self
 
     @property
     def run_dir(self) -> Path:
         return Path(self.output_dir) / self.name
-
-
-def _build(kind: type[Any], raw: dict[str, Any], where: str) -> Any:
-    known = {f.name for f in fields(kind)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ConfigurationError(
-            f"{where}: unknown keys {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-        )
-    try:
-        return kind(**raw)
-    except TypeError as error:
-        raise ConfigurationError(f"{where}: {error}") from error
-
-
-def load_config(path: Path) -> TrainConfig:
-    """Read and validate a training config file."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigurationError(f"{path}: cannot be read ({error.strerror})") from error
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigurationError(f"{path}: not valid TOML ({error})") from error
-    data = _build(DataConfig, raw.pop("data", {}), f"{path} [data]")
-    config: TrainConfig = _build(TrainConfig, {**raw, "data": data}, str(path))
-    return config

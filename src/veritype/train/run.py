@@ -6,7 +6,6 @@ import json
 import logging
 import math
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, CrossEncoder
@@ -18,7 +17,7 @@ from veritype.train.card import (
     throughput,
     write_card,
 )
-from veritype.train.config import load_config
+from veritype.train.config import TrainConfig
 from veritype.train.export import FP32_FILE, argmax_agreement, export_onnx
 from veritype.train.trainer import FINAL, Trainer
 
@@ -40,11 +39,11 @@ def run_training(
     Returns the exported model directory; with ``ship_to`` the model files are also
     copied there (e.g. ``src/veritype/models/nli``).
     """
-    config = load_config(config_path)
+    config = TrainConfig.load(config_path)
     if output_dir is not None:
-        config = replace(config, output_dir=str(output_dir))
+        config = config.model_copy(update={"output_dir": str(output_dir)})
     if threads is not None:
-        config = replace(config, threads=threads)
+        config = config.model_copy(update={"threads": threads})
     config.run_dir.mkdir(parents=True, exist_ok=True)
     _log_to(config.run_dir / "train.log")
     final = config.run_dir / FINAL

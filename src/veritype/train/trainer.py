@@ -14,7 +14,6 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +168,7 @@ class Trainer:
             counts[pair.source] = counts.get(pair.source, 0) + 1
         (self.run_dir / "data.json").write_text(
             json.dumps(
-                {"pairs": len(pairs), "by_source": counts, "config": asdict(config)}, indent=2
+                {"pairs": len(pairs), "by_source": counts, "config": config.model_dump()}, indent=2
             )
         )
         log.info("assembled %d pairs: %s", len(pairs), counts)
