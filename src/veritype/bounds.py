@@ -16,6 +16,8 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veritype.errors import InputError
+
 # tau * n is computed in floating point: 0.07 * 100 == 7.000000000000001, whose ceiling
 # would wrongly be 8. Products within this distance above an integer count as that integer.
 _CEIL_EPS = 1e-9
@@ -23,25 +25,25 @@ _CEIL_EPS = 1e-9
 
 def _check_n(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+        raise InputError(f"n must be an integer >= 1, got {n!r}")
 
 
 def _check_tau(tau: float) -> None:
     if not 0.0 < tau <= 1.0:
-        raise ValueError(f"tau must lie in (0, 1], got {tau!r}")
+        raise InputError(f"tau must lie in (0, 1], got {tau!r}")
 
 
 def _check_alpha(alpha: float) -> None:
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
 
 
 def kl_divergence(a: float, b: float) -> float:
     """Bernoulli KL divergence D(a || b), with 0 ln 0 = 0."""
     if not 0.0 <= a <= 1.0:
-        raise ValueError(f"a must lie in [0, 1], got {a!r}")
+        raise InputError(f"a must lie in [0, 1], got {a!r}")
     if not 0.0 < b < 1.0:
-        raise ValueError(f"b must lie in (0, 1), got {b!r}")
+        raise InputError(f"b must lie in (0, 1), got {b!r}")
     # Differences of logs rather than log of a ratio: a / b overflows for subnormal b.
     head = 0.0 if a == 0.0 else a * (math.log(a) - math.log(b))
     tail = 0.0 if a == 1.0 else (1.0 - a) * (math.log1p(-a) - math.log1p(-b))

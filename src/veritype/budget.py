@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from veritype.aggregate import Aggregator, VoteAggregator
 from veritype.claims import ClaimClass
 from veritype.deadline import checkpoint
+from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node
 from veritype.thresholds import Thresholds
@@ -34,7 +35,7 @@ class Budget:
 
     def __post_init__(self) -> None:
         if self.limit is not None and not self.limit >= 0:
-            raise ValueError(f"budget limit must be >= 0, got {self.limit}")
+            raise ConfigurationError(f"budget limit must be >= 0, got {self.limit}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +124,10 @@ def run_views(
     """
     missing = [node.claim.claim_id for node in graph if node.claim.claim_id not in evidence]
     if missing:
-        raise ValueError(f"no evidence pack for claims: {', '.join(missing)}")
+        raise InputError(f"no evidence pack for claims: {', '.join(missing)}")
     names = [view.name for view in views]
     if len(set(names)) != len(names):
-        raise ValueError(f"each view may run once per claim; duplicate names in {names}")
+        raise ConfigurationError(f"each view may run once per claim; duplicate names in {names}")
     ordered = sorted(views, key=lambda view: view.cost)
     strong = frozenset(view.name for view in ordered if view.strong)
     vote = isinstance(aggregator, VoteAggregator)

@@ -55,6 +55,7 @@ from veritype.clauses import (
     split_clauses,
     subject_of,
 )
+from veritype.errors import InputError
 
 
 class ClaimClass(StrEnum):
@@ -87,9 +88,9 @@ class Claim:
 
     def __post_init__(self) -> None:
         if not self.text.strip():
-            raise ValueError(f"claim {self.claim_id!r} has empty text")
+            raise InputError(f"claim {self.claim_id!r} has empty text")
         if not 0 <= self.start <= self.end:
-            raise ValueError(
+            raise InputError(
                 f"claim {self.claim_id!r}: invalid span start={self.start}, end={self.end}"
             )
 

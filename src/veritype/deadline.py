@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from veritype.errors import DeadlineError
 
-class DeadlineExceededError(Exception):
+
+class DeadlineExceededError(DeadlineError):
     """The work was stopped at a checkpoint: its deadline passed or it was cancelled."""
 
 

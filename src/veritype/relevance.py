@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
 from veritype.clauses import heading_text, subject_of
+from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk, EvidencePack, Span
 from veritype.graph import BeliefGraph, Node
 
@@ -147,7 +148,7 @@ def off_question_claims(
     With ``evidence`` (the pack the claims' evidence spans point into), a question that names
     its subject also needs each claim to name it or be cited to a passage that does."""
     if not 0.0 <= floor <= 1.0:
-        raise ValueError(f"the relevance floor must lie in [0, 1], got {floor}")
+        raise ConfigurationError(f"the relevance floor must lie in [0, 1], got {floor}")
     asked = _topic_words(question)
     if not asked and similarity is None:
         return set()

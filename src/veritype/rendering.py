@@ -23,6 +23,7 @@ from veritype.answer import (
     ViewVerdict,
 )
 from veritype.claims import Claim, ClaimClass, states_scope
+from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 
@@ -164,7 +165,7 @@ def render(
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
-        raise ValueError(f"cannot render untyped claims: {', '.join(untyped)}")
+        raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
     rendered: set[str] = set()
     admissible: set[str] = set()

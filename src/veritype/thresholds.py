@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veritype.errors import ConfigurationError
+from veritype.errors import ConfigurationError, InputError
 from veritype.graph import EvidenceType, Status
 
 
@@ -40,7 +40,7 @@ class Thresholds:
 def type_claim(score: float, *, contradicted: bool, thresholds: Thresholds) -> EvidenceType:
     """The evidence type of a claim; contradiction overrides the score."""
     if not 0.0 <= score <= 1.0:
-        raise ValueError(f"score must lie in [0, 1], got {score}")
+        raise InputError(f"score must lie in [0, 1], got {score}")
     if contradicted:
         return EvidenceType.UNSUPPORTED
     return thresholds.band(score)

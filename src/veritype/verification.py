@@ -24,6 +24,7 @@ from veritype.aggregate import (
 from veritype.answer import Confidence, GroundedAnswer
 from veritype.budget import Budget, run_views
 from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
+from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
 from veritype.rendering import render
@@ -121,9 +122,9 @@ def verify_answer(
     (claim ids are ``c1``, ``c2``, ... in answer order).
     """
     if not answer.strip():
-        raise ValueError("the answer is empty")
+        raise InputError("the answer is empty")
     if not views:
-        raise ValueError("at least one verification view is needed")
+        raise ConfigurationError("at least one verification view is needed")
     if aggregator is None:
         aggregator = default_for([view.name for view in views],
                                  [view.name for view in views if view.strong])

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype._cli import fail as _fail
-from veritype.errors import ModelError, UnknownComponentError
+from veritype.errors import InputError, ModelError, UnknownComponentError
 from veritype.ingest.corpus import HYBRID, Corpus
 from veritype.ingest.pipeline import IngestReport
 from veritype.ingest.readers import RecordFields
@@ -307,9 +307,9 @@ def parse_duration(text: str) -> float:
     try:
         seconds = float(number) * (unit or 1)
     except ValueError:
-        raise ValueError(f"{text!r} is not a duration such as 3600, 90m, 12h or 30d") from None
+        raise InputError(f"{text!r} is not a duration such as 3600, 90m, 12h or 30d") from None
     if not seconds > 0:
-        raise ValueError(f"a duration must be positive, got {text!r}")
+        raise InputError(f"a duration must be positive, got {text!r}")
     return seconds
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from veritype._closing import Closing
-from veritype.errors import UnknownComponentError
+from veritype.errors import ConfigurationError, InputError, UnknownComponentError
 from veritype.ingest.pipeline import Ingestor, IngestReport
 from veritype.ingest.readers import RecordFields, SourceDocument
 from veritype.retrieval import (
@@ -51,7 +51,7 @@ class Corpus(Closing):
         self.indexes = list(indexes or store.layout() or DEFAULT_INDEXES)
         names = [spec.name for spec in self.indexes]
         if len(set(names)) != len(names) or HYBRID in names:
-            raise ValueError(f"index names must be unique and not {HYBRID!r}: {names}")
+            raise ConfigurationError(f"index names must be unique and not {HYBRID!r}: {names}")
         self._retrievers: dict[tuple[object, ...], Retriever] = {}
 
     @classmethod
@@ -93,7 +93,7 @@ class Corpus(Closing):
         titles = list(titles) if titles is not None else [""] * len(texts)
         sources = list(sources) if sources is not None else [f"text-{i}" for i in range(len(texts))]
         if not len(texts) == len(titles) == len(sources):
-            raise ValueError("give one title and one source per text")
+            raise InputError("give one title and one source per text")
         documents = [
             SourceDocument(text, title, source, "text/plain")
             for text, title, source in zip(texts, titles, sources, strict=True)

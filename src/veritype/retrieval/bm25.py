@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veritype.errors import ConfigurationError
 from veritype.retrieval._base import ScoredChunk, register_retriever
 from veritype.store import IndexSpec, Store
 
@@ -135,7 +136,7 @@ class BM25Retriever:
 
     def __init__(self, store: Store, spec: IndexSpec, *, name: str = "") -> None:
         if spec.kind != "bm25":
-            raise ValueError(f"index {spec.name!r} is {spec.kind}, not bm25")
+            raise ConfigurationError(f"index {spec.name!r} is {spec.kind}, not bm25")
         self.store = store
         self.spec = spec
         self.name = name or spec.name

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from veritype.errors import ConfigurationError
 from veritype.retrieval._base import ScoredChunk, register_retriever
 from veritype.retrieval.bm25 import resolve_hits
 from veritype.retrieval.embedding import Embedder, create_embedder
@@ -22,7 +23,7 @@ class DenseRetriever:
         self, store: Store, spec: IndexSpec, *, embedder: Embedder | None = None, name: str = ""
     ) -> None:
         if spec.kind != "dense":
-            raise ValueError(f"index {spec.name!r} is {spec.kind}, not dense")
+            raise ConfigurationError(f"index {spec.name!r} is {spec.kind}, not dense")
         self.store = store
         self.spec = spec
         self.name = name or spec.name

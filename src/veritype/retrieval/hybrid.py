@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from veritype.errors import ConfigurationError
 from veritype.retrieval._base import Retriever, ScoredChunk, register_retriever
 
 DEFAULT_RRF_K = 10
@@ -32,16 +33,16 @@ class HybridRetriever:
         name: str = "hybrid",
     ) -> None:
         if not retrievers:
-            raise ValueError("a hybrid retriever needs at least one retriever")
+            raise ConfigurationError("a hybrid retriever needs at least one retriever")
         weights = list(weights) if weights is not None else [1.0] * len(retrievers)
         if len(weights) != len(retrievers):
-            raise ValueError(
+            raise ConfigurationError(
                 f"{len(weights)} weights for {len(retrievers)} retrievers; give one each"
             )
         if any(weight < 0 for weight in weights) or not any(weights):
-            raise ValueError(f"weights must be >= 0 and not all 0, got {weights}")
+            raise ConfigurationError(f"weights must be >= 0 and not all 0, got {weights}")
         if rrf_k < 0:
-            raise ValueError(f"rrf_k must be >= 0, got {rrf_k}")
+            raise ConfigurationError(f"rrf_k must be >= 0, got {rrf_k}")
         self.retrievers = list(retrievers)
         self.weights = weights
         self.rrf_k = rrf_k

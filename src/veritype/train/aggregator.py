@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, Veto
+from veritype.errors import DataError
 from veritype.evaluation.configurations import view_results, vote_score
 from veritype.evaluation.data import Example, halueval_examples, is_verbatim, read_jsonl
 from veritype.evaluation.metrics import (
@@ -256,7 +257,7 @@ def fit_default(
                 "choose_auc": roc_auc(score[choose], truth[choose]),
             })
     if all(c["tau"] is None for c in choices):
-        raise ValueError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
+        raise DataError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
     best = max(choices, key=lambda c: c["choose_recall"])
     candidate = next(c for c in CANDIDATES if c.name == best["candidate"])
     chosen_model = fitted[best["data"], candidate.name]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from veritype.errors import DataError
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY
@@ -157,5 +158,5 @@ def read_floor(card: Path) -> tuple[str, int, float]:
     """The (eval set, pairs, minimum accuracy) a shipped model's test must meet."""
     match = FLOOR_PATTERN.search(card.read_text(encoding="utf-8"))
     if match is None:
-        raise ValueError(f"{card}: no test floor line")
+        raise DataError(f"{card}: no test floor line")
     return match.group(1), int(match.group(2)), float(match.group(3))

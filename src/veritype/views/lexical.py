@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from veritype._text import content_words, has_negation, quoted_in
 from veritype.claims import Claim
+from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
@@ -33,7 +34,7 @@ class _Sentence:
 
 def _check_threshold(label: str, value: float) -> None:
     if not 0.0 < value <= 1.0:  # also rejects NaN
-        raise ValueError(f"{label} must lie in (0, 1], got {value}")
+        raise ConfigurationError(f"{label} must lie in (0, 1], got {value}")
 
 
 @register_view("lexical")
@@ -55,7 +56,7 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
         _check_threshold("support_threshold", support_threshold)
         _check_threshold("contradiction_threshold", contradiction_threshold)
         if cost < 0:
-            raise ValueError(f"cost must be >= 0, got {cost}")
+            raise ConfigurationError(f"cost must be >= 0, got {cost}")
         self.name = "lexical"
         self.support_threshold = support_threshold
         self.contradiction_threshold = contradiction_threshold

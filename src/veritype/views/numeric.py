@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from veritype._text import content_words
 from veritype.claims import Claim
+from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
@@ -46,7 +47,7 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
 
     def __init__(self, *, cost: float = 0.5, strong: bool = True) -> None:
         if cost < 0:
-            raise ValueError(f"cost must be >= 0, got {cost}")
+            raise ConfigurationError(f"cost must be >= 0, got {cost}")
         self.name = "numeric"
         self.cost = cost
         self.strong = strong

@@ -1,0 +1,85 @@
+"""The layers hold: the core imports nothing above it, and no lower layer imports a higher one.
+
+Imports are read from the source (module level and inside functions alike), so a lazy import
+that crosses a layer fails here as surely as a top-level one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veritype"
+
+# The formal model and its pure parts: claims, graph, typing, bounds, answers, aggregation.
+CORE = frozenset({
+    "veritype", "veritype._closing", "veritype._registry", "veritype._text", "veritype.aggregate",
+    "veritype.answer", "veritype.bounds", "veritype.budget", "veritype.claims",
+    "veritype.clauses", "veritype.deadline", "veritype.errors", "veritype.evidence",
+    "veritype.graph", "veritype.relevance", "veritype.rendering", "veritype.settings",
+    "veritype.thresholds", "veritype.verdicts", "veritype.verification",
+})
+# Each layer and the layers above it, which it must never import.
+ABOVE = {
+    "views": ("engine", "server", "evaluation", "checking", "cli", "store", "ingest"),
+    "retrieval": ("engine", "server", "evaluation", "checking", "cli", "generation"),
+    "store": ("engine", "server", "evaluation", "checking", "cli", "ingest", "generation"),
+    "ingest": ("engine", "server", "evaluation", "checking", "cli", "generation"),
+    "engine": ("server", "evaluation", "checking", "cli"),
+    "generation": ("engine", "server", "evaluation", "checking", "cli"),
+    "judges": ("engine", "server", "evaluation", "checking", "cli"),
+    "models": ("engine", "server", "evaluation", "checking", "cli"),
+    "decoding": ("engine", "server", "evaluation", "checking", "cli"),
+    "train": ("engine", "server", "cli"),
+    "checking": ("server", "cli"),
+    "evaluation": ("server", "cli"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every veritype module ``path`` imports, at any depth of its code."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            # The package uses absolute imports only, which keeps this reading exact.
+            assert node.level == 0, f"{path}: relative import of {node.module!r}"
+            found.add(node.module or "")
+    return {name for name in found if name == "veritype" or name.startswith("veritype.")}
+
+
+def core_modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if module_name(path) in CORE
+                  and path.name != "__init__.py" or module_name(path) == "veritype.aggregate")
+
+
+def test_the_core_imports_only_the_core() -> None:
+    checked = core_modules()
+    assert len(checked) >= len(CORE) - 1  # every core module exists (veritype itself aside)
+    for path in checked:
+        outside = sorted(name for name in imported(path)
+                         if name not in CORE and not name.startswith("veritype.aggregate."))
+        assert not outside, f"{module_name(path)} imports {outside}, above the core"
+
+
+@pytest.mark.parametrize("layer", sorted(ABOVE))
+def test_no_layer_imports_a_layer_above_it(layer: str) -> None:
+    forbidden = tuple(f"veritype.{name}" for name in ABOVE[layer])
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        wrong = sorted(name for name in imported(path)
+                       if any(name == f or name.startswith(f + ".") for f in forbidden))
+        assert not wrong, f"{module_name(path)} imports {wrong}"
+
+
+def test_the_contract_notices_a_crossing(tmp_path: Path) -> None:
+    source = tmp_path / "module.py"
+    source.write_text("def f():\n    from veritype.server.app import create_app\n")
+    assert imported(source) == {"veritype.server.app"}
