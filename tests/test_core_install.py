@@ -69,7 +69,7 @@ def test_ingest_ask_search_and_verify_run_on_the_core_install(workdir: Path, cac
     ingested = core_cli("ingest", evidence, "--store", store, cwd=workdir, cache=cache)
     assert ingested.returncode == 0, ingested.stderr
     # The fused int8 embedder was derived without torch.
-    assert list(cache.glob("*-fused-int8-v1.onnx"))
+    assert list((cache / "models").glob("*-fused-int8-v1.onnx"))
 
     asked = core_cli("ask", "When did the Eiffel Tower open?", "--store", store,
                      cwd=workdir, cache=cache)
