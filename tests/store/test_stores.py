@@ -12,17 +12,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from veritype import errors
 from veritype.evidence import Document
 from veritype.store import (
     Chunking,
     ChunkVectors,
     DocumentRecord,
+    DocumentStore,
     DocumentWrite,
     IndexSpec,
+    IndexStore,
     Store,
     StoreError,
     StoreInputError,
     StoreNotFoundError,
+    TraceStore,
     open_store,
 )
 
@@ -280,3 +284,22 @@ def test_traces_are_pruned_by_age_then_by_count_oldest_first(store: Store) -> No
     store.save_trace("fresh", "ask", {"n": 9})
     assert store.prune_traces(older_than=0.04) == 3
     assert store.count_traces() == 1 and store.trace("fresh") == {"n": 9}
+
+
+def test_every_store_is_a_document_index_and_trace_store(store: Store) -> None:
+    assert isinstance(store, DocumentStore)
+    assert isinstance(store, IndexStore)
+    assert isinstance(store, TraceStore)
+
+
+def test_store_errors_belong_to_the_error_tree() -> None:
+    assert StoreError is errors.StoreError
+    assert issubclass(StoreNotFoundError, errors.StoreError)
+    assert issubclass(StoreInputError, errors.StoreError)
+    assert issubclass(StoreInputError, errors.InputError)
+
+
+def test_a_database_failure_while_saving_a_trace_is_a_store_error(store: Store) -> None:
+    store.close()
+    with pytest.raises(StoreError, match="saving trace t1 failed"):
+        store.save_trace("t1", "ask", {"n": 1})

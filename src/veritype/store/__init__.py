@@ -1,5 +1,6 @@
 """Stores: where a corpus lives. SQLite is the embedded default; PostgreSQL scales out."""
 
+from veritype.errors import StoreError
 from veritype.store import postgres as _postgres  # noqa: F401  (registers postgresql://)
 from veritype.store import sqlite as _sqlite  # noqa: F401  (registers sqlite://)
 from veritype.store._base import (
@@ -7,14 +8,16 @@ from veritype.store._base import (
     Chunking,
     ChunkVectors,
     DocumentRecord,
+    DocumentStore,
     DocumentWrite,
     IndexKind,
     IndexSpec,
+    IndexStore,
     Store,
-    StoreError,
     StoreInputError,
     StoreNotFoundError,
     TitledChunk,
+    TraceStore,
     Vectors,
     WriteOutcome,
     available_stores,
@@ -31,9 +34,11 @@ __all__ = [
     "ChunkVectors",
     "Chunking",
     "DocumentRecord",
+    "DocumentStore",
     "DocumentWrite",
     "IndexKind",
     "IndexSpec",
+    "IndexStore",
     "PostgresStore",
     "SQLiteStore",
     "Store",
@@ -41,6 +46,7 @@ __all__ = [
     "StoreInputError",
     "StoreNotFoundError",
     "TitledChunk",
+    "TraceStore",
     "Vectors",
     "WriteOutcome",
     "available_stores",

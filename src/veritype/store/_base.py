@@ -1,4 +1,4 @@
-"""The store contract: what a corpus keeps, one Protocol, and a registry by URL scheme.
+"""The store contract: what a corpus keeps, a Protocol per job, and a registry by URL scheme.
 
 A store holds documents, their chunks under one or more chunkings, and the dense vectors
 of each dense index. Every write replaces whole documents inside one transaction, so a
@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype._registry import Registry
+from veritype.errors import ConfigurationError, InputError, StoreError
 from veritype.evidence import Chunk, Document, chunk_document
 from veritype.settings import env
 
@@ -29,11 +30,7 @@ IndexKind = Literal["bm25", "dense"]
 WriteOutcome = Literal["added", "replaced", "unchanged"]
 
 
-class StoreError(RuntimeError):
-    """A store that cannot be opened or used: bad URL, missing driver, schema mismatch."""
-
-
-class StoreInputError(StoreError):
+class StoreInputError(StoreError, InputError):
     """Input no store can keep as given; the message names the document and the field."""
 
 
@@ -53,9 +50,11 @@ class Chunking:
 
     def __post_init__(self) -> None:
         if self.max_chars < 1:
-            raise ValueError(f"max_chars must be positive, got {self.max_chars}")
+            raise ConfigurationError(f"max_chars must be positive, got {self.max_chars}")
         if self.overlap_sentences < 0:
-            raise ValueError(f"overlap_sentences must be >= 0, got {self.overlap_sentences}")
+            raise ConfigurationError(
+                f"overlap_sentences must be >= 0, got {self.overlap_sentences}"
+            )
 
     @property
     def key(self) -> str:
@@ -95,11 +94,11 @@ class IndexSpec:
 
     def __post_init__(self) -> None:
         if not self.name.replace("_", "").replace("-", "").isalnum():
-            raise ValueError(f"index name {self.name!r} must be letters, digits, - or _")
+            raise ConfigurationError(f"index name {self.name!r} must be letters, digits, - or _")
         if self.kind not in ("bm25", "dense"):
-            raise ValueError(f"index {self.name!r}: unknown kind {self.kind!r}")
+            raise ConfigurationError(f"index {self.name!r}: unknown kind {self.kind!r}")
         if self.kind == "dense" and not self.model:
-            raise ValueError(f"dense index {self.name!r} needs a model")
+            raise ConfigurationError(f"dense index {self.name!r} needs a model")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,7 +154,7 @@ class ChunkVectors:
 
     def __post_init__(self) -> None:
         if len(self.chunk_ids) != len(self.vectors):
-            raise ValueError(f"{len(self.chunk_ids)} chunk ids but {len(self.vectors)} vectors")
+            raise InputError(f"{len(self.chunk_ids)} chunk ids but {len(self.vectors)} vectors")
 
 
 @dataclass(slots=True)
@@ -196,23 +195,11 @@ class TitledChunk:
 
 
 @runtime_checkable
-class Store(Protocol):
-    """Where a corpus lives. Implementations: ``sqlite`` (embedded) and ``postgresql``."""
-
-    url: str
-
-    def index_dir(self) -> Path:
-        """A local directory for derived indexes (BM25, ANN), kept beside the store."""
-        ...
+class DocumentStore(Protocol):
+    """Documents and their chunks, written whole, with a counter of committed writes."""
 
     def generation(self) -> int:
         """A counter that every committed write increases; derived indexes compare it."""
-        ...
-
-    def save_layout(self, indexes: Sequence[IndexSpec]) -> None: ...
-
-    def layout(self) -> list[IndexSpec]:
-        """The index layout last saved, or an empty list for a new store."""
         ...
 
     def write(self, writes: Sequence[DocumentWrite]) -> list[WriteOutcome]:
@@ -258,6 +245,21 @@ class Store(Protocol):
         """Every chunk of a chunking, in a stable order."""
         ...
 
+
+@runtime_checkable
+class IndexStore(Protocol):
+    """The retrieval indexes over the documents: their layout, dense vectors and folder."""
+
+    def index_dir(self) -> Path:
+        """A local directory for derived indexes (BM25, ANN), kept beside the store."""
+        ...
+
+    def save_layout(self, indexes: Sequence[IndexSpec]) -> None: ...
+
+    def layout(self) -> list[IndexSpec]:
+        """The index layout last saved, or an empty list for a new store."""
+        ...
+
     def vectors(self, index: IndexSpec) -> tuple[list[str], Vectors]:
         """All chunk ids and vectors of a dense index."""
         ...
@@ -267,6 +269,11 @@ class Store(Protocol):
     ) -> list[list[tuple[str, float]]]:
         """For each query vector, the ``k`` nearest chunk ids with their cosine similarity."""
         ...
+
+
+@runtime_checkable
+class TraceStore(Protocol):
+    """The traces of verification runs, kept by id."""
 
     def save_trace(self, trace_id: str, kind: str, trace: Mapping[str, Any]) -> None:
         """Keep a run's trace (JSON-able) under its id, replacing any with the same id.
@@ -283,6 +290,14 @@ class Store(Protocol):
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         """A saved trace, or ``None`` for an unknown id."""
         ...
+
+
+@runtime_checkable
+class Store(DocumentStore, IndexStore, TraceStore, Protocol):
+    """Where a corpus lives: its documents, indexes and traces behind one URL.
+    Implementations: ``sqlite`` (embedded) and ``postgresql``."""
+
+    url: str
 
     def close(self) -> None: ...
 
