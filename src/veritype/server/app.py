@@ -83,7 +83,8 @@ def create_app(
     app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(RequestMiddleware, settings=settings, metrics=service.metrics)
     install_error_handlers(app)
-    # In this order: a path two routes could take goes to the first.
+    # Requests match routes in this order; the static mounts last, as they take every path
+    # below them.
     app.include_router(answers_router())
     app.include_router(documents_router())
     app.include_router(monitoring_router())
