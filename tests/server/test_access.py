@@ -19,7 +19,7 @@ from server_support import DOCUMENTS
 
 from veritype.engine import Engine
 from veritype.server import ServerSettings, create_app
-from veritype.server.settings import ExposureError, check_exposure, is_loopback, parse_api_keys
+from veritype.server.settings import ExposureError, check_exposure, is_loopback
 
 pytestmark = pytest.mark.needs_serve
 
@@ -88,8 +88,8 @@ def test_an_open_service_may_only_bind_loopback() -> None:
 
 
 def test_keys_come_from_the_environment() -> None:
-    assert parse_api_keys(" a, ,b ,") == ("a", "b")
-    settings = ServerSettings.from_env({"VERITYPE_API_KEYS": "x,y", "VERITYPE_EVAL_DIR": "runs"})
+    assert ServerSettings.load(env={"VERITYPE_API_KEYS": " a, ,b ,"}).api_keys == ("a", "b")
+    settings = ServerSettings.load(env={"VERITYPE_API_KEYS": "x,y", "VERITYPE_EVAL_DIR": "runs"})
     assert settings.api_keys == ("x", "y") and settings.eval_dir == Path("runs")
 
 

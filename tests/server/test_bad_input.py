@@ -14,7 +14,8 @@ import httpx
 import pytest
 from server_support import DOCUMENTS, EVAL_RUN
 
-from veritype.server.app import declared_length
+from veritype.errors import InputError
+from veritype.server._middleware import declared_length
 
 pytestmark = pytest.mark.needs_serve
 
@@ -324,5 +325,5 @@ def test_the_content_length_is_read_as_a_byte_count(values: list[str], length: i
                                     ["4, 5"], ["4", "5"], [""]])
 def test_a_content_length_that_is_no_byte_count_is_refused(values: list[str]) -> None:
     scope = {"headers": [(b"content-length", value.encode()) for value in values]}
-    with pytest.raises(ValueError, match="is not a byte count"):
+    with pytest.raises(InputError, match="is not a byte count"):
         declared_length(scope)

@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from veritype.server.runner import DeadlineError, EngineRunner, Finished, SaturatedError
+from veritype.errors import DeadlineError
+from veritype.server.runner import EngineRunner, Finished, SaturatedError
 
 pytestmark = pytest.mark.needs_serve
 

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, ModelError, UnknownComponentError
-from veritype.ingest.corpus import HYBRID, Corpus
+from veritype.ingest.corpus import HYBRID, Corpus, document_summary
 from veritype.ingest.pipeline import IngestReport
 from veritype.ingest.readers import RecordFields
 from veritype.settings import env
@@ -142,18 +142,7 @@ def list_documents(
         total = corpus.store.count_documents()
     if as_json:
         for record in records:
-            typer.echo(
-                json.dumps(
-                    {
-                        "doc_id": record.doc_id,
-                        "title": record.document.title,
-                        "source": record.source,
-                        "media_type": record.media_type,
-                        "chars": len(record.document.text),
-                        "chunks": record.chunk_count,
-                    }
-                )
-            )
+            typer.echo(json.dumps(document_summary(record)))
         return
     table = Table(
         title=f"Documents {offset + 1 if records else 0}–{offset + len(records)} of {total}"

@@ -23,7 +23,7 @@ from veritype.retrieval import (
     ScoredChunk,
 )
 from veritype.retrieval.embedding import DEFAULT_EMBEDDER
-from veritype.store import Chunking, IndexSpec, Store, open_store
+from veritype.store import Chunking, DocumentRecord, IndexSpec, Store, open_store
 
 # BM25 and dense share a chunking so that hybrid fusion compares the same spans.
 DEFAULT_CHUNKING = Chunking(max_chars=1000, overlap_sentences=0)
@@ -37,6 +37,18 @@ HYBRID = "hybrid"
 def demo_corpus_path() -> Path:
     """The bundled demo corpus: SciFact abstracts as JSON Lines (see its NOTICE)."""
     return Path(str(resources.files("veritype") / "data" / "demo" / "scifact_demo.jsonl"))
+
+
+def document_summary(record: DocumentRecord) -> dict[str, Any]:
+    """What a listing of stored documents shows of one: its id, title, source and sizes."""
+    return {
+        "doc_id": record.doc_id,
+        "title": record.document.title,
+        "source": record.source,
+        "media_type": record.media_type,
+        "chars": len(record.document.text),
+        "chunks": record.chunk_count,
+    }
 
 
 class Corpus(Closing):

@@ -16,11 +16,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import StreamingResponse
 
 from veritype.answer import GroundedAnswer
-from veritype.errors import InputError
+from veritype.server._errors import answered_error
 from veritype.server.logs import SERVER_LOGGER
 from veritype.server.models import (
     CHAT_MODELS,
     MAX_QUERY_CHARS,
+    OPENAI_PREFIX,
     ChatChoice,
     ChatCompletion,
     ChatMessage,
@@ -33,11 +34,10 @@ from veritype.server.models import (
     OpenAIErrorBody,
     error_responses,
 )
-from veritype.server.runner import DeadlineError, Finished
+from veritype.server.runner import Finished
 from veritype.server.service import ServiceDep
 
 _STARTED = int(time.time())
-OPENAI_PREFIX = "/v1"
 
 
 def reply_text(grounded: GroundedAnswer) -> str:
@@ -189,11 +189,12 @@ def chat_router() -> APIRouter:
                         yield _chunk(completion_id, body.model, {}, finish_reason="stop",
                                      grounded=grounded)
             except Exception as error:
-                code = "deadline_exceeded" if isinstance(error, DeadlineError) else (
-                    "unprocessable" if isinstance(error, InputError) else "internal_error")
-                if code == "internal_error":
+                answer = answered_error(error)
+                if answer is None:
                     logging.getLogger(SERVER_LOGGER).exception("a streamed chat request failed")
-                message = str(error) if code != "internal_error" else "the engine failed"
+                    code, message = "internal_error", "the engine failed"
+                else:
+                    code, message = answer[1], str(error)
                 error_body = OpenAIErrorBody(
                     error=OpenAIError(message=message, type=code, code=code)
                 )

@@ -7,20 +7,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
 from veritype._cli import fail as _fail
-from veritype.errors import VeritypeError
+from veritype.errors import ConfigurationError, VeritypeError
+from veritype.settings import ENV_PREFIX, env
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
 _err = Console(stderr=True)
 
-# How `--workers N` hands the settings to each worker process, which builds its own engine.
-SETTINGS_ENV = "VERITYPE_SERVER_SETTINGS"
-ENGINE_CONFIG_ENV = "VERITYPE_SERVER_ENGINE_CONFIG"
+# How `--workers N` hands the settings to each worker process, which builds its own engine:
+# as JSON in the environment variables VERITYPE_<name>.
+SETTINGS_VARIABLE = "SERVER_SETTINGS"
+ENGINE_CONFIG_VARIABLE = "SERVER_ENGINE_CONFIG"
 
 
 def serve(
@@ -77,7 +78,7 @@ def serve(
 
         from veritype.engine import EngineConfig
         from veritype.server.logs import configure_json_logging
-        from veritype.server.settings import ExposureError, ServerSettings, check_exposure
+        from veritype.server.settings import ServerSettings, check_exposure
     except ImportError as error:
         raise _fail(
             f"serving needs the serve extra ({error.name} is missing): "
@@ -86,22 +87,20 @@ def serve(
     if workers < 1:
         raise _fail(f"--workers must be at least 1, got {workers}")
     try:
-        settings = ServerSettings.from_env(
+        settings = ServerSettings.load(
             host=host, port=port, request_timeout=timeout, max_pending=max_pending,
             allowed_hosts=tuple(allowed_host) if allowed_host else None,
         )
         check_exposure(settings)
-    except ExposureError as error:
+    except ConfigurationError as error:
         raise _fail(str(error)) from None
-    except ValidationError as error:
-        raise _fail(_first_problem(error)) from None
     overrides: dict[str, Any] = {"store": store, "trace_ttl": trace_ttl,
                                  "max_traces": max_traces}
     if demo:
         overrides["demo"] = True
     try:
         engine_config = EngineConfig.load(config, **overrides)
-    except (VeritypeError, ValidationError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
 
     configure_json_logging()
@@ -109,18 +108,12 @@ def serve(
         app = _build_app(engine_config.model_dump_json(), settings.model_dump_json())
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
         return
-    os.environ[SETTINGS_ENV] = settings.model_dump_json()
-    os.environ[ENGINE_CONFIG_ENV] = engine_config.model_dump_json()
+    os.environ[ENV_PREFIX + SETTINGS_VARIABLE] = settings.model_dump_json()
+    os.environ[ENV_PREFIX + ENGINE_CONFIG_VARIABLE] = engine_config.model_dump_json()
     uvicorn.run(
         "veritype.server.commands:app_from_environment", factory=True, host=host, port=port,
         workers=workers, log_config=None, access_log=False,
     )
-
-
-def _first_problem(error: ValidationError) -> str:
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"])
-    return f"{field}: {first['msg']}"
 
 
 def _build_app(engine_config_json: str, settings_json: str) -> FastAPI:
@@ -142,7 +135,15 @@ def app_from_environment() -> FastAPI:
     from veritype.server.logs import configure_json_logging
 
     configure_json_logging()
-    return _build_app(os.environ[ENGINE_CONFIG_ENV], os.environ[SETTINGS_ENV])
+    return _build_app(_handed_over(ENGINE_CONFIG_VARIABLE), _handed_over(SETTINGS_VARIABLE))
+
+
+def _handed_over(name: str) -> str:
+    value = env(name)
+    if value is None:
+        raise ConfigurationError(f"{ENV_PREFIX}{name} is not set: this app factory serves the "
+                                 "worker processes of `veritype serve --workers N`")
+    return value
 
 
 def register(app: typer.Typer) -> None:

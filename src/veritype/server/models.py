@@ -10,9 +10,11 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 
 from veritype.answer import GroundedAnswer
+from veritype.errors import InputError
 
 MAX_QUERY_CHARS = 2_000
 MAX_ANSWER_CHARS = 20_000
@@ -46,20 +48,20 @@ Mode = Literal["brief", "detailed"]
 def _no_nul(text: str) -> str:
     position = text.find("\0")
     if position >= 0:
-        raise ValueError(f"contains a NUL character at position {position}")
+        raise InputError(f"contains a NUL character at position {position}")
     return text
 
 
 def _checked_text(text: str) -> str:
     _no_nul(text)
     if not text.strip():
-        raise ValueError("must not be empty or only whitespace")
+        raise InputError("must not be empty or only whitespace")
     return text
 
 
 def _document_text(text: str) -> str:
     if not _CONTROL.sub(" ", text).strip():
-        raise ValueError("must not be empty or only whitespace and control characters")
+        raise InputError("must not be empty or only whitespace and control characters")
     return text
 
 
@@ -73,7 +75,7 @@ def _iso_date(text: str) -> str:
             return datetime.fromisoformat(text.upper()).isoformat()
     except ValueError:
         pass
-    raise ValueError("must be an ISO date like 2026-01-31 or a date-time like "
+    raise InputError("must be an ISO date like 2026-01-31 or a date-time like "
                      "2026-01-31T09:30:00Z")
 
 
@@ -243,6 +245,10 @@ class OpenAIError(BaseModel):
     fields: list[FieldProblem] = Field(default_factory=list)
 
 
+# Where the OpenAI-compatible endpoint lives.
+OPENAI_PREFIX = "/v1"
+
+
 class OpenAIErrorBody(BaseModel):
     """Errors under ``/v1``, in the shape OpenAI clients read."""
 
@@ -280,6 +286,13 @@ def error_responses(
             entry["headers"] = _ERROR_HEADERS[status]
         responses[status] = entry
     return responses
+
+
+# The errors of the operations that queue engine or store work, and of those with a body.
+ENGINE_ERRORS = (401, 422, 429, 504)
+BODY_ERRORS = (400, 401, 413, 422, 429, 504)
+NOT_FOUND = {404: "No such document, trace or evaluation run."}
+IdParam = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 
 
 class EvalRunSummary(BaseModel):

@@ -17,12 +17,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
 from veritype.deadline import Deadline, DeadlineExceededError, running_under
+from veritype.errors import DeadlineError, VeritypeError
 
 T = TypeVar("T")
 Item = TypeVar("Item")
 
 
-class SaturatedError(RuntimeError):
+class SaturatedError(VeritypeError):
     """Too much work is queued; the client should retry after ``retry_after`` seconds."""
 
     def __init__(self, pending: int, retry_after: int) -> None:
@@ -30,8 +31,8 @@ class SaturatedError(RuntimeError):
         self.retry_after = retry_after
 
 
-class DeadlineError(TimeoutError):
-    """The work did not finish within the request's deadline."""
+class JobDeadlineError(DeadlineError):
+    """A job did not finish within the request's deadline of ``seconds``."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"the request did not finish within {seconds:g} s")
@@ -76,13 +77,13 @@ class EngineRunner:
 
         def run() -> T:
             if deadline.expired:
-                raise DeadlineError(self.timeout)
+                raise JobDeadlineError(self.timeout)
             started = time.perf_counter()
             try:
                 with running_under(deadline):
                     return work()
             except DeadlineExceededError:
-                raise DeadlineError(self.timeout) from None
+                raise JobDeadlineError(self.timeout) from None
             finally:
                 self._observe(time.perf_counter() - started)
 
@@ -101,7 +102,7 @@ class EngineRunner:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), self.timeout)
         except TimeoutError:
             job.abandon()
-            raise DeadlineError(self.timeout) from None
+            raise JobDeadlineError(self.timeout) from None
         except asyncio.CancelledError:
             job.abandon()
             raise
@@ -131,7 +132,7 @@ class EngineRunner:
                 try:
                     item = await asyncio.wait_for(queue.get(), max(remaining, 0.0))
                 except TimeoutError:
-                    raise DeadlineError(self.timeout) from None
+                    raise JobDeadlineError(self.timeout) from None
                 if isinstance(item, _Done):
                     yield Finished(job.future.result())
                     return

@@ -64,12 +64,26 @@ class Answered:
     evidence_count: int
 
 
-@dataclass(slots=True)
 class Service:
-    engine: AnswerEngine
-    runner: EngineRunner
-    settings: ServerSettings
-    metrics: ServiceMetrics
+    """The engine and what serves it: one worker that runs its calls, the settings and the
+    metrics. With ``owns_engine`` closing the service closes the engine too."""
+
+    def __init__(
+        self, engine: AnswerEngine, settings: ServerSettings, *, owns_engine: bool = False
+    ) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.runner = EngineRunner(
+            max_pending=settings.max_pending, timeout=settings.request_timeout
+        )
+        self.metrics = ServiceMetrics(pending=lambda: float(self.runner.pending))
+        self._owns_engine = owns_engine
+
+    def close(self) -> None:
+        """Finish the queued work, then close the engine if the service owns it."""
+        self.runner.shutdown()
+        if self._owns_engine:
+            self.engine.close()
 
     def answered(self, grounded: GroundedAnswer) -> Answered:
         """Runs on the worker, right after the engine: reads the evidence count off the trace."""

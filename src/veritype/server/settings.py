@@ -3,28 +3,31 @@
 from __future__ import annotations
 
 import ipaddress
-import os
-from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from veritype.errors import ConfigurationError
+from veritype.settings import Settings
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 ANY_HOST = "*"
 
 
-class ExposureError(ValueError):
+class ExposureError(ConfigurationError):
     """A configuration that would expose an open service beyond this machine."""
 
 
-class ServerSettings(BaseModel):
+class ServerSettings(Settings):
     """Everything the app needs besides the engine.
 
     Field limits (query, answer, evidence sizes) are part of the request models and so of
-    the OpenAPI document; these are the limits of the service as a whole.
+    the OpenAPI document; these are the limits of the service as a whole. ``VERITYPE_API_KEYS``
+    (comma-separated) and ``VERITYPE_EVAL_DIR`` set ``api_keys`` and ``eval_dir``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    env_fields: ClassVar[tuple[str, ...]] = ("api_keys", "eval_dir")
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -48,21 +51,8 @@ class ServerSettings(BaseModel):
                         for name in names)
         for name in cleaned:
             if not name or any(char.isspace() or char in "/@?#[]" for char in name):
-                raise ValueError(f"{name!r} is not a host name")
+                raise ConfigurationError(f"{name!r} is not a host name")
         return cleaned
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ServerSettings:
-        """Settings from ``VERITYPE_API_KEYS`` and ``VERITYPE_EVAL_DIR``; arguments win."""
-        env = os.environ if env is None else env
-        values: dict[str, object] = {}
-        keys = parse_api_keys(env.get("VERITYPE_API_KEYS", ""))
-        if keys:
-            values["api_keys"] = keys
-        if env.get("VERITYPE_EVAL_DIR"):
-            values["eval_dir"] = Path(env["VERITYPE_EVAL_DIR"])
-        values.update({name: value for name, value in overrides.items() if value is not None})
-        return cls.model_validate(values)
 
     @property
     def open_access(self) -> bool:
@@ -83,11 +73,6 @@ class ServerSettings(BaseModel):
         if is_loopback(name) or name in self.allowed_hosts:
             return True
         return not is_unspecified(self.host) and name == host_name(self.host)
-
-
-def parse_api_keys(raw: str) -> tuple[str, ...]:
-    """Comma-separated keys, blanks and surrounding spaces dropped."""
-    return tuple(key.strip() for key in raw.split(",") if key.strip())
 
 
 def host_name(host: str) -> str:
