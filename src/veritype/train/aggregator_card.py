@@ -1,0 +1,126 @@
+"""The default aggregator's model card, written from its fit report (``aggregator.fit_default``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The precision targets of the fit, which the card states.
+TARGET_PRECISION = 0.95
+VETO_PRECISION = 0.95
+MIN_VETOED = 10
+UNSUPPORTED_PRECISION = 0.90
+
+
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _with_ci(value: float, interval: list[float]) -> str:
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def model_card(report: dict[str, Any]) -> str:
+    """The card shipped beside the default aggregator, written from the fit report."""
+    chosen, check, data = report["chosen"], report["check"], report["data"]
+    features = ", ".join(chosen["features"])
+    products = " and their pairwise products" if chosen["products"] else ""
+    rows = "\n".join(
+        f"| {c['data']} | {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
+        f"{_number(c['tau'])} | {c['choose_recall']:.3f} | {_number(c['choose_auc'])} |"
+        for c in report["candidates"]
+    )
+    vetoes = "\n".join(
+        f"| {', '.join(v['views']) if v['views'] else 'any strong'} | {v['quorum']} | "
+        f"{v['floor']:.2f} | {v['vetoed']} | {_number(v['precision'])} |"
+        for v in report["vetoes"]
+    )
+    veto = chosen["veto"]
+    veto_rule = (
+        "never: no (quorum, floor) reached the target, so a contradiction only lowers the score "
+        "through the views' scores, and a claim is Unsupported when its score is at or below τ'"
+        if veto is None else
+        f"when at least {veto['quorum']} of "
+        f"{', '.join(veto['views']) if veto.get('views') else 'the strong views'} say "
+        f"contradicted with a contradiction score of at least {veto['floor']:.2f}"
+    )
+    sources = "\n".join(f"| {name} | {v['precision']:.3f} | {v['recall']:.3f} |"
+                        for name, v in check["other_sources"].items())
+    parts = ", ".join(f"{name} {v['examples']:,} ({v['supported']:,} supported)"
+                      for name, v in data["parts"].items())
+    sampled = ", ".join(f"{name} {count:,}" for name, count in data["nli_sets"].items())
+    first, stop = data["halueval_dialogue_rows"]
+    ci, verbatim, machine = check["ci95"], check["verbatim_baseline"], report["machine"]
+    vote = check["vote_at_0_8"]
+    verified = (f"| Verified at τ | {_with_ci(check['precision'], ci['precision'])} | "
+                f"{_with_ci(check['recall'], ci['recall'])} |")
+    return f"""# The default aggregator
+
+A logistic regression over {features}{products}, giving P(supported) for a
+claim. Shipped as `aggregator.json`; `veritype train aggregator` rewrites this folder from
+the data below.
+
+## Data: training-side only
+
+- HaluEval dialogue rows {first}–{stop - 1}: the knowledge as evidence, the right response
+  supported, the hallucinated response not. Neither shipped verifier read these rows (`align`
+  trained on rows 0–3999; rows 7000 and above are kept for calibration and evaluation
+  elsewhere). The *choose* and *check* parts are drawn from these rows only: a response
+  checked against the passage it should rest on is what veritype does.
+- NLI pool `train/`, sampled (seed {data['seed']}): {sampled}; added to the pool after both
+  verifiers were trained, so neither has read them. Offered as extra fitting data (below).
+  Licences: MRPC research use; COVID-Fact none stated; DNC per item (see the pool's
+  `sources/added_2026_11_23.txt`).
+- Nothing from an evaluation split (NLI `eval/`, HaluEval rows ≥ 7000, SciFact dev,
+  TruthfulQA).
+
+{data['examples']:,} examples, split by group (premise or HaluEval row): {parts}.
+
+## Choices, made on the *choose* part of the HaluEval dialogue rows
+
+First the contradiction veto. A veto is reliable when at least {VETO_PRECISION} of the claims
+it fires on are unsupported, over at least {MIN_VETOED} claims:
+
+| views | quorum | contradiction score ≥ | vetoed | share unsupported |
+|---|---|---|---|---|
+{vetoes}
+
+A contradiction vetoes a claim {veto_rule}.
+
+Then the fitting data and the features, each fitted on the *fit* part with that veto and
+kept monotone (more support from any view never lowers P(supported): a feature whose weight
+comes out negative is dropped and the rest refitted). `align` was trained on other rows of
+the same HaluEval tasks, so it reads these rows as its own kind of data; it enters only
+through its agreement with `nli` (`nli*align`, high only when both entail):
+
+| data | candidate | features kept | τ at P ≥ {TARGET_PRECISION} | recall | ROC-AUC |
+|---|---|---|---|---|---|
+{rows}
+
+Chosen: **{chosen['candidate']}** fitted on **{chosen['data']}**, τ = {chosen['tau']:.3f}
+(the lowest threshold whose Verified claims reach precision {TARGET_PRECISION} on *choose*)
+and τ' = {chosen['tau_low']:.3f} (the highest threshold at or below which
+{UNSUPPORTED_PRECISION:.0%} of claims are unsupported).
+
+## Figures on the *check* part of the HaluEval dialogue rows (read once, after the choices)
+
+| | precision | recall |
+|---|---|---|
+{verified}
+| the vote at τ = 0.8 (the previous default) | {vote['precision']:.3f} | {vote['recall']:.3f} |
+| accept everything | {check['accept_all_precision']:.3f} | 1.000 |
+| verbatim substring | {verbatim['precision']:.3f} | {verbatim['recall']:.3f} |
+
+95% intervals: group bootstrap, 1,000 resamples. ROC-AUC {check['auc']:.3f}.
+
+The same model at τ on the *check* part of the other sets (not a target, and not like
+veritype's claims: MRPC labels paraphrase, COVID-Fact's refuted claims were generated
+automatically, DNC recasts veridicality):
+
+| set | precision | recall |
+|---|---|---|
+{sources}
+
+Machine: {machine['cpu']}, Python {machine['python']}, numpy {machine['numpy']}.
+"""
