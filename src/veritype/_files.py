@@ -10,8 +10,6 @@ from veritype.errors import InputError
 _SNIFF_BYTES = 8192
 
 
-
-
 def read_text_file(path: Path) -> str:
     """Read ``path`` as UTF-8 text (a BOM is allowed); refuse binary or undecodable files."""
     if not path.exists():

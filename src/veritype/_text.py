@@ -6,9 +6,11 @@ claim or a citation can always point back to the exact characters it came from.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -291,3 +293,14 @@ def quoted_in(claim: str, evidence: str) -> bool | None:
         return None
     return any(_states_verbatim(wanted, _normalised(evidence[start:end]))
                for start, end in sentence_spans(evidence))
+
+
+def json_object(text: str, what: str, error: Callable[[str], Exception]) -> dict[str, Any]:
+    """``text`` parsed as a JSON object; ``error(message)`` naming ``what`` when it is not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise error(f"{what}: not valid JSON ({problem})") from None
+    if not isinstance(data, dict):
+        raise error(f"{what}: expected a JSON object")
+    return data

@@ -16,8 +16,6 @@ from veritype.errors import InputError
 _HASH_PIECE = 1 << 20
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Document:
     """A source text. ``doc_id`` is stable: derived from the content and its origin."""

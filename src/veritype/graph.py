@@ -9,11 +9,12 @@ behind it. Adding an edge that would close a cycle is refused.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from veritype._text import json_object
 from veritype.claims import Claim
 from veritype.errors import InputError
 from veritype.evidence import Span
@@ -21,8 +22,6 @@ from veritype.verdicts import ViewResult
 
 GRAPH_FORMAT = "veritype.esbg"
 GRAPH_VERSION = 1
-
-
 
 
 class CycleError(InputError):
@@ -173,24 +172,20 @@ class BeliefGraph:
 
     def ancestors(self, claim_id: str) -> list[str]:
         """Every claim ``claim_id`` depends on, directly or not, in topological order."""
-        seen: set[str] = set()
-        stack = self.parents(claim_id)
-        while stack:
-            current = stack.pop()
-            if current not in seen:
-                seen.add(current)
-                stack.extend(self._parents[current])
-        return [claim for claim in self.topological_order() if claim in seen]
+        return self._reachable(self.parents(claim_id), self._parents)
 
     def descendants(self, claim_id: str) -> list[str]:
         """Every claim that depends on ``claim_id``, directly or not, in topological order."""
+        return self._reachable(self.children(claim_id), self._children)
+
+    def _reachable(self, start: list[str], links: Mapping[str, Iterable[str]]) -> list[str]:
         seen: set[str] = set()
-        stack = self.children(claim_id)
+        stack = list(start)
         while stack:
             current = stack.pop()
             if current not in seen:
                 seen.add(current)
-                stack.extend(self._children[current])
+                stack.extend(links[current])
         return [claim for claim in self.topological_order() if claim in seen]
 
     def topological_order(self) -> list[str]:
@@ -242,10 +237,4 @@ class BeliefGraph:
 
     @classmethod
     def from_json(cls, text: str) -> BeliefGraph:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"belief graph is not valid JSON: {error}") from error
-        if not isinstance(data, dict):
-            raise InputError("belief graph JSON must be an object")
-        return cls.from_dict(data)
+        return cls.from_dict(json_object(text, "belief graph", InputError))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from veritype._text import json_object
 from veritype.aggregate._base import (
     AGREEMENT,
     ANY_STRONG_VIEW,
@@ -40,9 +41,6 @@ def sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def _n_features(n_views: int, products: bool = True) -> int:
     return n_views + (n_views * (n_views - 1) // 2 if products else 0)
-
-
-
 
 
 class LearnedAggregator:
@@ -206,12 +204,7 @@ class LearnedAggregator:
     @classmethod
     def from_json(cls, text: str) -> LearnedAggregator:
         """Rebuild a model written by ``to_json``; malformed input raises ValueError."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ConfigurationError(f"learned aggregator: not valid JSON ({err})") from None
-        if not isinstance(data, dict):
-            raise ConfigurationError("learned aggregator: expected a JSON object")
+        data = json_object(text, "learned aggregator", ConfigurationError)
         if data.get("format") != _FORMAT:
             raise ConfigurationError(
                 f"learned aggregator: format marker must be {_FORMAT!r}, "

@@ -28,8 +28,6 @@ _log = logging.getLogger(__name__)
 _MINILM_TOKENIZER = Path(__file__).resolve().parents[1] / "models" / "minilm" / "tokenizer.json"
 
 
-
-
 @runtime_checkable
 class Embedder(Protocol):
     """Maps texts to unit-length vectors; ``name`` identifies the model in an index layout."""

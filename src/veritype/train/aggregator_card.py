@@ -11,8 +11,6 @@ MIN_VETOED = 10
 UNSUPPORTED_PRECISION = 0.90
 
 
-
-
 def _number(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 

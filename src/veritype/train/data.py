@@ -27,8 +27,6 @@ ALL_LABELS = (*LABELS, TWO_WAY)
 HALUEVAL_TRAIN_ROWS = 8000
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Pair:
     premise: str
