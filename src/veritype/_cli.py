@@ -1,9 +1,11 @@
-"""What the command-line modules share: the error exit and the progress bar."""
+"""What the command-line modules share: common options, the error exit and the progress bar."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -19,6 +21,20 @@ from rich.progress import (
 )
 
 _err = Console(stderr=True)
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        "-s",
+        help="Store URL: sqlite:///path, a file path, or postgresql://… "
+        "(default: $VERITYPE_STORE, else .veritype/store.sqlite).",
+        show_default=False,
+    ),
+]
+EngineConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
+]
 
 
 def fail(message: str) -> typer.Exit:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype import __version__
+from veritype._cli import EngineConfigOption, StoreOption
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator, default_for, recommended_thresholds
@@ -74,10 +75,17 @@ def _engine_defaults() -> dict[str, str]:
         shown[name] = ",".join(value) if isinstance(value, list) else str(value)
     for name, value in zip(("tau", "tau_low"), calibrated, strict=True):
         shown[name] = f"{value:.3g}, the default aggregator's"
+    shown["budget"] = "no cap"
     return shown
 
 
 _ENGINE_DEFAULT = _engine_defaults()
+
+
+def _engine_option(field: str, *flags: str, help: str) -> Any:
+    """An ``ask`` option that defaults to the engine configuration's ``field``: unset, it
+    leaves the value to --config and the environment, and --help shows the default."""
+    return typer.Option(*flags, help=help, show_default=_ENGINE_DEFAULT[field])
 
 
 @app.command()
@@ -262,54 +270,25 @@ def schema() -> None:
 @app.command()
 def ask(
     query: Annotated[str, typer.Argument(help="The question to answer from the corpus.")],
-    store: Annotated[
-        str | None,
-        typer.Option("--store", "-s", help="Store URL (default: $VERITYPE_STORE, else "
-                     ".veritype/store.sqlite, filled with the demo corpus on first use).",
-                     show_default=False),
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
-    ] = None,
-    generator: Annotated[
-        str | None,
-        typer.Option("--generator", "-g", help="extractive, local or openai.",
-                     show_default=_ENGINE_DEFAULT["generator"]),
-    ] = None,
-    views: Annotated[
-        str | None,
-        typer.Option("--views", help="Comma-separated view names.",
-                     show_default=_ENGINE_DEFAULT["views"]),
-    ] = None,
-    tau: Annotated[
-        float | None,
-        typer.Option("--tau", help="τ: score needed for Verified.",
-                     show_default=_ENGINE_DEFAULT["tau"]),
-    ] = None,
-    tau_low: Annotated[
-        float | None,
-        typer.Option("--tau-low", help="τ': score at or below which Unsupported.",
-                     show_default=_ENGINE_DEFAULT["tau_low"]),
-    ] = None,
-    budget: Annotated[
-        float | None,
-        typer.Option("--budget", help="Cap on the total cost of view calls.",
-                     show_default="no cap"),
-    ] = None,
-    k: Annotated[
-        int | None,
-        typer.Option("-k", help="Evidence chunks for the query.",
-                     show_default=_ENGINE_DEFAULT["k"]),
-    ] = None,
-    contradicted: Annotated[
-        str | None,
-        typer.Option("--contradicted", help="What happens to contradicted claims: drop, flag "
-                     "or correct.", show_default=_ENGINE_DEFAULT["contradicted"]),
-    ] = None,
-    mode: Annotated[
-        str | None,
-        typer.Option("--mode", help="brief or detailed.", show_default=_ENGINE_DEFAULT["mode"]),
-    ] = None,
+    store: StoreOption = None,
+    config: EngineConfigOption = None,
+    generator: Annotated[str | None, _engine_option(
+        "generator", "--generator", "-g", help="extractive, local or openai.")] = None,
+    views: Annotated[str | None, _engine_option(
+        "views", "--views", help="Comma-separated view names.")] = None,
+    tau: Annotated[float | None, _engine_option(
+        "tau", "--tau", help="τ: score needed for Verified.")] = None,
+    tau_low: Annotated[float | None, _engine_option(
+        "tau_low", "--tau-low", help="τ': score at or below which Unsupported.")] = None,
+    budget: Annotated[float | None, _engine_option(
+        "budget", "--budget", help="Cap on the total cost of view calls.")] = None,
+    k: Annotated[int | None, _engine_option(
+        "k", "-k", help="Evidence chunks for the query.")] = None,
+    contradicted: Annotated[str | None, _engine_option(
+        "contradicted", "--contradicted",
+        help="What happens to contradicted claims: drop, flag or correct.")] = None,
+    mode: Annotated[str | None, _engine_option(
+        "mode", "--mode", help="brief or detailed.")] = None,
     filters: Annotated[
         list[str] | None,
         typer.Option("--filter", help="Metadata filter KEY=VALUE (source, title, added_after, "

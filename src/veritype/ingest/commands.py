@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import StoreOption
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, ModelError, UnknownComponentError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
@@ -24,17 +25,6 @@ from veritype.store import Chunking, IndexSpec, StoreError
 
 _out = Console()
 _err = Console(stderr=True)
-
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        "-s",
-        help="Store URL: sqlite:///path, a file path, or postgresql://… "
-        "(default: $VERITYPE_STORE, else .veritype/store.sqlite).",
-        show_default=False,
-    ),
-]
 
 
 def _open(

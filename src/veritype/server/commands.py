@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
+from veritype._cli import EngineConfigOption, StoreOption
 from veritype._cli import fail as _fail
 from veritype.errors import ConfigurationError, VeritypeError
 from veritype.settings import ENV_PREFIX, env
@@ -27,14 +27,8 @@ ENGINE_CONFIG_VARIABLE = "SERVER_ENGINE_CONFIG"
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to bind (0: any free port).")] = 8000,
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Engine config file (TOML).")
-    ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option("--store", "-s", help="Store URL (default: $VERITYPE_STORE, else "
-                     ".veritype/store.sqlite).", show_default=False),
-    ] = None,
+    config: EngineConfigOption = None,
+    store: StoreOption = None,
     workers: Annotated[
         int, typer.Option("--workers", help="Worker processes, each with its own engine.")
     ] = 1,
