@@ -21,7 +21,7 @@ from the first token to the last (prompt processing excluded); end-to-end tokens
 all tokens over the whole call; time to first token covers prompt processing. Build
 llama.cpp with ``CMAKE_ARGS="-DGGML_OPENMP=OFF"`` (as ``.ci/run`` does): its own thread
 pool polls briefly before sleeping, which measured 105 tokens/s where an OpenMP build with
-sleeping threads gave 62 (see ``veritype.generation.local``). The build's features are
+sleeping threads gave 62 (see ``veritype._llama``). The build's features are
 recorded with the results.
 
     python benchmarks/generation.py [--store URL] [--threads N] [--rounds R]

@@ -6,6 +6,7 @@ by name with ``create_guard``; ``guarded_generate`` decodes a ``llama_cpp.Llama`
 them and reports every intervention, the safe mass and the tokens per second.
 """
 
+from veritype._llama import default_model_path, load_llama
 from veritype.decoding._base import (
     END_OF_TEXT,
     Guard,
@@ -13,18 +14,9 @@ from veritype.decoding._base import (
     create_guard,
     register_guard,
 )
+from veritype.decoding._decision import BlockedToken, Choice, Intervention, TruthAwareDecoder
 from veritype.decoding.arithmetic import ArithmeticGuard, arithmetic_guard, evaluate
-from veritype.decoding.decoder import (
-    BlockedToken,
-    Choice,
-    GuardedDraft,
-    Intervention,
-    TruthAwareDecoder,
-    TruthAwareLogitsProcessor,
-    default_model_path,
-    guarded_generate,
-    load_llama,
-)
+from veritype.decoding.decoder import GuardedDraft, TruthAwareLogitsProcessor, guarded_generate
 from veritype.decoding.kb import (
     KnowledgeBase,
     KnowledgeBaseGuard,

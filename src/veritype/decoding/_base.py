@@ -8,9 +8,10 @@ only the candidates every enabled guard accepts: S_t is the intersection of the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from veritype._registry import Registry
+from veritype.errors import DecodingError
 
 # The candidate that ends generation (end-of-sequence) is passed to guards as this text, so
 # that a guard can refuse to let an answer stop half-way through a number or an object.
@@ -40,8 +41,6 @@ class Guard(Protocol):
     ) -> list[list[bool]]: ...
 
 
-
-
 GuardFactory = Callable[..., Guard]
 # Guards whose module loads a model (the context monitor's NLI cross-encoder on
 # onnxruntime): imported only when first created.
@@ -53,12 +52,7 @@ _REGISTRY = Registry[GuardFactory](
 
 register_guard = _REGISTRY.register
 available_guards = _REGISTRY.names
-
-
-def create_guard(name: str, **options: Any) -> Guard:
-    """Build the guard registered as ``name``; unknown names list the known ones."""
-    guard: Guard = _REGISTRY.create(name, **options)
-    return guard
+create_guard: GuardFactory = _REGISTRY.create
 
 
 class PrefixGuard:
@@ -109,7 +103,7 @@ class PrefixGuard:
 def check_batch(prefixes: Sequence[str], candidates: Sequence[Sequence[str]]) -> None:
     """Raise if a batch does not pair each prefix with its candidates."""
     if len(prefixes) != len(candidates):
-        raise ValueError(
+        raise DecodingError(
             f"safe_batch needs one candidate list per prefix: {len(prefixes)} prefixes, "
             f"{len(candidates)} candidate lists"
         )

@@ -17,7 +17,8 @@ import torch
 from transformers import LogitsProcessor, PreTrainedTokenizerBase
 
 from veritype.decoding._base import Guard
-from veritype.decoding.decoder import TruthAwareDecoder, _answer_context
+from veritype.decoding._decision import TruthAwareDecoder, answer_context
+from veritype.errors import DecodingError
 
 
 class TransformersGuardProcessor(LogitsProcessor):
@@ -33,7 +34,7 @@ class TransformersGuardProcessor(LogitsProcessor):
         tau_safe: float = 0.2,
     ) -> None:
         if tokenizer.eos_token_id is None:
-            raise ValueError("the tokenizer has no end-of-sequence token to end a row with")
+            raise DecodingError("the tokenizer has no end-of-sequence token to end a row with")
         self.end_token = int(tokenizer.eos_token_id)
         self.decoders = [
             TruthAwareDecoder(
@@ -48,12 +49,12 @@ class TransformersGuardProcessor(LogitsProcessor):
             for _ in prompts
         ]
         for decoder, prompt in zip(self.decoders, prompts, strict=True):
-            decoder.start(_answer_context(prompt))
+            decoder.start(answer_context(prompt))
         self._prompt_length: int | None = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> Any:
         if input_ids.shape[0] != len(self.decoders):
-            raise ValueError(
+            raise DecodingError(
                 f"the processor was built for {len(self.decoders)} prompts, "
                 f"got a batch of {input_ids.shape[0]}"
             )

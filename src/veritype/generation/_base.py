@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from collections import abc
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
-from veritype.errors import GenerationError
+from veritype.errors import ConfigurationError, GenerationError, InputError
 from veritype.evidence import Chunk
 
 
@@ -30,11 +31,11 @@ class GenerationParams:
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+            raise ConfigurationError(f"max_tokens must be at least 1, got {self.max_tokens}")
         if not 0.0 <= self.temperature <= 5.0:
-            raise ValueError(f"temperature must lie in [0, 5], got {self.temperature}")
+            raise ConfigurationError(f"temperature must lie in [0, 5], got {self.temperature}")
         if not 0.0 < self.top_p <= 1.0:
-            raise ValueError(f"top_p must lie in (0, 1], got {self.top_p}")
+            raise ConfigurationError(f"top_p must lie in (0, 1], got {self.top_p}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class Draft:
     def __post_init__(self) -> None:
         for token in self.tokens:
             if self.text[token.start : token.end] != token.text:
-                raise ValueError(
+                raise InputError(
                     f"token {token.text!r} at {token.start} does not match the draft text "
                     f"{self.text[token.start : token.end]!r}"
                 )
@@ -129,37 +130,69 @@ def create_generator(name: str, **options: Any) -> Generator:
     try:
         factory = _REGISTRY.get(name)
     except ImportError as error:
-            raise GenerationError(
-                f"the {name} generator needs {error.name or 'a missing package'}: "
-                "pip install 'veritype[llm]'"
-            ) from None
+        raise GenerationError(
+            f"the {name} generator needs {error.name or 'a missing package'}: "
+            "pip install 'veritype[llm]'"
+        ) from None
     return factory(**options)
-
-
-def check_batch(prompts: Sequence[str], evidence: Sequence[Sequence[Chunk]]) -> None:
-    """Raise if a batch does not pair each prompt with one evidence list."""
-    if len(prompts) != len(evidence):
-        raise ValueError(
-            f"generate_batch needs one evidence list per prompt: {len(prompts)} prompts, "
-            f"{len(evidence)} evidence lists"
-        )
-
-
-def generate_each(
-    generator: Generator,
-    prompts: Sequence[str],
-    evidence: Sequence[Sequence[Chunk]],
-    params: GenerationParams | None,
-) -> list[Draft]:
-    """The batched twin for generators that draft one prompt at a time."""
-    check_batch(prompts, evidence)
-    return [generator.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
 
 
 # A generated token as (text, logprob, entropy), before its offset in the draft is known.
 Piece = tuple[str, float | None, float | None]
 # Pieces as a closable generator, so an abandoned stream releases what it holds at once.
 PieceStream = abc.Generator[Piece, None, None]
+
+
+class BaseGenerator:
+    """``generate_batch`` and ``stream`` for generators that draft one prompt at a time;
+    subclasses give ``name`` and ``generate``."""
+
+    name: str
+
+    def generate(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Draft:
+        raise NotImplementedError
+
+    def generate_batch(
+        self,
+        prompts: Sequence[str],
+        evidence: Sequence[Sequence[Chunk]],
+        params: GenerationParams | None = None,
+    ) -> list[Draft]:
+        """One draft per prompt, in turn."""
+        if len(prompts) != len(evidence):
+            raise InputError(
+                f"generate_batch needs one evidence list per prompt: {len(prompts)} prompts, "
+                f"{len(evidence)} evidence lists"
+            )
+        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
+
+    def stream(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Iterator[TokenInfo]:
+        """The draft's tokens, once it is written."""
+        yield from self.generate(prompt, evidence, params).tokens
+
+
+class StreamingGenerator(BaseGenerator):
+    """A generator that writes token by token: ``stream`` yields each token as its
+    subclass's ``_pieces`` produces it."""
+
+    def _pieces(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams
+    ) -> PieceStream:
+        """The draft's pieces, already cut at the first stop string."""
+        raise NotImplementedError
+
+    def stream(
+        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
+    ) -> Iterator[TokenInfo]:
+        offset = 0
+        with closing(self._pieces(prompt, evidence, params or GenerationParams())) as pieces:
+            for text, logprob, entropy in pieces:
+                yield TokenInfo(text, offset, logprob, entropy)
+                offset += len(text)
 
 
 def draft_from_pieces(

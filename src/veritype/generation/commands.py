@@ -15,7 +15,13 @@ from rich.table import Table
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
-from veritype.errors import GenerationError, ModelError, UnknownComponentError
+from veritype.errors import (
+    ConfigurationError,
+    GenerationError,
+    ModelError,
+    UnknownComponentError,
+    VeritypeError,
+)
 from veritype.evidence import Chunk, Document, chunk_document
 from veritype.generation._base import (
     Draft,
@@ -176,7 +182,7 @@ def _guarded_draft(
         if use_context:
             guards.append(create_guard("context", evidence=texts))
         llama = load_llama(model_path)
-    except (DecodingError, FileNotFoundError, ValueError) as error:
+    except (VeritypeError, ValueError) as error:
         raise _fail(str(error)) from None
     prompter = LocalGenerator(model_path=model_path) if model_path else LocalGenerator()
 
@@ -222,7 +228,7 @@ def _generator_options(
     name: str, model_path: Path | None, base_url: str | None, model: str | None
 ) -> dict[str, Any]:
     if name not in available_generators():
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown generator {name!r}; known generators: {', '.join(available_generators())}"
         )
     misplaced = [
@@ -234,11 +240,11 @@ def _generator_options(
         if value is not None and name != owner
     ]
     if misplaced:
-        raise ValueError(f"{', '.join(misplaced)} does not apply to the {name} generator")
+        raise ConfigurationError(f"{', '.join(misplaced)} does not apply to the {name} generator")
     options: dict[str, Any] = {}
     if model_path is not None:
         if not model_path.is_file():
-            raise ValueError(f"model file not found: {model_path}")
+            raise ConfigurationError(f"model file not found: {model_path}")
         options["model_path"] = model_path
     if base_url is not None:
         options["base_url"] = base_url

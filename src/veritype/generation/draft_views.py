@@ -24,10 +24,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from veritype.claims import Claim
+from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk, EvidencePack
 from veritype.generation._base import Draft, GenerationParams, Generator
-from veritype.verdicts import Verdict, VerificationView, ViewResult, check_batch
-from veritype.views._base import create_view
+from veritype.verdicts import Verdict, VerificationView, ViewResult, check_batch, check_fraction
+from veritype.views._base import BatchedView, create_view
 
 DRAFT_VIEWS = frozenset({"entropy", "selfcheck"})
 
@@ -41,9 +42,8 @@ class EntropyView:
 
     def __init__(self, draft: Draft, *, scale: float = 1.0, threshold: float = 0.5) -> None:
         if scale <= 0:
-            raise ValueError(f"scale must be positive, got {scale}")
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
+            raise ConfigurationError(f"scale must be positive, got {scale}")
+        check_fraction("threshold", threshold)
         self.draft = draft
         self.scale = scale
         self.threshold = threshold
@@ -51,8 +51,7 @@ class EntropyView:
     def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
         entropy = self.draft.mean_entropy(claim.start, claim.end)
         if entropy is None:
-            return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
-                              detail="no token entropies over the claim's span")
+            return ViewResult.abstained(self.name, "no token entropies over the claim's span")
         score = math.exp(-entropy / self.scale)
         verdict = Verdict.ENTAILED if score >= self.threshold else Verdict.UNKNOWN
         return ViewResult(self.name, verdict, score,
@@ -65,7 +64,7 @@ class EntropyView:
         return [self.verify(claim, pack) for claim, pack in zip(claims, evidence, strict=True)]
 
 
-class SelfCheckView:
+class SelfCheckView(BatchedView):
     """Agreement of the claim with K extra drafts sampled from the same generator."""
 
     name = "selfcheck"
@@ -86,11 +85,12 @@ class SelfCheckView:
         judge: VerificationView | None = None,
     ) -> None:
         if samples < 1:
-            raise ValueError(f"samples must be at least 1, got {samples}")
+            raise ConfigurationError(f"samples must be at least 1, got {samples}")
         if temperature <= 0:
-            raise ValueError(f"temperature must be above 0 for sampling, got {temperature}")
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
+            raise ConfigurationError(
+                f"temperature must be above 0 for sampling, got {temperature}"
+            )
+        check_fraction("threshold", threshold)
         self.generator = generator
         self.prompt = prompt
         self.evidence = list(evidence)
@@ -112,9 +112,6 @@ class SelfCheckView:
                 for draft in drafts
             ]
         return self._packs
-
-    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
-        return self.verify_batch([claim], [evidence])[0]
 
     def verify_batch(
         self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
@@ -162,7 +159,7 @@ def draft_views(
     """
     unknown = [name for name in names if name not in DRAFT_VIEWS]
     if unknown:
-        raise ValueError(
+        raise ConfigurationError(
             f"unknown draft view {', '.join(map(repr, unknown))}; draft views: "
             f"{', '.join(sorted(DRAFT_VIEWS))}"
         )

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.clauses import heading_text, subject_of
+from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
+    BaseGenerator,
     Draft,
     GenerationParams,
     TokenInfo,
-    generate_each,
     register_generator,
 )
 
@@ -37,7 +38,7 @@ _AIM = re.compile(
 
 
 @register_generator("extractive")
-class ExtractiveGenerator:
+class ExtractiveGenerator(BaseGenerator):
     """Composes an answer from the ``max_sentences`` evidence sentences that best match the
     question (content-word overlap), deduplicated, in order of relevance."""
 
@@ -45,7 +46,7 @@ class ExtractiveGenerator:
 
     def __init__(self, max_sentences: int = 3) -> None:
         if max_sentences < 1:
-            raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
+            raise ConfigurationError(f"max_sentences must be at least 1, got {max_sentences}")
         self.max_sentences = max_sentences
 
     def generate(
@@ -59,19 +60,6 @@ class ExtractiveGenerator:
         text = separator.join(picked)
         words = tuple(TokenInfo(m.group(0), m.start()) for m in tokens(text))
         return Draft(text, words, self.name, "", time.perf_counter() - started)
-
-    def generate_batch(
-        self,
-        prompts: Sequence[str],
-        evidence: Sequence[Sequence[Chunk]],
-        params: GenerationParams | None = None,
-    ) -> list[Draft]:
-        return generate_each(self, prompts, evidence, params)
-
-    def stream(
-        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
-    ) -> Iterator[TokenInfo]:
-        yield from self.generate(prompt, evidence, params).tokens
 
     def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
         wanted = set(content_words(question))

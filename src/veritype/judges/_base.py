@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypedDict, runtime_checkable
 
 from veritype._registry import Registry
-from veritype.errors import GenerationError
+from veritype.errors import ConfigurationError, GenerationError
 
 JUDGE_PROMPT = (
     "Document:\n{evidence}\n\nClaim: {claim}\n\n"
     "Is the claim fully supported by the document? Answer yes or no."
 )
+# Evidence beyond this many characters is cut: short evidence keeps a small model fast.
+JUDGE_EVIDENCE_CHARS = 3000
 _SYSTEM = "You check claims against documents. You answer only yes or no."
 _YES = frozenset({"yes", "y"})
 _NO = frozenset({"no", "n"})
-
-
 
 
 @runtime_checkable
@@ -31,6 +31,39 @@ class Judge(Protocol):
     def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(yes) for each ``(claim, evidence)`` pair, in order."""
         ...
+
+
+class JudgePrompting(TypedDict, total=False):
+    """The options every judge takes for what it asks: ``evidence_chars`` (evidence cut to
+    this length) and ``prompt`` (with ``{evidence}`` and ``{claim}``)."""
+
+    evidence_chars: int
+    prompt: str
+
+
+class PromptedJudge:
+    """``judge`` as a batch of one and the messages asked, for judges that put a claim and
+    its evidence into ``prompt``; subclasses give ``name`` and ``judge_batch``."""
+
+    name: str
+
+    def __init__(
+        self, *, evidence_chars: int = JUDGE_EVIDENCE_CHARS, prompt: str = JUDGE_PROMPT
+    ) -> None:
+        if evidence_chars < 1:
+            raise ConfigurationError(f"evidence_chars must be positive, got {evidence_chars}")
+        self.evidence_chars = evidence_chars
+        self.prompt = prompt
+
+    def judge(self, claim: str, evidence: str) -> float:
+        return self.judge_batch([(claim, evidence)])[0]
+
+    def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        raise NotImplementedError
+
+    def messages(self, claim: str, evidence: str) -> list[dict[str, str]]:
+        """The chat messages asking about ``claim`` against the start of ``evidence``."""
+        return judge_messages(claim, evidence[: self.evidence_chars], self.prompt)
 
 
 def judge_messages(claim: str, evidence: str, prompt: str = JUDGE_PROMPT) -> list[dict[str, str]]:
@@ -76,13 +109,6 @@ _REGISTRY = Registry[JudgeFactory](
         "openai": "veritype.judges.remote:OpenAIJudge",
     },
 )
-
-
 register_judge = _REGISTRY.register
 available_judges = _REGISTRY.names
-
-
-def create_judge(name: str, **options: Any) -> Judge:
-    """Build the judge registered as ``name``; unknown names list the known ones."""
-    judge: Judge = _REGISTRY.create(name, **options)
-    return judge
+create_judge: JudgeFactory = _REGISTRY.create

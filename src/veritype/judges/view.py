@@ -19,14 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from veritype.claims import Claim
-from veritype.evidence import EvidencePack
 from veritype.judges._base import Judge, create_judge
-from veritype.models.encoder_views import check_windows, closest_windows, evidence_windows
-from veritype.verdicts import Verdict, ViewResult, check_batch
-from veritype.views._base import once_per_pack
+from veritype.models.encoder_views import NO_EVIDENCE, EvidenceWindow, WindowedView
+from veritype.verdicts import Verdict, ViewResult, check_fraction
 
 
-class JudgeView:
+class JudgeView(WindowedView):
     """Asks a :class:`~veritype.judges.Judge` about each claim's closest evidence windows."""
 
     name = "judge"
@@ -43,26 +41,16 @@ class JudgeView:
         cost: float = 50.0,
         borderline_only: bool = True,
     ) -> None:
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
-        check_windows(window_sizes, max_windows)
+        check_fraction("threshold", threshold)
+        super().__init__(window_sizes, max_windows, cost)
         self.judge = judge
         self.threshold = threshold
-        self.window_sizes = tuple(window_sizes)
-        self.max_windows = max_windows
-        self.cost = cost
         self.borderline_only = borderline_only
 
-    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
-        return self.verify_batch([claim], [evidence])[0]
-
-    def verify_batch(
-        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    def _read(
+        self, claims: Sequence[Claim], all_windows: Sequence[list[EvidenceWindow]]
     ) -> list[ViewResult]:
-        check_batch(claims, evidence)
-        all_windows = once_per_pack(evidence,
-                                    lambda pack: evidence_windows(pack, self.window_sizes))
-        chosen = [closest_windows(claim, windows, self.max_windows)
+        chosen = [self._closest(claim, windows)
                   for claim, windows in zip(claims, all_windows, strict=True)]
         asked = [(claim, windows) for claim, windows in zip(claims, chosen, strict=True)
                  if windows]
@@ -73,8 +61,7 @@ class JudgeView:
         results: list[ViewResult] = []
         for windows in chosen:
             if not windows:
-                results.append(ViewResult(self.name, Verdict.UNKNOWN, 0.0,
-                                          detail="no evidence to read"))
+                results.append(ViewResult.unknown(self.name, NO_EVIDENCE))
                 continue
             support = min(max(next(supports), 0.0), 1.0)
             verdict = Verdict.ENTAILED if support >= self.threshold else Verdict.UNKNOWN

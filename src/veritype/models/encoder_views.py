@@ -25,16 +25,19 @@ import numpy as np
 
 from veritype._text import ANAPHORIC_LEAD, content_words, qualified_in, quoted_in
 from veritype.claims import Claim
+from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
-from veritype.verdicts import Verdict, ViewResult, check_batch
-from veritype.views._base import once_per_pack
+from veritype.verdicts import Verdict, ViewResult, check_batch, check_fraction
+from veritype.views._base import BatchedView, once_per_pack
 
 _ENTAILMENT, _CONTRADICTION = 0, 2
+# The detail of a view that found no evidence window to read.
+NO_EVIDENCE = "no evidence to read"
 
 
 @dataclass(frozen=True, slots=True)
-class _Window:
+class EvidenceWindow:
     span: Span
     text: str
     words: frozenset[str]
@@ -45,7 +48,7 @@ class _Window:
 _DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 
 
-def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
+def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceWindow]:
     """Overlapping windows of ``sizes`` consecutive sentences within each chunk (stride one
     sentence), each distinct span once.
 
@@ -53,7 +56,7 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
     the sentence before it: "It was completed in 1889." or "The bridge opened in 1937." alone
     cannot say what "it" or "the bridge" is, and a model reads the missing name as a different
     one."""
-    windows: list[_Window] = []
+    windows: list[EvidenceWindow] = []
     seen: set[Span] = set()
     for chunk in pack:
         sentences = chunk.sentences()
@@ -71,21 +74,47 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[_Window]:
                     continue
                 seen.add(span)
                 text = chunk.slice(span.start, span.end)
-                windows.append(_Window(span, text, frozenset(content_words(text))))
+                windows.append(EvidenceWindow(span, text, frozenset(content_words(text))))
     return windows
 
 
-def check_windows(window_sizes: Sequence[int], max_windows: int | None) -> None:
-    """Refuse window settings no view can use: sizes below one sentence, no window read."""
-    if not window_sizes or any(size < 1 for size in window_sizes):
-        raise ValueError(f"window_sizes must be one or more sizes >= 1, got {window_sizes}")
-    if max_windows is not None and max_windows < 1:
-        raise ValueError(f"max_windows must be >= 1 or None, got {max_windows}")
+class WindowedView(BatchedView):
+    """A view that reads, for each claim, the ``max_windows`` evidence windows of
+    ``window_sizes`` sentences closest to it (all of them when ``max_windows`` is None)."""
+
+    def __init__(
+        self, window_sizes: Sequence[int], max_windows: int | None, cost: float
+    ) -> None:
+        if not window_sizes or any(size < 1 for size in window_sizes):
+            raise ConfigurationError(
+                f"window_sizes must be one or more sizes >= 1, got {window_sizes}"
+            )
+        if max_windows is not None and max_windows < 1:
+            raise ConfigurationError(f"max_windows must be >= 1 or None, got {max_windows}")
+        self.window_sizes = tuple(window_sizes)
+        self.max_windows = max_windows
+        self.cost = cost
+
+    def verify_batch(
+        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    ) -> list[ViewResult]:
+        check_batch(claims, evidence)
+        windows = once_per_pack(evidence, lambda pack: evidence_windows(pack, self.window_sizes))
+        return self._read(claims, windows)
+
+    def _read(
+        self, claims: Sequence[Claim], windows: Sequence[list[EvidenceWindow]]
+    ) -> list[ViewResult]:
+        """The results for ``claims``, given all the windows of each one's evidence."""
+        raise NotImplementedError
+
+    def _closest(self, claim: Claim, windows: list[EvidenceWindow]) -> list[EvidenceWindow]:
+        return closest_windows(claim, windows, self.max_windows)
 
 
 def closest_windows(
-    claim: Claim, windows: list[_Window], max_windows: int | None
-) -> list[_Window]:
+    claim: Claim, windows: list[EvidenceWindow], max_windows: int | None
+) -> list[EvidenceWindow]:
     """The ``max_windows`` windows holding the most of the claim's words, each word
     weighted by its idf over the windows; ties go to the shorter, then the earlier
     window. Returned in evidence order."""
@@ -107,7 +136,7 @@ def _leans_back(sentence: str) -> bool:
     return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
 
 
-def _quoting(claim: Claim, windows: list[_Window]) -> tuple[_Window, bool] | None:
+def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindow, bool] | None:
     """The window that states the claim word for word (see :func:`veritype._text.quoted_in`),
     and whether it states it plainly (True) or only inside words that qualify it (False; see
     :func:`veritype._text.qualified_in`). A copy merely extended ("... daily") is left to
@@ -128,7 +157,7 @@ def _quoting(claim: Claim, windows: list[_Window]) -> tuple[_Window, bool] | Non
     return None if qualified is None else (qualified, False)
 
 
-class CrossEncoderView:
+class CrossEncoderView(WindowedView):
     """A verification view that asks an NLI cross-encoder whether evidence entails a claim.
 
     Its span, when it says entailed, is the window it found to entail the claim, so answers
@@ -148,34 +177,22 @@ class CrossEncoderView:
         cost: float = 5.0,
         strong: bool = True,
     ) -> None:
-        for label, value in (
-            ("entail_threshold", entail_threshold),
-            ("contradiction_threshold", contradiction_threshold),
-        ):
-            if not 0.0 < value <= 1.0:
-                raise ValueError(f"{label} must lie in (0, 1], got {value}")
-        check_windows(window_sizes, max_windows)
+        check_fraction("entail_threshold", entail_threshold)
+        check_fraction("contradiction_threshold", contradiction_threshold)
+        super().__init__(window_sizes, max_windows, cost)
         self.name = name
         self.encoder = encoder
         self.entail_threshold = entail_threshold
         self.contradiction_threshold = contradiction_threshold
-        self.window_sizes = tuple(window_sizes)
-        self.max_windows = max_windows
-        self.cost = cost
         self.strong = strong
 
-    def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
-        return self.verify_batch([claim], [evidence])[0]
-
-    def verify_batch(
-        self, claims: Sequence[Claim], evidence: Sequence[EvidencePack]
+    def _read(
+        self, claims: Sequence[Claim], all_windows: Sequence[list[EvidenceWindow]]
     ) -> list[ViewResult]:
-        check_batch(claims, evidence)
-        all_windows = once_per_pack(evidence, self._windows)
         quoted = [_quoting(claim, windows) for claim, windows in zip(claims, all_windows,
                                                                      strict=True)]
         windows = [
-            [] if quote is not None else closest_windows(claim, pack_windows, self.max_windows)
+            [] if quote is not None else self._closest(claim, pack_windows)
             for claim, pack_windows, quote in zip(claims, all_windows, quoted, strict=True)
         ]
         pairs: list[tuple[str, str]] = []
@@ -188,48 +205,27 @@ class CrossEncoderView:
             self._decide(claim_windows, scores[start:end]) if quote is None
             else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
                             detail="the evidence states the claim verbatim") if quote[1]
-            else ViewResult(self.name, Verdict.UNKNOWN, 0.5, spans=(quote[0].span,),
-                            detail="the evidence states the claim only inside words that "
-                            "qualify it")
+            else ViewResult.unknown(self.name, "the evidence states the claim only inside "
+                                    "words that qualify it", 0.5, (quote[0].span,))
             for claim_windows, (start, end), quote in zip(windows, offsets, quoted, strict=True)
         ]
 
-    def _windows(self, pack: EvidencePack) -> list[_Window]:
-        return evidence_windows(pack, self.window_sizes)
-
-    def _decide(self, windows: list[_Window], scores: np.ndarray) -> ViewResult:
+    def _decide(self, windows: list[EvidenceWindow], scores: np.ndarray) -> ViewResult:
         if not windows:
-            return ViewResult(self.name, Verdict.UNKNOWN, 0.0, detail="no evidence to read")
+            return ViewResult.unknown(self.name, NO_EVIDENCE)
         best = int(np.argmax(scores[:, _ENTAILMENT]))
         worst = int(np.argmax(scores[:, _CONTRADICTION]))
         entailment = float(scores[best, _ENTAILMENT])
         contradiction = float(scores[worst, _CONTRADICTION])
         if contradiction >= self.contradiction_threshold and contradiction > entailment:
-            return ViewResult(
-                self.name,
-                Verdict.CONTRADICTED,
-                entailment,
-                contradiction,
-                spans=(windows[worst].span,),
-                detail=f"contradiction {contradiction:.2f}",
-            )
-        if entailment >= self.entail_threshold:
-            return ViewResult(
-                self.name,
-                Verdict.ENTAILED,
-                entailment,
-                contradiction,
-                spans=(windows[best].span,),
-                detail=f"entailment {entailment:.2f}",
-            )
-        return ViewResult(
-            self.name,
-            Verdict.UNKNOWN,
-            entailment,
-            contradiction,
-            spans=(windows[best].span,),
-            detail=f"best entailment {entailment:.2f}",
-        )
+            verdict, cited, detail = Verdict.CONTRADICTED, worst, "contradiction"
+        elif entailment >= self.entail_threshold:
+            verdict, cited, detail = Verdict.ENTAILED, best, "entailment"
+        else:
+            verdict, cited, detail = Verdict.UNKNOWN, best, "best entailment"
+        score = contradiction if verdict is Verdict.CONTRADICTED else entailment
+        return ViewResult(self.name, verdict, entailment, contradiction,
+                          spans=(windows[cited].span,), detail=f"{detail} {score:.2f}")
 
 
 def nli_view(*, model: str | None = None, threads: int = 2, **settings: Any) -> CrossEncoderView:

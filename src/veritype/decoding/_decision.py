@@ -1,0 +1,274 @@
+"""The decision of truth-aware decoding, independent of any model runtime: at every step,
+the most probable top-k token all guards accept.
+
+At step t the decoder takes the top-k tokens of the model's distribution, asks every
+enabled guard which of them are safe for the answer written so far, and picks the most
+probable safe one (greedy). The safe mass π_t is the probability, under the full
+distribution, of the safe top-k tokens. A step where a guard blocked something is recorded
+as an intervention. The decoder backs off when no top-k token is safe, or when π_t falls
+below τ_safe at a step where a guard that only knows what is wrong (``exact`` False: the
+context monitor) blocked tokens; exact guards (arithmetic, knowledge base) know the right
+continuation and steer into it whatever its probability.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veritype.decoding._base import END_OF_TEXT, Guard
+from veritype.errors import DecodingError
+
+_MAX_DECISIONS = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedToken:
+    """A top-k token a guard refused, with its probability under the model."""
+
+    token_id: int
+    text: str
+    probability: float
+    guard: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"token_id": self.token_id, "text": self.text,
+                "probability": self.probability, "guard": self.guard}
+
+
+@dataclass(frozen=True, slots=True)
+class Intervention:
+    """One step at which a guard changed what the model could say.
+
+    ``action``: ``steer`` (the model's first choice was blocked and another token chosen),
+    ``filter`` (only lower-ranked tokens were blocked), ``retry`` (safe mass too low: the
+    prompt was replaced through the ``retry`` callback) or ``abstain``.
+    """
+
+    step: int
+    action: str
+    safe_mass: float
+    blocked: tuple[BlockedToken, ...] = ()
+    chosen_id: int | None = None
+    chosen_text: str = ""
+    guards: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "action": self.action,
+            "safe_mass": self.safe_mass,
+            "blocked": [token.to_dict() for token in self.blocked],
+            "chosen_id": self.chosen_id,
+            "chosen_text": self.chosen_text,
+            "guards": list(self.guards),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The decoder's pick for one step: a token, or None when it must back off."""
+
+    token_id: int | None
+    safe_mass: float
+
+
+class TruthAwareDecoder:
+    """Chooses tokens from top-k logits under guards, for any backend.
+
+    ``token_bytes`` gives a token's bytes (byte-level vocabularies split characters
+    across tokens, so text is assembled from bytes); ``is_end`` says whether a token ends
+    generation (guards see it as ``END_OF_TEXT``). ``start`` begins an answer after
+    ``context``: the text guards see before the answer (the prompt's last line, so that an
+    answer the prompt began, "37 × 24 =", is guarded); ``choose`` picks the next token from
+    the logits; ``accept`` appends the token actually decoded.
+    """
+
+    def __init__(
+        self,
+        guards: Sequence[Guard],
+        *,
+        token_bytes: Callable[[int], bytes],
+        is_end: Callable[[int], bool],
+        top_k: int = 40,
+        tau_safe: float = 0.2,
+    ) -> None:
+        if top_k < 1:
+            raise DecodingError(f"top_k must be >= 1, got {top_k}")
+        if not 0.0 <= tau_safe <= 1.0:
+            raise DecodingError(f"tau_safe must lie in [0, 1], got {tau_safe}")
+        names = [guard.name for guard in guards]
+        if len(set(names)) != len(names):
+            raise DecodingError(f"guard names must be unique, got {names}")
+        self.guards = list(guards)
+        self._exact = {guard.name: guard.exact for guard in guards}
+        self.top_k = top_k
+        self.tau_safe = tau_safe
+        self._token_bytes = token_bytes
+        self._is_end = is_end
+        self._bytes: dict[int, bytes] = {}
+        self._texts: dict[int, str] = {}
+        self._ends: dict[int, bool] = {}
+        self._decisions: dict[tuple[str, str, int], bool] = {}
+        self.start("")
+
+    def start(self, context: str) -> None:
+        self.context = context
+        self.text = ""
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = b""
+        self.step = 0
+        self.safe_masses: list[float] = []
+        self.interventions: list[Intervention] = []
+        self.halted = False
+        self.halt_reason = ""
+
+    @property
+    def guarded_text(self) -> str:
+        """What guards see: the context followed by the answer so far."""
+        return self.context + self.text
+
+    def token_text(self, token_id: int) -> str:
+        """The text a token adds to the answer (the end marker for an ending token)."""
+        if self._ending(token_id):
+            return END_OF_TEXT
+        raw = self._bytes.get(token_id)
+        if raw is None:
+            raw = self._bytes[token_id] = self._token_bytes(token_id)
+        # A token holding part of a character shows as U+FFFD, which no constrained
+        # continuation (a digit, a known object) accepts.
+        if self._pending:
+            return (self._pending + raw).decode("utf-8", "replace")
+        text = self._texts.get(token_id)
+        if text is None:
+            text = self._texts[token_id] = raw.decode("utf-8", "replace")
+        return text
+
+    def _ending(self, token_id: int) -> bool:
+        ending = self._ends.get(token_id)
+        if ending is None:
+            ending = self._ends[token_id] = self._is_end(token_id)
+        return ending
+
+    def choose(self, logits: npt.NDArray[np.floating[Any]]) -> Choice:
+        """The most probable top-k token every enabled guard accepts, or a back-off."""
+        scores = np.asarray(logits, dtype=np.float32)
+        k = min(self.top_k, scores.shape[0])
+        top = np.argpartition(scores, -k)[-k:]
+        order = top[np.argsort(-scores[top], kind="stable")]
+        peak = float(scores[order[0]])
+        log_total = peak + math.log(float(np.exp(scores - peak).sum()))
+        probabilities = np.exp(scores[order] - log_total)
+        ids = [int(token) for token in order]
+        texts = [self.token_text(token) for token in ids]
+        blocker = self._blockers(ids, texts)
+        safe = [name is None for name in blocker]
+        safe_mass = min(1.0, float(probabilities[safe].sum()))
+        self.safe_masses.append(safe_mass)
+        chosen = next((index for index, ok in enumerate(safe) if ok), None)
+        blocked = tuple(
+            BlockedToken(ids[i], texts[i], float(probabilities[i]), name)
+            for i, name in enumerate(blocker)
+            if name is not None
+        )
+        guards = tuple(dict.fromkeys(token.guard for token in blocked))
+        if chosen is None or (
+            safe_mass < self.tau_safe and any(not self._exact[name] for name in guards)
+        ):
+            self.halted = True
+            self.halt_reason = (
+                f"safe mass {safe_mass:.3f} < tau_safe {self.tau_safe} at step {self.step} "
+                f"after {self.text!r}: {', '.join(guards)} blocked "
+                f"{', '.join(repr(token.text) for token in blocked[:5])}"
+            )
+            self.interventions.append(
+                Intervention(self.step, "abstain", safe_mass, blocked, guards=guards)
+            )
+            return Choice(None, safe_mass)
+        assert chosen is not None
+        if blocked:
+            self.interventions.append(
+                Intervention(
+                    self.step,
+                    "steer" if chosen > 0 else "filter",
+                    safe_mass,
+                    blocked,
+                    ids[chosen],
+                    texts[chosen],
+                    guards,
+                )
+            )
+        return Choice(ids[chosen], safe_mass)
+
+    def accept(self, token_id: int) -> None:
+        """Append a decoded token to the answer."""
+        self.step += 1
+        if self._ending(token_id):
+            return
+        raw = self._bytes.get(token_id)
+        if raw is None:
+            raw = self._bytes[token_id] = self._token_bytes(token_id)
+        # The incremental decoder keeps an unfinished multi-byte character for the next token.
+        self.text += self._utf8.decode(raw)
+        self._pending = self._utf8.getstate()[0]
+
+    def _blockers(self, ids: list[int], texts: list[str]) -> list[str | None]:
+        """For each candidate (in probability order), the first enabled guard that refuses
+        it, None when safe or not asked.
+
+        Exact guards judge every candidate. The others (the context monitor, which runs a
+        model) are asked lazily, most probable candidate first, until one passes: they act
+        only where the decoder is about to emit a token, and a candidate they were not
+        asked about counts as safe in π_t.
+        """
+        prefix = self.guarded_text
+        blocker: list[str | None] = [None] * len(ids)
+        if len(self._decisions) > _MAX_DECISIONS:
+            self._decisions.clear()
+        enabled = [guard for guard in self.guards if guard.enabled]
+        for guard in enabled:
+            if guard.exact:
+                self._judge(guard, prefix, ids, texts, blocker,
+                            [i for i, name in enumerate(blocker) if name is None])
+        lazy = [guard for guard in enabled if not guard.exact]
+        for index in range(len(ids)):
+            if blocker[index] is not None:
+                continue
+            for guard in lazy:
+                self._judge(guard, prefix, ids, texts, blocker, [index])
+                if blocker[index] is not None:
+                    break
+            if blocker[index] is None:
+                break
+        return blocker
+
+    def _judge(
+        self,
+        guard: Guard,
+        prefix: str,
+        ids: list[int],
+        texts: list[str],
+        blocker: list[str | None],
+        positions: list[int],
+    ) -> None:
+        """Ask ``guard`` about the candidates at ``positions`` (cached per prefix and token)
+        and mark the ones it refuses."""
+        unknown = [i for i in positions if (guard.name, prefix, ids[i]) not in self._decisions]
+        if unknown:
+            verdicts = guard.safe(prefix, [texts[i] for i in unknown])
+            for i, verdict in zip(unknown, verdicts, strict=True):
+                self._decisions[(guard.name, prefix, ids[i])] = verdict
+        for i in positions:
+            if not self._decisions[(guard.name, prefix, ids[i])]:
+                blocker[i] = guard.name
+
+
+def answer_context(prompt: str) -> str:
+    """The text guards see before the answer: the prompt's last line."""
+    return prompt.rsplit("\n", 1)[-1]
