@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veritype.errors import ConfigurationError
+from veritype.errors import ConfigurationError, UnknownComponentError
 from veritype.evaluation.data import Example, truthfulqa_examples
 from veritype.evaluation.scoring import (
     ABSTAINED,
@@ -64,9 +64,9 @@ def test_block_results_do_not_depend_on_what_ran_before(data_dir: Path) -> None:
 
 
 def test_unknown_engine_and_view_are_named() -> None:
-    with pytest.raises(ConfigurationError, match=r"unknown engine 'spark'.*local, ray"):
+    with pytest.raises(UnknownComponentError, match=r"unknown engine 'spark'.*local, ray"):
         create_engine("spark", VIEWS)
-    with pytest.raises(KeyError, match="unknown view 'oracle'"):
+    with pytest.raises(UnknownComponentError, match="unknown view 'oracle'"):
         create_engine("local", ["oracle"])
     with pytest.raises(ConfigurationError, match="duplicate"):
         create_engine("local", ["lexical", "lexical"])
