@@ -1,9 +1,9 @@
 """Evaluation on public benchmarks: ``veritype eval`` and its Python API.
 
-A benchmark (an ``Evaluator`` registered by name) loads its examples, scores them with every view through a
-scoring engine (``local`` or ``ray``, registered by name), compares configurations (single
-views, the vote, the learned aggregator) with bootstrap intervals and McNemar tests, and
-returns a ``RunResult`` that ``write_run`` turns into a run directory.
+A benchmark (an ``Evaluator`` registered by name) loads its examples, scores them with every
+view through a scoring engine (``local`` or ``ray``, registered by name), compares
+configurations (single views, the vote, the learned aggregator) with bootstrap intervals and
+McNemar tests, and returns a ``RunResult`` that ``write_run`` turns into a run directory.
 """
 
 from veritype.evaluation.report import RunResult, write_run

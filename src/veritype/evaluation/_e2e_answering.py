@@ -12,9 +12,8 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from veritype.claims import decompose
-from veritype.errors import ConfigurationError
 from veritype.evaluation._e2e_data import SOURCE_TITLES, Question
-from veritype.evaluation.runner import ProgressFactory, no_progress
+from veritype.evaluation.runner import ProgressFactory, at_least, no_progress
 from veritype.settings import Settings
 
 DEFAULT_QUESTIONS = 60
@@ -36,19 +35,11 @@ class E2ESettings(Settings):
     resamples: int = 1000
     distractors: int | None = None
 
-    @field_validator("limit", "resamples")
+    @field_validator("limit", "resamples", "distractors")
     @classmethod
-    def _positive(cls, value: int, info: ValidationInfo) -> int:
-        if value < 1:
-            raise ConfigurationError(f"{info.field_name} must be >= 1, got {value}")
-        return value
-
-    @field_validator("distractors")
-    @classmethod
-    def _not_negative(cls, value: int | None) -> int | None:
-        if value is not None and value < 0:
-            raise ConfigurationError(f"distractors must be >= 0, got {value}")
-        return value
+    def _at_least(cls, value: int | None, info: ValidationInfo) -> int | None:
+        name = str(info.field_name)
+        return at_least(name, value, 0 if name == "distractors" else 1)
 
 
 @dataclass(slots=True)

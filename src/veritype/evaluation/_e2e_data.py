@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import csv
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from veritype.evaluation.data import (
     HALUEVAL_EVAL_START,
@@ -21,6 +21,7 @@ from veritype.evaluation.data import (
 SOURCES = ("truthfulqa", "halueval_qa")
 SOURCE_TITLES = {"truthfulqa": "TruthfulQA", "halueval_qa": "HaluEval-QA"}
 HALUEVAL_EVAL_STOP = 10000
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,20 +53,14 @@ def truthfulqa_rows(data_dir: Path) -> list[dict[str, str]]:
 
 def truthfulqa_questions(rows: Sequence[dict[str, str]], count: int, seed: int) -> list[Question]:
     """A fixed-seed sample of ``count`` questions; the Best Answer counts as correct."""
-    picked = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
-    return [
-        Question(
-            source="truthfulqa",
-            question_id=f"tqa-{i}",
-            text=rows[i]["Question"].strip(),
-            correct=tuple(dict.fromkeys(
-                (rows[i]["Best Answer"].strip(), *_split_answers(rows[i]["Correct Answers"]))
-            )),
-            incorrect=_split_answers(rows[i]["Incorrect Answers"]),
-            gold_evidence=rows[i]["Best Answer"].strip(),
-        )
-        for i in picked
-    ]
+    return _sample(rows, count, seed, _truthfulqa_question)
+
+
+def _truthfulqa_question(i: int, row: dict[str, str]) -> Question:
+    best = row["Best Answer"].strip()
+    return Question("truthfulqa", f"tqa-{i}", row["Question"].strip(),
+                    correct=tuple(dict.fromkeys((best, *_split_answers(row["Correct Answers"])))),
+                    incorrect=_split_answers(row["Incorrect Answers"]), gold_evidence=best)
 
 
 def halueval_rows(data_dir: Path) -> list[dict[str, Any]]:
@@ -77,18 +72,22 @@ def halueval_rows(data_dir: Path) -> list[dict[str, Any]]:
 
 
 def halueval_questions(rows: Sequence[dict[str, Any]], count: int, seed: int) -> list[Question]:
+    """A fixed-seed sample of ``count`` questions with their right and hallucinated answers."""
+    return _sample(rows, count, seed, _halueval_question)
+
+
+def _halueval_question(i: int, row: dict[str, Any]) -> Question:
+    return Question("halueval_qa", f"halueval-qa-{HALUEVAL_EVAL_START + i}",
+                    str(row["question"]).strip(), correct=(str(row["right_answer"]).strip(),),
+                    incorrect=(str(row["hallucinated_answer"]).strip(),),
+                    gold_evidence=str(row["knowledge"]).strip())
+
+
+def _sample(rows: Sequence[Row], count: int, seed: int, question: Callable[[int, Row], Question]
+            ) -> list[Question]:
+    """A fixed-seed sample of ``count`` of ``rows`` (in row order) as questions."""
     picked = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
-    return [
-        Question(
-            source="halueval_qa",
-            question_id=f"halueval-qa-{HALUEVAL_EVAL_START + i}",
-            text=str(rows[i]["question"]).strip(),
-            correct=(str(rows[i]["right_answer"]).strip(),),
-            incorrect=(str(rows[i]["hallucinated_answer"]).strip(),),
-            gold_evidence=str(rows[i]["knowledge"]).strip(),
-        )
-        for i in picked
-    ]
+    return [question(i, rows[i]) for i in picked]
 
 
 def corpus_texts(texts: Sequence[str], questions: Sequence[Question], distractors: int | None

@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from veritype._cli import fail as _fail
@@ -37,6 +38,7 @@ from veritype.evaluation.runner import (
     ProgressFactory,
     run_benchmark,
 )
+from veritype.settings import Settings
 from veritype.views import available_views
 
 _out = Console()
@@ -50,6 +52,7 @@ SUMMARIES = {
     "scifact": "SciFact end to end: retrieve from the corpus, verify, cite.",
     "nli": "Every NLI evaluation set.",
 }
+SettingsType = TypeVar("SettingsType", bound=Settings)
 # Runs an answering benchmark from its settings, showing progress.
 AnsweringRun = Callable[[E2ESettings, ProgressFactory], RunResult]
 
@@ -66,6 +69,15 @@ def _parse_taus(text: str) -> tuple[float, ...]:
         return tuple(float(part) for part in _parse_list(text, "--tau"))
     except ValueError:
         raise _fail(f"--tau must be comma-separated numbers, got {text!r}") from None
+
+
+def _validated(settings: type[SettingsType], values: dict[str, Any]) -> SettingsType:
+    """``settings`` made of ``values``; a bad value exits with its validator's message."""
+    try:
+        return settings.model_validate(values)
+    except ValidationError as error:
+        reasons = [str(item.get("ctx", {}).get("error", item["msg"])) for item in error.errors()]
+        raise _fail("; ".join(reasons)) from None
 
 
 def _evaluate(
@@ -98,20 +110,20 @@ def _evaluate(
     elif ray_address is not None:
         raise _fail("--ray-address needs --engine ray")
     started = time.perf_counter()
+    settings = _validated(EvalSettings, {
+        "data_dir": data_dir,
+        "views": _parse_list(views, "--views"),
+        "aggregator": aggregator,
+        "taus": _parse_taus(tau),
+        "engine": engine,
+        "engine_options": engine_options,
+        "limit": limit,
+        "subsets": _parse_list(subset, "--subset") if subset is not None else None,
+        "seed": seed,
+        "resamples": resamples,
+        "cache_dir": cache_dir if cache_dir is not None else out / "cache",
+    })
     try:
-        settings = EvalSettings.validated({
-            "data_dir": data_dir,
-            "views": _parse_list(views, "--views"),
-            "aggregator": aggregator,
-            "taus": _parse_taus(tau),
-            "engine": engine,
-            "engine_options": engine_options,
-            "limit": limit,
-            "subsets": _parse_list(subset, "--subset") if subset is not None else None,
-            "seed": seed,
-            "resamples": resamples,
-            "cache_dir": cache_dir if cache_dir is not None else out / "cache",
-        })
         result = run_benchmark(benchmark, settings, progress=partial(_progress, unit="pairs"),
                                console=_err, **benchmark_options)
     except VeritypeError as error:
@@ -231,8 +243,9 @@ def _answer(run: AnsweringRun, out: Path, **options: Any) -> None:
     """Run an answering benchmark: settings from ``options``, errors as one line, the run
     directory under ``out`` and the headline printed."""
     started = time.perf_counter()
+    settings = _validated(E2ESettings, options)
     try:
-        result = run(E2ESettings.validated(options), _progress)
+        result = run(settings, _progress)
     except VeritypeError as error:
         raise _fail(str(error)) from None
     write_and_show(result, out, started=started)

@@ -90,9 +90,14 @@ class EvalSettings(Settings):
     @field_validator("limit")
     @classmethod
     def _positive_limit(cls, limit: int | None) -> int | None:
-        if limit is not None and limit < 1:
-            raise ConfigurationError(f"limit must be >= 1, got {limit}")
-        return limit
+        return at_least("limit", limit, 1)
+
+
+def at_least(label: str, value: int | None, minimum: int) -> int | None:
+    """``value`` (None passes) unless it is below ``minimum``: ConfigurationError then."""
+    if value is not None and value < minimum:
+        raise ConfigurationError(f"{label} must be >= {minimum}, got {value}")
+    return value
 
 
 def score(
