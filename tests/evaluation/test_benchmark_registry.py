@@ -24,7 +24,7 @@ def test_every_builtin_benchmark_is_a_registered_evaluator(tmp_path: Path) -> No
     for name in available_benchmarks():
         evaluator = create_benchmark(name, settings)
         assert isinstance(evaluator, Evaluator) and evaluator.name == name
-    with pytest.raises(UnknownComponentError, match="unknown benchmark 'mmlu'.*halueval"):
+    with pytest.raises(UnknownComponentError, match=r"unknown benchmark 'mmlu'.*halueval"):
         create_benchmark("mmlu", settings)
 
 
