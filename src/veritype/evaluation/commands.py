@@ -29,7 +29,7 @@ from veritype.evaluation.e2e import (
     EndToEnd,
 )
 from veritype.evaluation.human import export_for_annotation, kappa_from_files
-from veritype.evaluation.report import RunResult, write_and_show
+from veritype.evaluation.report import RunResult, format_cell, write_run
 from veritype.evaluation.runner import (
     DEFAULT_TAUS,
     DEFAULT_VIEWS,
@@ -80,6 +80,18 @@ def _validated(settings: type[SettingsType], values: dict[str, Any]) -> Settings
         raise _fail("; ".join(reasons)) from None
 
 
+def _write_and_show(result: RunResult, out: Path, *, started: float | None = None) -> Path:
+    """``write_run``, then show the run's notes on stderr and its headline on stdout."""
+    path = write_run(result, out, started=started)
+    for note in result.notes:
+        _err.print(note, highlight=False, markup=False)
+    width = max(len(key) for key in result.headline)
+    for key, value in result.headline.items():
+        _out.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)
+    _out.print(f"run written to {path}", highlight=False)
+    return path
+
+
 def _evaluate(
     benchmark: str,
     *,
@@ -128,7 +140,7 @@ def _evaluate(
                                console=_err, **benchmark_options)
     except VeritypeError as error:
         raise _fail(str(error)) from None
-    write_and_show(result, out, started=started)
+    _write_and_show(result, out, started=started)
 
 
 def _command(run: Callable[..., None], summary: str,
@@ -248,7 +260,7 @@ def _answer(run: AnsweringRun, out: Path, **options: Any) -> None:
         result = run(settings, _progress)
     except VeritypeError as error:
         raise _fail(str(error)) from None
-    write_and_show(result, out, started=started)
+    _write_and_show(result, out, started=started)
 
 
 def _answering_command(run: AnsweringRun, summary: str, *, generator: tuple[str, str],

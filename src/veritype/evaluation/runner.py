@@ -12,11 +12,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import Field, field_validator
-from rich.console import Console
 
 from veritype._registry import Registry
 from veritype.errors import ConfigurationError
@@ -33,6 +32,9 @@ from veritype.evaluation.scoring import (
     score_examples,
 )
 from veritype.settings import Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
 DEFAULT_TAUS = (0.2, 0.4, 0.6, 0.8, 1.0)

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rich.console import Console
 
 from veritype.errors import ConfigurationError
 from veritype.evaluation import plots
@@ -65,6 +64,9 @@ from veritype.evaluation.runner import (
     no_progress,
 )
 from veritype.evaluation.scoring import ScoringEngine
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_SEEDS = 20
 
