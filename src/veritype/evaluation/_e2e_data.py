@@ -36,8 +36,6 @@ class Question:
     gold_evidence: str  # the corpus text that answers it (Best Answer / knowledge paragraph)
 
 
-
-
 def _split_answers(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(";") if part.strip())
 

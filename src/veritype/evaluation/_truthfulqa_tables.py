@@ -46,7 +46,6 @@ def count_note(protocol: Protocol, examples: Sequence[Example], limit: int | Non
             "--protocol reference evaluates those.")
 
 
-
 def _with_ci(point: dict[str, Any], key: str) -> str:
     low_high = point.get("ci95", {}).get(key)
     value = point[key]
@@ -106,7 +105,6 @@ def comparison(protocol: Protocol, main: dict[str, Any], spread: dict[str, Any])
                  ("figure", "precision", "recall", "F1"), rows,
                  note=note + " Every threshold and choice is made on the calibration "
                  "questions only; figures are on the held-out questions.")
-
 
 
 def tables(protocol: Protocol, main: dict[str, Any], spread: dict[str, Any],

@@ -39,8 +39,6 @@ NLI_EVAL_SETS = (
 )
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Example:
     """One claim to verify against ``evidence`` (texts), with its gold ``label``.

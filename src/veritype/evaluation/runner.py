@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -102,6 +103,11 @@ def at_least(label: str, value: int | None, minimum: int) -> int | None:
     return value
 
 
+def engine_for(settings: EvalSettings) -> ScoringEngine:
+    """The scoring engine the settings name, running their views."""
+    return create_engine(settings.engine, settings.views, **settings.engine_options)
+
+
 def score(
     settings: EvalSettings,
     examples: Sequence[Example],
@@ -113,7 +119,7 @@ def score(
     """Every view on every example, with a progress display over the distinct pairs;
     without ``engine`` one is created from the settings."""
     if engine is None:
-        engine = create_engine(settings.engine, settings.views, **settings.engine_options)
+        engine = engine_for(settings)
     blocks, _ = plan_blocks(examples, settings.block_size)
     started = time.perf_counter()
     with progress(description, sum(len(b) for b in blocks)) as advance:
@@ -160,7 +166,7 @@ def operating_point(
     return point
 
 
-class Evaluator:
+class Evaluator(ABC):
     """One benchmark run: configured here, run by :meth:`run`; ``name`` is the benchmark's
     registered name.
 
@@ -183,16 +189,15 @@ class Evaluator:
         self.console = console
         self._engine = engine
 
+    @abstractmethod
     def run(self) -> RunResult:
-        raise NotImplementedError
+        """The benchmark's figures, tables, plots and examples."""
 
     @property
     def engine(self) -> ScoringEngine:
         """The scoring engine, created once per run (models load once)."""
         if self._engine is None:
-            settings = self.settings
-            self._engine = create_engine(settings.engine, settings.views,
-                                         **settings.engine_options)
+            self._engine = engine_for(self.settings)
         return self._engine
 
     def score(self, examples: Sequence[Example], description: str) -> ScoreTable:
