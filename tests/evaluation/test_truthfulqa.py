@@ -33,11 +33,11 @@ from veritype.evaluation.truthfulqa import (
     VERBATIM,
     Scored,
     Selection,
-    _section,
-    _Split,
+    Split,
+    TruthfulQA,
     prepare,
     reference_split,
-    run_protocol,
+    section,
     seed_spread,
     select,
 )
@@ -169,12 +169,12 @@ def test_report_section_chooses_nothing_on_held_out_labels(scored: Scored,
     spec = PROTOCOLS[protocol]
     calibration = spec.split(scored.groups, spec.fixed_seed)
 
-    def section(of: Scored) -> dict[str, Any]:
-        split = _Split(of, calibration, spec.fixed_seed, settings.resamples)
-        return _section(of, select(of, calibration, settings), split, settings, full=True)
+    def section_of(of: Scored) -> dict[str, Any]:
+        split = Split(of, calibration, spec.fixed_seed, settings.resamples)
+        return section(of, select(of, calibration, settings), split, settings, full=True)
 
-    before = section(scored)
-    after = section(_permute_held_out(scored, calibration))
+    before = section_of(scored)
+    after = section_of(_permute_held_out(scored, calibration))
     assert _section_decisions(after) == _section_decisions(before)
     assert after["chosen"]["recall"] != before["chosen"]["recall"]
     baseline = before["configurations"][VERBATIM]["claim ⊂ evidence"]
@@ -249,8 +249,7 @@ def test_current_protocol_scores_once_for_every_seed(data_dir: Path) -> None:
     settings = EvalSettings(data_dir=data_dir, views=("numeric", "lexical"), limit=30,
                             resamples=20)
     engine = _Counting(settings.views)
-    settings.engine_cache = engine
-    result = run_protocol(settings, "current", seeds=3)
+    result = TruthfulQA(settings, protocol="current", seeds=3, engine=engine).run()
     assert engine.passes == 1
     headline = result.headline
     assert headline["protocol"] == "current" and headline["seeds"] == 3

@@ -75,7 +75,7 @@ class _RayWorker:
     """A Ray actor: the views loaded once, applied to one block of rows per call."""
 
     def __init__(self, settings: dict[str, Any]) -> None:
-        self.checker = RowChecker(CheckSettings(**settings))
+        self.checker = RowChecker(CheckSettings.model_validate(settings))
 
     def check_block(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [self.checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
@@ -105,7 +105,7 @@ class RayEngine:
         given = settings.view_options or {}
         options = {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
                           **given.get(name, {})} for name in settings.views}
-        payload = {**asdict(settings), "views": tuple(settings.views), "view_options": options}
+        payload = {**settings.model_dump(), "view_options": options}
         actor: Any = ray.remote(num_cpus=cpus_per_worker)(_RayWorker)
         self._actors: list[Any] = [actor.remote(payload) for _ in range(workers)]
 
@@ -323,10 +323,10 @@ class RunDirectory:
         good_bytes = 0
         with self.rows_path.open("rb") as handle:
             for raw in handle:
+                if not raw.endswith(b"\n"):
+                    break
                 try:
                     entry = json.loads(raw)
-                    if not raw.endswith(b"\n"):
-                        raise ValueError("no line end")
                     if entry.get("kind") == "bad":
                         bad.append(BadRow(int(entry["line"]), str(entry["problem"])))
                     else:

@@ -20,10 +20,11 @@ from veritype.budget import Budget, run_views
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
 from veritype.clauses import has_verb
-from veritype.errors import ConfigurationError, InputError
+from veritype.errors import ConfigurationError, InputError, VeritypeError
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
 from veritype.rendering import narrowest_spans
+from veritype.settings import Settings
 from veritype.thresholds import Thresholds
 from veritype.verification import (
     citing_views,
@@ -125,13 +126,12 @@ def verdict_of(types: Sequence[EvidenceType]) -> RowVerdict:
     return RowVerdict.UNCERTAIN
 
 
-@dataclass(frozen=True, slots=True)
-class CheckSettings:
+class CheckSettings(Settings):
     """What a check runs: views (by registry name, with options) and thresholds (``None``:
     those the default aggregator was calibrated for)."""
 
     views: tuple[str, ...] = DEFAULT_VIEWS
-    view_options: Mapping[str, Mapping[str, Any]] | None = None
+    view_options: dict[str, dict[str, Any]] | None = None
     tau: float | None = None
     tau_low: float | None = None
 
@@ -154,11 +154,13 @@ class RowChecker:
             raise InputError(f"view options name views that are not checked: {', '.join(stray)}")
         self.views: list[VerificationView] = []
         for name in settings.views:
+            # Views and their options are the user's input: whatever stops one being built
+            # (an unknown name, a bad option, a missing extra, a model that will not load)
+            # is reported as bad input.
             try:
                 self.views.append(create_view(name, **options.get(name, {})))
-            except (KeyError, TypeError, ValueError, RuntimeError, ImportError) as error:
-                message = error.args[0] if isinstance(error, KeyError) and error.args else error
-                raise InputError(f"view {name!r}: {message}") from None
+            except (VeritypeError, TypeError, ValueError, RuntimeError, ImportError) as error:
+                raise InputError(f"view {name!r}: {error}") from None
         names = [view.name for view in self.views]
         self.aggregator = default_for(names, [view.name for view in self.views if view.strong])
         tau, tau_low = recommended_thresholds(self.aggregator)

@@ -22,8 +22,8 @@ from veritype.evaluation.configurations import (
     vote_score,
 )
 from veritype.evaluation.data import Example
-from veritype.evaluation.metrics import Bools, Bootstrap, Floats, binary_metrics, mcnemar
-from veritype.evaluation.runner import EvalSettings, operating_point
+from veritype.evaluation.metrics import Bools, Floats, binary_metrics, mcnemar
+from veritype.evaluation.runner import EvalSettings, held_out_bootstrap, operating_point
 from veritype.evaluation.scoring import ScoreTable
 
 
@@ -50,8 +50,7 @@ def detection(
     truth: Bools = np.array([e.supported for e in examples])
     groups = [e.group for e in examples]
     held = ~calibration
-    bootstrap = Bootstrap.draw([g for g, h in zip(groups, held, strict=True) if h],
-                               settings.resamples, settings.seed)
+    bootstrap = held_out_bootstrap(groups, calibration, settings.resamples, settings.seed)
     scores: dict[str, Floats] = {}
     thresholds: dict[str, dict[str, float]] = {}
     for view in views:

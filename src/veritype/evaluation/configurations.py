@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from veritype.aggregate import LearnedAggregator
 from veritype.aggregate._learned import feature_matrix, newton, sigmoid
+from veritype.errors import DataError
 from veritype.evaluation.metrics import Bools, Floats
 from veritype.evaluation.scoring import ABSTAINED, CONTRADICTED, ENTAILED, VERDICTS, ScoreTable
 from veritype.views import ViewResult
@@ -183,7 +184,7 @@ class LearnedInputs:
         features = self.features[rows]
         y = truth.astype(np.float64)
         if y.size == 0 or y.min() == y.max():
-            raise ValueError("fit needs both supported and unsupported examples")
+            raise DataError("fit needs both supported and unsupported examples")
 
         def solve(mask: Bools, penalty: float) -> Floats:
             design = np.hstack([features[mask], np.ones((int(mask.sum()), 1))])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,6 @@ NLI_EVAL_SETS = (
     "anli_r2_dev",
     "anli_r3_dev",
 )
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +72,21 @@ def require_file(path: Path) -> Path:
     if not path.is_file():
         raise DataError(f"dataset file not found: {path} (check --data-dir)")
     return path
+
+
+def require_dir(path: Path) -> Path:
+    if not path.is_dir():
+        raise DataError(f"data directory not found: {path}")
+    return path
+
+
+def require_fields(rows: Sequence[Mapping[str, Any]], fields: Sequence[str], missing: str
+                   ) -> None:
+    """``DataError`` with ``missing`` (formatted with ``field``) unless the first row has
+    every one of ``fields``."""
+    for name in fields:
+        if rows and name not in rows[0]:
+            raise DataError(missing.format(field=repr(name)))
 
 
 def read_jsonl(path: Path, start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:

@@ -30,11 +30,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 
+from veritype.errors import InputError
 from veritype.evaluation.answer_metrics import (
     Floats,
     contains_answer,
@@ -44,7 +44,7 @@ from veritype.evaluation.answer_metrics import (
     truthful_by_rouge,
     without_markers,
 )
-from veritype.evaluation.data import HALUEVAL_EVAL_START
+from veritype.evaluation.data import HALUEVAL_EVAL_START, require_dir
 from veritype.evaluation.e2e import (
     HALUEVAL_EVAL_STOP,
     Answered,
@@ -54,17 +54,16 @@ from veritype.evaluation.e2e import (
     corpus_texts,
     halueval_questions,
     halueval_rows,
-    run_and_print,
     truthfulqa_questions,
     truthfulqa_rows,
 )
 from veritype.evaluation.metrics import Bootstrap
 from veritype.evaluation.report import RunResult, Table
+from veritype.evaluation.runner import ProgressFactory, no_progress
 
 CORPUS_QA_QUESTIONS = 500
 TRUTHFULQA_QUESTIONS = 400
 COVERAGES = (0.5, 0.8)
-DEFAULT_SEED = 2024
 # The answer kinds judged: the generator's draft, and veritype's rendered answer.
 DRAFT, RENDERED = "raw draft", "rendered"
 
@@ -140,7 +139,7 @@ def summarise(answers: Sequence[Answered], judged: Sequence[dict[str, Judged]],
     retrieval similarity and accuracy per confidence label."""
     n = len(answers)
     if n == 0:
-        raise ValueError("no answers to summarise")
+        raise InputError("no answers to summarise")
     bootstrap = Bootstrap.draw([a.question.question_id for a in answers], resamples, seed)
     support = np.array([a.support for a in answers])
     retrieval = np.array([a.retrieval_score for a in answers])
@@ -298,26 +297,28 @@ TRUTHFULQA_JUDGE = ("TruthfulQA's ROUGE-L accuracy: truthful when the best ROUGE
                     "'I have no comment.' exceeds the best to an incorrect reference")
 
 
+# The answers, their judgements, the summary, the timings and the corpus size of one run.
+Judgement = tuple[list[Answered], list[dict[str, Judged]], dict[str, Any], dict[str, float], int]
+
+
 def _answer_and_judge(settings: E2ESettings, benchmark: str, source: str,
                       texts: list[str], questions: list[Question],
-                      judge: Callable[[Answered], dict[str, Judged]]
-                      ) -> tuple[list[Answered], list[dict[str, Judged]], dict[str, Any],
-                                 dict[str, float], int]:
+                      judge: Callable[[Answered], dict[str, Judged]],
+                      progress: ProgressFactory) -> Judgement:
     """Build the corpus, ask every question, judge every answer and summarise."""
     started = time.perf_counter()
     evidence = corpus_texts(texts, questions, settings.distractors)
     with tempfile.TemporaryDirectory(prefix=f"veritype-{benchmark}-") as store_dir:
         answers, ingest_seconds = answer_all(settings, source, evidence, questions,
-                                             Path(store_dir))
+                                             Path(store_dir), progress)
     judged = [judge(answer) for answer in answers]
     summary = summarise(answers, judged, settings.resamples, settings.seed)
     timings = {"ingest": ingest_seconds, "total": time.perf_counter() - started}
     return answers, judged, summary, timings, len(evidence)
 
 
-def _result(settings: E2ESettings, benchmark: str, parts: tuple[
-        list[Answered], list[dict[str, Judged]], dict[str, Any], dict[str, float], int],
-            judge: str, evidence: str, labels: tuple[str, str], title: str,
+def _result(settings: E2ESettings, benchmark: str, parts: Judgement, judge: str,
+            evidence: str, labels: tuple[str, str], title: str,
             headline: dict[str, float | int | str] | None = None) -> RunResult:
     answers, judged, summary, timings, corpus_size = parts
     result = RunResult(
@@ -334,13 +335,13 @@ def _result(settings: E2ESettings, benchmark: str, parts: tuple[
     return result
 
 
-def run_corpus_qa(settings: E2ESettings) -> RunResult:
+def run_corpus_qa(settings: E2ESettings, progress: ProgressFactory = no_progress) -> RunResult:
     """Ask HaluEval-QA questions of the corpus of their knowledge paragraphs; judge by gold."""
-    rows = halueval_rows(settings.data_dir)
+    rows = halueval_rows(require_dir(settings.data_dir))
     parts = _answer_and_judge(settings, "corpus-qa", "halueval_qa",
                               [str(row["knowledge"]) for row in rows],
                               halueval_questions(rows, settings.limit, settings.seed),
-                              judge_corpus_qa)
+                              judge_corpus_qa, progress)
     return _result(settings, "corpus-qa", parts, CORPUS_QA_JUDGE,
                    f"knowledge paragraphs of HaluEval qa rows {HALUEVAL_EVAL_START}–"
                    f"{HALUEVAL_EVAL_STOP - 1}",
@@ -348,13 +349,13 @@ def run_corpus_qa(settings: E2ESettings) -> RunResult:
                    "HaluEval-QA corpus: risk against coverage")
 
 
-def run_truthfulqa(settings: E2ESettings) -> RunResult:
+def run_truthfulqa(settings: E2ESettings, progress: ProgressFactory = no_progress) -> RunResult:
     """Ask TruthfulQA questions of the Best Answer corpus; judge by ROUGE-L."""
-    rows = truthfulqa_rows(settings.data_dir)
+    rows = truthfulqa_rows(require_dir(settings.data_dir))
     parts = _answer_and_judge(settings, "truthfulqa-gen", "truthfulqa",
                               [row["Best Answer"] for row in rows],
                               truthfulqa_questions(rows, settings.limit, settings.seed),
-                              judge_truthfulqa)
+                              judge_truthfulqa, progress)
     answers, summary = parts[0], parts[2]
     # TruthfulQA scores a refusal as truthful: the share with abstentions counted that way.
     rendered = summary["kinds"][RENDERED]
@@ -378,55 +379,3 @@ def _config(settings: E2ESettings, judge: str, corpus_texts_count: int, evidence
             "distractors": settings.distractors, "judge": judge, "evidence": evidence,
             "corpus_texts": corpus_texts_count, "coverages": list(COVERAGES),
             "data_dir": str(settings.data_dir)}
-
-
-# --- command line -------------------------------------------------------------------------
-
-DataDirOption = Annotated[
-    Path, typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
-                       help="The datasets folder (truthfulqa/, halueval/).")]
-GeneratorOption = Annotated[
-    str, typer.Option("--generator", help="Drafting generator: extractive, local, openai.")]
-KOption = Annotated[int, typer.Option("--k", help="Chunks retrieved for the draft.")]
-MaxTokensOption = Annotated[int, typer.Option("--max-tokens", help="Longest draft, in tokens.")]
-SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the question sample.")]
-ResamplesOption = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
-DistractorsOption = Annotated[
-    int | None, typer.Option("--distractors", help="Only the questions' own evidence plus "
-                             "this many other texts (default: every text).")]
-OutOption = Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
-
-
-def _command(run: Callable[[E2ESettings], RunResult], default_generator: str,
-             default_limit: int, limit_help: str, summary: str) -> Callable[..., None]:
-    """A command that runs ``run`` with the options every answering benchmark takes."""
-    # The --limit option is a default value, not an annotation: annotations are read as
-    # module-level strings, so they cannot hold this call's help text.
-    def command(
-        data_dir: DataDirOption,
-        generator: GeneratorOption = default_generator,
-        limit: int = typer.Option(default_limit, "--limit", help=limit_help),
-        k: KOption = 3,
-        max_tokens: MaxTokensOption = 96,
-        seed: SeedOption = DEFAULT_SEED,
-        resamples: ResamplesOption = 1000,
-        distractors: DistractorsOption = None,
-        out: OutOption = Path("eval-runs"),
-    ) -> None:
-        run_and_print(run, out, data_dir=data_dir, generator=generator, limit=limit, k=k,
-                      max_tokens=max_tokens, seed=seed, resamples=resamples,
-                      distractors=distractors)
-
-    command.__doc__ = summary
-    return command
-
-
-def register(eval_app: typer.Typer) -> None:
-    """Add ``veritype eval corpus-qa`` and ``veritype eval truthfulqa-gen``."""
-    eval_app.command("corpus-qa")(_command(
-        run_corpus_qa, "extractive", CORPUS_QA_QUESTIONS,
-        "Questions asked (HaluEval-QA rows ≥ 8000).",
-        "Questions over a corpus of similar paragraphs, judged by their gold answers."))
-    eval_app.command("truthfulqa-gen")(_command(
-        run_truthfulqa, "local", TRUTHFULQA_QUESTIONS, "TruthfulQA questions asked.",
-        "TruthfulQA generation judged by its own metric (ROUGE-L against the references)."))

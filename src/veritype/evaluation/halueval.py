@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype.errors import ConfigurationError
 from veritype.evaluation import plots
 from veritype.evaluation.binary import detection
 from veritype.evaluation.data import (
@@ -47,16 +48,15 @@ from veritype.evaluation.data import (
 from veritype.evaluation.metrics import Bools, Bootstrap, Floats
 from veritype.evaluation.report import RunResult, Table
 from veritype.evaluation.runner import (
+    CALIBRATION_SHARE,
     EvalSettings,
+    Evaluator,
     operating_point,
-    register_benchmark,
-    score,
     split_by_group,
 )
 
 EVAL_ROWS = 2000
 CALIBRATION_ROWS = 1000
-CALIBRATION_SHARE = 0.3
 # Rows [start, stop) of each task that a shipped model was trained or chosen on.
 TRAINED_ROWS: dict[str, dict[str, tuple[int, int]]] = {
     "qa": {"align": (0, 8000)},
@@ -140,12 +140,11 @@ def task_examples(settings: EvalSettings, task: str) -> tuple[list[Example], Boo
         return examples, calibration
     if task == "general":
         examples = _evidence_groups(halueval_examples(settings.data_dir, task, 0, limit))
-        return examples, split_by_group([e.group for e in examples], settings.seed,
-                                        CALIBRATION_SHARE)
+        return examples, split_by_group([e.group for e in examples], settings.seed)
     examples = _evidence_groups(halueval_examples(
         settings.data_dir, task, HALUEVAL_EVAL_START, HALUEVAL_EVAL_START + EVAL_ROWS
     ))
-    calibration = split_by_group([e.group for e in examples], settings.seed, CALIBRATION_SHARE)
+    calibration = split_by_group([e.group for e in examples], settings.seed)
     chosen = _first_rows(examples, calibration, limit) | _first_rows(examples, ~calibration, limit)
     index = np.nonzero(chosen)[0]
     return [examples[i] for i in index], calibration[index]
@@ -174,22 +173,6 @@ def baselines(
         out[name] = operating_point(values[held].astype(np.float64), 1.0, truth[held], bootstrap)
     out["majority class"]["accepts"] = accepts_majority
     return out
-
-
-def _task(settings: EvalSettings, task: str) -> tuple[dict[str, Any], dict[str, Floats], Bools]:
-    examples, calibration = task_examples(settings, task)
-    table = score(settings, examples, f"halueval {task}: verifying")
-    section, scores, truth = detection(table, examples, calibration, settings)
-    bootstrap = Bootstrap.draw([e.group for e, c in zip(examples, calibration, strict=True)
-                                if not c], settings.resamples, settings.seed)
-    section["baselines"] = baselines(examples, calibration, bootstrap)
-    section["calibration_rows"] = calibration_source(task, settings.seed)
-    section["descriptions"] = {name: describe(task, name, table.views)
-                               for name in section["configurations"]}
-    section["chosen"]["description"] = section["descriptions"][section["chosen"]["configuration"]]
-    section["timings"] = dict(table.timings)
-    section["distinct_pairs"] = table.pairs
-    return section, scores, truth
 
 
 def _trivial_description(name: str, majority_accepts: bool) -> str:
@@ -230,66 +213,87 @@ def _headline(headline: dict[str, float | int | str], task: str, section: dict[s
     headline[f"{task}_calibration_examples"] = section["calibration_examples"]
 
 
-@register_benchmark("halueval")
-def run(settings: EvalSettings) -> RunResult:
-    started = time.perf_counter()
-    tasks = settings.subsets or HALUEVAL_TASKS
-    unknown = [t for t in tasks if t not in HALUEVAL_TASKS]
-    if unknown:
-        raise ValueError(f"unknown HaluEval task(s) {unknown}; known: {', '.join(HALUEVAL_TASKS)}")
-    outcomes = {task: _task(settings, task) for task in tasks}
-    sections = {task: outcome[0] for task, outcome in outcomes.items()}
-    headline: dict[str, float | int | str] = {}
-    rows = []
-    accuracy_plot: dict[str, dict[str, float]] = {}
-    timings: dict[str, float] = {}
-    for task, section in sections.items():
-        _headline(headline, task, section)
-        accuracy_plot[task] = {}
-        for name, points in section["configurations"].items():
-            for label, point in points.items():
-                if label.startswith("cal:") or label in ("own verdict", "t=0.5"):
-                    rows.append(_row(task, f"{name} @ {label}", section["descriptions"][name],
-                                     point))
-                if label == "cal:balanced":
-                    accuracy_plot[task][name] = point["balanced_accuracy"]
-        for name in TRIVIAL:
-            rows.append(_row(task, f"baseline: {name}", _trivial_description(
-                name, section["baselines"]["majority class"]["accepts"]),
-                section["baselines"][name]))
-        for stage, seconds in section.pop("timings").items():
-            timings[f"{task}:{stage}"] = seconds
-    headline["seconds"] = round(time.perf_counter() - started, 2)
-    calibration = {task: calibration_source(task, settings.seed) for task in tasks}
-    tables = [Table(
-        "HaluEval detection on evaluation rows (qa, dialogue, summarization: rows ≥ 8000; "
-        "general: held-out 70%); thresholds, the learned aggregator and the chosen configuration "
-        "from calibration rows no model was trained on",
-        ("task", "configuration", "what it is", "accuracy [95% CI]", "bal. acc. [95% CI]",
-         "precision", "recall", "FPR"),
-        rows,
-        note="Calibration rows: " + "; ".join(f"{t}: {c}" for t, c in calibration.items())
-        + ". Chosen on calibration balanced accuracy: "
-        + "; ".join(f"{t}: {headline[f'{t}_configuration']}" for t in tasks) + ".",
-    )]
-    result = RunResult(
-        benchmark="halueval",
-        config={"views": list(settings.views), "aggregator": settings.aggregator,
-                "taus": list(settings.taus), "tasks": list(tasks), "limit": settings.limit,
-                "engine": settings.engine, "seed": settings.seed,
-                "calibration_rows": calibration,
-                "trained_rows": {t: {m: f"{a}–{b - 1}" for m, (a, b) in models.items()}
-                                 for t, models in TRAINED_ROWS.items()},
-                "data_dir": str(settings.data_dir)},
-        headline=headline,
-        sections={"tasks": sections},
-        tables=tables,
-        timings=timings,
-    )
-    result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, accuracy_plot,
-                                                                 "balanced accuracy")}
-    for task, (_, task_scores, truth) in outcomes.items():
-        thresholded = {k: v for k, v in task_scores.items() if "own verdict" not in k}
-        result.plots[f"pr_curves_{task}"] = partial(plots.pr_curves, scores=thresholded,
-                                                    truth=truth)
-    return result
+class HaluEval(Evaluator):
+    """HaluEval detection on ``settings.subsets`` (default: every task)."""
+
+    name = "halueval"
+
+    def run(self) -> RunResult:
+        settings = self.settings
+        started = time.perf_counter()
+        tasks = settings.subsets or HALUEVAL_TASKS
+        unknown = [t for t in tasks if t not in HALUEVAL_TASKS]
+        if unknown:
+            raise ConfigurationError(f"unknown HaluEval task(s) {unknown}; known: "
+                                     f"{', '.join(HALUEVAL_TASKS)}")
+        outcomes = {task: self._task(task) for task in tasks}
+        sections = {task: outcome[0] for task, outcome in outcomes.items()}
+        headline: dict[str, float | int | str] = {}
+        rows = []
+        accuracy_plot: dict[str, dict[str, float]] = {}
+        timings: dict[str, float] = {}
+        for task, section in sections.items():
+            _headline(headline, task, section)
+            accuracy_plot[task] = {}
+            for name, points in section["configurations"].items():
+                for label, point in points.items():
+                    if label.startswith("cal:") or label in ("own verdict", "t=0.5"):
+                        rows.append(_row(task, f"{name} @ {label}", section["descriptions"][name],
+                                         point))
+                    if label == "cal:balanced":
+                        accuracy_plot[task][name] = point["balanced_accuracy"]
+            for name in TRIVIAL:
+                rows.append(_row(task, f"baseline: {name}", _trivial_description(
+                    name, section["baselines"]["majority class"]["accepts"]),
+                    section["baselines"][name]))
+            for stage, seconds in section.pop("timings").items():
+                timings[f"{task}:{stage}"] = seconds
+        headline["seconds"] = round(time.perf_counter() - started, 2)
+        calibration = {task: calibration_source(task, settings.seed) for task in tasks}
+        tables = [Table(
+            "HaluEval detection on evaluation rows (qa, dialogue, summarization: rows ≥ 8000; "
+            "general: held-out 70%); thresholds, the learned aggregator and the chosen "
+            "configuration from calibration rows no model was trained on",
+            ("task", "configuration", "what it is", "accuracy [95% CI]", "bal. acc. [95% CI]",
+             "precision", "recall", "FPR"),
+            rows,
+            note="Calibration rows: " + "; ".join(f"{t}: {c}" for t, c in calibration.items())
+            + ". Chosen on calibration balanced accuracy: "
+            + "; ".join(f"{t}: {headline[f'{t}_configuration']}" for t in tasks) + ".",
+        )]
+        result = self.result(
+            config={"views": list(settings.views), "aggregator": settings.aggregator,
+                    "taus": list(settings.taus), "tasks": list(tasks), "limit": settings.limit,
+                    "engine": settings.engine, "seed": settings.seed,
+                    "calibration_rows": calibration,
+                    "trained_rows": {t: {m: f"{a}–{b - 1}" for m, (a, b) in models.items()}
+                                     for t, models in TRAINED_ROWS.items()},
+                    "data_dir": str(settings.data_dir)},
+            headline=headline,
+            sections={"tasks": sections},
+            tables=tables,
+            timings=timings,
+        )
+        result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, accuracy_plot,
+                                                                     "balanced accuracy")}
+        for task, (_, task_scores, truth) in outcomes.items():
+            thresholded = {k: v for k, v in task_scores.items() if "own verdict" not in k}
+            result.plots[f"pr_curves_{task}"] = partial(plots.pr_curves, scores=thresholded,
+                                                        truth=truth)
+        return result
+
+    def _task(self, task: str) -> tuple[dict[str, Any], dict[str, Floats], Bools]:
+        settings = self.settings
+        examples, calibration = task_examples(settings, task)
+        table = self.score(examples, f"halueval {task}: verifying")
+        section, scores, truth = detection(table, examples, calibration, settings)
+        bootstrap = self.bootstrap([e.group for e in examples], calibration)
+        section["baselines"] = baselines(examples, calibration, bootstrap)
+        section["calibration_rows"] = calibration_source(task, settings.seed)
+        section["descriptions"] = {name: describe(task, name, table.views)
+                                   for name in section["configurations"]}
+        chosen = section["chosen"]
+        chosen["description"] = section["descriptions"][chosen["configuration"]]
+        section["timings"] = dict(table.timings)
+        section["distinct_pairs"] = table.pairs
+        return section, scores, truth

@@ -24,8 +24,6 @@ GUIDE = (
 )
 
 
-
-
 def load_run_examples(run_dir: Path) -> list[dict[str, Any]]:
     path = run_dir / "examples.jsonl"
     if not path.is_file():

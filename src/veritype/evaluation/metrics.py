@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from veritype.errors import ConfigurationError, InputError
+
 Bools = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
 METRICS = ("precision", "recall", "f1", "fpr", "hallucination_rate", "accuracy",
@@ -23,7 +25,7 @@ METRICS = ("precision", "recall", "f1", "fpr", "hallucination_rate", "accuracy",
 def confusion(accepted: Bools, truth: Bools) -> dict[str, int]:
     """tp, fp, fn, tn of ``accepted`` against ``truth``."""
     if accepted.shape != truth.shape:
-        raise ValueError(f"shapes differ: {accepted.shape} predictions, {truth.shape} labels")
+        raise InputError(f"shapes differ: {accepted.shape} predictions, {truth.shape} labels")
     return {
         "tp": int(np.sum(accepted & truth)),
         "fp": int(np.sum(accepted & ~truth)),
@@ -82,7 +84,7 @@ class Bootstrap:
     @classmethod
     def draw(cls, groups: Sequence[str], resamples: int = 1000, seed: int = 0) -> Bootstrap:
         if resamples < 1:
-            raise ValueError(f"resamples must be >= 1, got {resamples}")
+            raise ConfigurationError(f"resamples must be >= 1, got {resamples}")
         names, index = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
         rng = np.random.default_rng(seed)
         picks = rng.integers(0, len(names), size=(resamples, len(names)))
@@ -123,7 +125,7 @@ def mcnemar(correct_a: Bools, correct_b: Bools) -> dict[str, float]:
     """McNemar's test on paired correctness: the exact two-sided binomial p-value on the
     discordant pairs, and the continuity-corrected χ² statistic with its p-value."""
     if correct_a.shape != correct_b.shape:
-        raise ValueError("McNemar needs the two configurations on the same examples")
+        raise InputError("McNemar needs the two configurations on the same examples")
     b = int(np.sum(correct_a & ~correct_b))
     c = int(np.sum(~correct_a & correct_b))
     n = b + c
@@ -144,10 +146,10 @@ def fleiss_kappa(ratings: npt.NDArray[np.int_]) -> float:
     every item needs the same number (≥ 2) of ratings."""
     table = np.asarray(ratings, dtype=np.float64)
     if table.ndim != 2 or table.shape[0] == 0:
-        raise ValueError("Fleiss' kappa needs an (items, categories) count matrix")
+        raise InputError("Fleiss' kappa needs an (items, categories) count matrix")
     raters = table.sum(axis=1)
     if np.any(raters != raters[0]) or raters[0] < 2:
-        raise ValueError("every item needs the same number of ratings, at least 2")
+        raise InputError("every item needs the same number of ratings, at least 2")
     n = raters[0]
     agreement = ((table * (table - 1)).sum(axis=1) / (n * (n - 1))).mean()
     shares = table.sum(axis=0) / table.sum()

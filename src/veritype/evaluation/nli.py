@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from veritype.errors import ConfigurationError
 from veritype.evaluation import plots
 from veritype.evaluation.configurations import contradicted, vote_mass
 from veritype.evaluation.data import nli_eval_sets, nli_examples
 from veritype.evaluation.metrics import Bootstrap, binary_metrics
 from veritype.evaluation.report import RunResult, Table
-from veritype.evaluation.runner import EvalSettings, register_benchmark, score
+from veritype.evaluation.runner import Evaluator
 from veritype.evaluation.scoring import CONTRADICTED, ENTAILED, ScoreTable
 
 TWO_WAY = "not_entailment"
@@ -50,57 +51,63 @@ def _accuracy(predicted: np.ndarray, gold: np.ndarray, bootstrap: Bootstrap) -> 
             "entailment_recall": entailment["recall"]}
 
 
-@register_benchmark("nli")
-def run(settings: EvalSettings) -> RunResult:
-    started = time.perf_counter()
-    available = nli_eval_sets(settings.data_dir)
-    names = list(settings.subsets) if settings.subsets else available
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise ValueError(f"unknown NLI eval set(s) {unknown}; known: {', '.join(available)}")
-    per_set = {name: nli_examples(settings.data_dir, name, settings.limit) for name in names}
-    everything = [e for examples in per_set.values() for e in examples]
-    table = score(settings, everything, "nli: verifying")
-    results: dict[str, Any] = {}
-    offset = 0
-    for name, examples in per_set.items():
-        part = table.select(np.arange(offset, offset + len(examples)))
-        offset += len(examples)
-        gold = np.array([e.label for e in examples])
-        bootstrap = Bootstrap.draw([e.group for e in examples], min(settings.resamples, 500),
-                                   settings.seed)
-        configurations = {f"view:{v}": _labels_of_view(part, v) for v in part.views}
-        configurations.update(
-            {f"vote τ={tau:g}": _labels_of_vote(part, tau) for tau in settings.taus}
+class NLI(Evaluator):
+    """Every NLI evaluation set (``settings.subsets``: some of them) at fixed operating
+    points."""
+
+    name = "nli"
+
+    def run(self) -> RunResult:
+        settings = self.settings
+        started = time.perf_counter()
+        available = nli_eval_sets(settings.data_dir)
+        names = list(settings.subsets) if settings.subsets else available
+        unknown = [n for n in names if n not in available]
+        if unknown:
+            raise ConfigurationError(
+                f"unknown NLI eval set(s) {unknown}; known: {', '.join(available)}")
+        per_set = {name: nli_examples(settings.data_dir, name, settings.limit) for name in names}
+        everything = [e for examples in per_set.values() for e in examples]
+        table = self.score(everything, "nli: verifying")
+        results: dict[str, Any] = {}
+        offset = 0
+        for name, examples in per_set.items():
+            part = table.select(np.arange(offset, offset + len(examples)))
+            offset += len(examples)
+            gold = np.array([e.label for e in examples])
+            bootstrap = Bootstrap.draw([e.group for e in examples], min(settings.resamples, 500),
+                                       settings.seed)
+            configurations = {f"view:{v}": _labels_of_view(part, v) for v in part.views}
+            configurations.update(
+                {f"vote τ={tau:g}": _labels_of_vote(part, tau) for tau in settings.taus}
+            )
+            results[name] = {
+                "pairs": len(examples),
+                "two_way": TWO_WAY in set(gold.tolist()),
+                "accuracy": {c: _accuracy(p, gold, bootstrap) for c, p in configurations.items()},
+            }
+        configs = list(next(iter(results.values()))["accuracy"]) if results else []
+        headline: dict[str, float | int | str] = {"sets": len(results), "pairs": len(everything)}
+        for config in configs:
+            values = [r["accuracy"][config]["accuracy"] for r in results.values()]
+            headline[f"mean_accuracy {config}"] = float(np.mean(values))
+        headline["seconds"] = round(time.perf_counter() - started, 2)
+        tables = [Table(
+            "NLI eval sets: accuracy per configuration (3-way; 2-way sets entailment vs rest)",
+            ("set", "pairs", *configs),
+            [(name, r["pairs"], *(r["accuracy"][c]["accuracy"] for c in configs))
+             for name, r in results.items()],
+        )]
+        bars = {name: {c: r["accuracy"][c]["accuracy"] for c in configs if c.startswith("view:")}
+                for name, r in results.items()}
+        result = self.result(
+            config={"views": list(settings.views), "taus": list(settings.taus), "sets": names,
+                    "limit": settings.limit, "engine": settings.engine,
+                    "data_dir": str(settings.data_dir)},
+            headline=headline,
+            sections={"sets": results},
+            tables=tables,
+            timings=dict(table.timings),
         )
-        results[name] = {
-            "pairs": len(examples),
-            "two_way": TWO_WAY in set(gold.tolist()),
-            "accuracy": {c: _accuracy(p, gold, bootstrap) for c, p in configurations.items()},
-        }
-    configs = list(next(iter(results.values()))["accuracy"]) if results else []
-    headline: dict[str, float | int | str] = {"sets": len(results), "pairs": len(everything)}
-    for config in configs:
-        values = [r["accuracy"][config]["accuracy"] for r in results.values()]
-        headline[f"mean_accuracy {config}"] = float(np.mean(values))
-    headline["seconds"] = round(time.perf_counter() - started, 2)
-    tables = [Table(
-        "NLI eval sets: accuracy per configuration (3-way; 2-way sets entailment vs rest)",
-        ("set", "pairs", *configs),
-        [(name, r["pairs"], *(r["accuracy"][c]["accuracy"] for c in configs))
-         for name, r in results.items()],
-    )]
-    bars = {name: {c: r["accuracy"][c]["accuracy"] for c in configs if c.startswith("view:")}
-            for name, r in results.items()}
-    result = RunResult(
-        benchmark="nli",
-        config={"views": list(settings.views), "taus": list(settings.taus), "sets": names,
-                "limit": settings.limit, "engine": settings.engine,
-                "data_dir": str(settings.data_dir)},
-        headline=headline,
-        sections={"sets": results},
-        tables=tables,
-        timings=dict(table.timings),
-    )
-    result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, bars, "accuracy")}
-    return result
+        result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, bars, "accuracy")}
+        return result

@@ -108,3 +108,32 @@ def accuracy_bars(path: Path, values: Mapping[str, Mapping[str, float]], ylabel:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+def precision_bars(path: Path, summaries: dict[str, dict[str, Any]]) -> None:
+    """Raw against rendered claim precision per source, with 95% bootstrap intervals."""
+    plt = _pyplot()
+    names = list(summaries)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    width = 0.38
+    for offset, (key, label) in enumerate((("raw_precision", "raw draft"),
+                                           ("rendered_precision", "veritype rendered"))):
+        values = [summaries[name][key] for name in names]
+        intervals = [summaries[name][f"{key}_ci95"] for name in names]
+        errors = np.array([
+            [max(value - (low if low is not None else value), 0.0) for value, (low, _) in
+             zip(values, intervals, strict=True)],
+            [max((high if high is not None else value) - value, 0.0) for value, (_, high) in
+             zip(values, intervals, strict=True)],
+        ])
+        axes.bar(np.arange(len(names)) + offset * width, values, width, yerr=errors, capsize=4,
+                 label=label)
+    axes.set_xticks(np.arange(len(names)) + width / 2, names)
+    axes.set_ylabel("claim precision (judged supported / claims)")
+    axes.set_ylim(0, 1)
+    axes.grid(alpha=0.3, axis="y")
+    axes.legend(fontsize=8)
+    axes.set_title("Factual precision: raw drafts vs rendered answers (95% CI)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

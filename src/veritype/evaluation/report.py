@@ -179,22 +179,6 @@ def write_run(result: RunResult, out: Path, *, started: float | None = None) -> 
     return path
 
 
-def write_and_show(result: RunResult, out: Path, *, started: float | None = None) -> Path:
-    """``write_run``, then show the run's notes on stderr and its headline on stdout, as the
-    evaluation commands print them."""
-    from rich.console import Console
-
-    path = write_run(result, out, started=started)
-    for note in result.notes:
-        Console(stderr=True).print(note, highlight=False, markup=False)
-    show = Console()
-    width = max(len(key) for key in result.headline)
-    for key, value in result.headline.items():
-        show.print(f"{key:<{width}}  {format_cell(value)}", highlight=False)
-    show.print(f"run written to {path}", highlight=False)
-    return path
-
-
 def markdown_report(result: RunResult, images: Sequence[str]) -> str:
     lines = [f"# veritype eval {result.benchmark}", ""]
     lines.append("| headline | value |")

@@ -1,20 +1,28 @@
-"""What every benchmark shares: its settings, progress reporting, scoring and a registry."""
+"""What every benchmark shares: its settings, the calibration split, scoring and a registry.
+
+A benchmark is an :class:`Evaluator` subclass registered by name: configured in
+``__init__`` (settings, plus the runtime objects a run reports progress to), run by
+:meth:`Evaluator.run`, which returns its :class:`RunResult`.
+"""
 
 from __future__ import annotations
 
+import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+from pydantic import Field, field_validator
 
 from veritype._registry import Registry
+from veritype.errors import ConfigurationError
 from veritype.evaluation.data import Example
 from veritype.evaluation.metrics import Bools, Bootstrap, Floats, binary_metrics, confusion
-from veritype.evaluation.report import RunResult
+from veritype.evaluation.report import RunResult, Table
 from veritype.evaluation.scoring import (
     DEFAULT_BLOCK_SIZE,
     OnBlock,
@@ -24,10 +32,15 @@ from veritype.evaluation.scoring import (
     plan_blocks,
     score_examples,
 )
+from veritype.settings import Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
 DEFAULT_TAUS = (0.2, 0.4, 0.6, 0.8, 1.0)
 SPLIT_SEED = 2024
+CALIBRATION_SHARE = 0.3
 
 # Opens a progress display for ``total`` units of work; the callback reports units done.
 ProgressFactory = Callable[[str, int], AbstractContextManager[OnBlock]]
@@ -38,8 +51,7 @@ def no_progress(description: str, total: int) -> Iterator[OnBlock]:
     yield lambda done: None
 
 
-@dataclass(slots=True)
-class EvalSettings:
+class EvalSettings(Settings):
     """How to run a benchmark. ``aggregator`` picks the family of the headline configuration;
     ``subsets`` the tasks or sets of benchmarks that have several (None: all)."""
 
@@ -48,60 +60,93 @@ class EvalSettings:
     aggregator: str = "learned"
     taus: tuple[float, ...] = DEFAULT_TAUS
     engine: str = "local"
-    engine_options: dict[str, Any] = field(default_factory=dict)
+    engine_options: dict[str, Any] = Field(default_factory=dict)
     limit: int | None = None
     subsets: tuple[str, ...] | None = None
     seed: int = SPLIT_SEED
     block_size: int = DEFAULT_BLOCK_SIZE
     resamples: int = 1000
     cache_dir: Path | None = None
-    progress: ProgressFactory = no_progress
-    # Where long steps outside verification (corpus ingestion) show their own progress.
-    console: Any = None
-    engine_cache: ScoringEngine | None = field(default=None, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        if self.aggregator not in ("vote", "learned"):
-            raise ValueError(f"aggregator must be vote or learned, got {self.aggregator!r}")
-        if not self.views:
-            raise ValueError("no views given")
-        for tau in self.taus:
+    @field_validator("aggregator")
+    @classmethod
+    def _known_family(cls, aggregator: str) -> str:
+        if aggregator not in ("vote", "learned"):
+            raise ConfigurationError(f"aggregator must be vote or learned, got {aggregator!r}")
+        return aggregator
+
+    @field_validator("views")
+    @classmethod
+    def _some_views(cls, views: tuple[str, ...]) -> tuple[str, ...]:
+        if not views:
+            raise ConfigurationError("no views given")
+        return views
+
+    @field_validator("taus")
+    @classmethod
+    def _fractions(cls, taus: tuple[float, ...]) -> tuple[float, ...]:
+        for tau in taus:
             if not 0.0 < tau <= 1.0:
-                raise ValueError(f"tau must lie in (0, 1], got {tau}")
-        if self.limit is not None and self.limit < 1:
-            raise ValueError(f"limit must be >= 1, got {self.limit}")
+                raise ConfigurationError(f"tau must lie in (0, 1], got {tau}")
+        return taus
 
-    def engine_instance(self) -> ScoringEngine:
-        """The scoring engine, created once per run (models load once)."""
-        if self.engine_cache is None:
-            self.engine_cache = create_engine(self.engine, self.views, **self.engine_options)
-        return self.engine_cache
+    @field_validator("limit")
+    @classmethod
+    def _positive_limit(cls, limit: int | None) -> int | None:
+        return at_least("limit", limit, 1)
 
 
-def score(settings: EvalSettings, examples: Sequence[Example], description: str) -> ScoreTable:
-    """Every view on every example, with a progress bar over the distinct pairs."""
-    engine = settings.engine_instance()
+def at_least(label: str, value: int | None, minimum: int) -> int | None:
+    """``value`` (None passes) unless it is below ``minimum``: ConfigurationError then."""
+    if value is not None and value < minimum:
+        raise ConfigurationError(f"{label} must be >= {minimum}, got {value}")
+    return value
+
+
+def engine_for(settings: EvalSettings) -> ScoringEngine:
+    """The scoring engine the settings name, running their views."""
+    return create_engine(settings.engine, settings.views, **settings.engine_options)
+
+
+def score(
+    settings: EvalSettings,
+    examples: Sequence[Example],
+    description: str,
+    *,
+    engine: ScoringEngine | None = None,
+    progress: ProgressFactory = no_progress,
+) -> ScoreTable:
+    """Every view on every example, with a progress display over the distinct pairs;
+    without ``engine`` one is created from the settings."""
+    if engine is None:
+        engine = engine_for(settings)
     blocks, _ = plan_blocks(examples, settings.block_size)
     started = time.perf_counter()
-    with settings.progress(description, sum(len(b) for b in blocks)) as advance:
+    with progress(description, sum(len(b) for b in blocks)) as advance:
         table = score_examples(engine, examples, block_size=settings.block_size, on_block=advance)
     table.timings["score_total"] = time.perf_counter() - started
     return table
 
 
-def split_by_group(groups: Sequence[str], seed: int, share: float = 0.3) -> Bools:
-    """True for the calibration share of the groups (shuffled with ``seed``), else held out.
+def split_by_group(groups: Sequence[str], seed: int, share: float = CALIBRATION_SHARE) -> Bools:
+    """The calibration/evaluation split of every benchmark that draws one: True for the
+    calibration share of the groups (shuffled with ``seed``), False for the held-out rest.
 
     The order of first appearance fixes the shuffle, as the original protocol did with
     question numbers.
     """
-    import random
-
     names = list(dict.fromkeys(groups))
     random.Random(seed).shuffle(names)
     calibration = set(names[: int(share * len(names))])
     mask: Bools = np.array([g in calibration for g in groups], dtype=bool)
     return mask
+
+
+def held_out_bootstrap(groups: Sequence[str], calibration: Bools, resamples: int, seed: int
+                       ) -> Bootstrap:
+    """Bootstrap resamples of the held-out groups (those outside ``calibration``)."""
+    return Bootstrap.draw([g for g, c in zip(groups, calibration, strict=True) if not c],
+                          resamples, seed)
 
 
 def operating_point(
@@ -121,29 +166,92 @@ def operating_point(
     return point
 
 
-class Benchmark(Protocol):
-    def __call__(self, settings: EvalSettings) -> RunResult: ...
+class Evaluator(ABC):
+    """One benchmark run: configured here, run by :meth:`run`; ``name`` is the benchmark's
+    registered name.
+
+    ``progress`` shows the long steps, ``console`` the ingestion of a corpus, and ``engine``
+    (created from the settings on first use when not given) scores every example.
+    """
+
+    name: ClassVar[str]
+
+    def __init__(
+        self,
+        settings: EvalSettings,
+        *,
+        progress: ProgressFactory = no_progress,
+        console: Console | None = None,
+        engine: ScoringEngine | None = None,
+    ) -> None:
+        self.settings = settings
+        self.progress = progress
+        self.console = console
+        self._engine = engine
+
+    @abstractmethod
+    def run(self) -> RunResult:
+        """The benchmark's figures, tables, plots and examples."""
+
+    @property
+    def engine(self) -> ScoringEngine:
+        """The scoring engine, created once per run (models load once)."""
+        if self._engine is None:
+            self._engine = engine_for(self.settings)
+        return self._engine
+
+    def score(self, examples: Sequence[Example], description: str) -> ScoreTable:
+        return score(self.settings, examples, description, engine=self.engine,
+                     progress=self.progress)
+
+    def calibration_split(self, groups: Sequence[str], seed: int | None = None) -> Bools:
+        """The run's calibration split of ``groups`` (seed: the settings', unless given)."""
+        return split_by_group(groups, self.settings.seed if seed is None else seed)
+
+    def bootstrap(self, groups: Sequence[str], calibration: Bools, seed: int | None = None
+                  ) -> Bootstrap:
+        """The held-out bootstrap of a split, with the settings' resamples."""
+        return held_out_bootstrap(groups, calibration, self.settings.resamples,
+                                  self.settings.seed if seed is None else seed)
+
+    def result(self, *, config: dict[str, Any], headline: dict[str, float | int | str],
+               sections: dict[str, Any], tables: list[Table], timings: dict[str, float]
+               ) -> RunResult:
+        """The run's result under this benchmark's name."""
+        return RunResult(benchmark=self.name, config=config, headline=headline,
+                         sections=sections, tables=tables, timings=timings)
 
 
-_BENCHMARKS = Registry[Benchmark]("benchmark")
+_BENCHMARKS = Registry[type[Evaluator]](
+    "benchmark",
+    lazy={
+        "halueval": "veritype.evaluation.halueval:HaluEval",
+        "nli": "veritype.evaluation.nli:NLI",
+        "scifact": "veritype.evaluation.scifact:SciFact",
+        "truthfulqa": "veritype.evaluation.truthfulqa:TruthfulQA",
+    },
+)
+
+
+# The built-in benchmarks load on first use; ``register_benchmark(name)`` adds others.
 register_benchmark = _BENCHMARKS.register
 
 
 def available_benchmarks() -> list[str]:
-    _load_builtin()
     return _BENCHMARKS.names()
 
 
-def run_benchmark(name: str, settings: EvalSettings) -> RunResult:
-    """Run the benchmark registered as ``name``; unknown names list the known ones."""
-    _load_builtin()
-    benchmark = _BENCHMARKS.get(name)
+def create_benchmark(name: str, settings: EvalSettings, **options: Any) -> Evaluator:
+    """The evaluator registered as ``name``; unknown names list the known ones."""
+    evaluator: Evaluator = _BENCHMARKS.create(name, settings=settings, **options)
+    return evaluator
+
+
+def run_benchmark(name: str, settings: EvalSettings, **options: Any) -> RunResult:
+    """Run the benchmark registered as ``name`` with ``options`` (progress, console,
+    engine, and any of its own); unknown names list the known ones."""
+    evaluator = create_benchmark(name, settings, **options)
     started = time.perf_counter()
-    result = benchmark(settings)
+    result = evaluator.run()
     result.timings["benchmark_total"] = time.perf_counter() - started
     return result
-
-
-def _load_builtin() -> None:
-    # The built-in benchmarks register themselves on import.
-    from veritype.evaluation import halueval, nli, scifact, truthfulqa  # noqa: F401

@@ -26,19 +26,24 @@ included, is read on the evaluation claims.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from veritype.evaluation import plots
+from veritype.evaluation._scifact_corpus import (
+    JUDGE,
+    TOP_K,
+    citation_quality,
+    corpus_rows,
+    open_corpus,
+    retrieve,
+)
 from veritype.evaluation.configurations import (
     LearnedFit,
     contradicted,
@@ -47,76 +52,14 @@ from veritype.evaluation.configurations import (
     view_accepts,
     vote_score,
 )
-from veritype.evaluation.data import Example, SciFactClaim, is_verbatim, read_jsonl, scifact_claims
+from veritype.evaluation.data import Example, SciFactClaim, is_verbatim, scifact_claims
 from veritype.evaluation.metrics import Bools, Bootstrap, Floats
 from veritype.evaluation.report import RunResult, Table
-from veritype.evaluation.runner import EvalSettings, register_benchmark, score, split_by_group
+from veritype.evaluation.runner import CALIBRATION_SHARE, Evaluator
 from veritype.evaluation.scoring import CONTRADICTED, ENTAILED, ScoreTable
 
-TOP_K = 3
-CALIBRATION_SHARE = 0.3
 LABELS = ("SUPPORT", "CONTRADICT", "NEI")
-JUDGE = "nli and align cross-encoders both give entailment ≥ 0.5"
-JUDGE_MODELS = ("nli", "align")
 Labels = npt.NDArray[np.str_]
-
-
-def _corpus_rows(data_dir: Path, claims: Sequence[SciFactClaim], limit: int | None
-                 ) -> list[dict[str, Any]]:
-    """The whole corpus, or with ``limit`` the abstracts the claims cite plus distractors."""
-    rows = list(read_jsonl(data_dir / "scifact" / "corpus.jsonl"))
-    if limit is None:
-        return rows
-    wanted = {doc for claim in claims for doc in (*claim.cited_docs, *claim.evidence_docs)}
-    distractors = {str(row["doc_id"]) for row in rows[: 10 * limit]}
-    return [row for row in rows if str(row["doc_id"]) in wanted | distractors]
-
-
-def open_corpus(settings: EvalSettings, rows: Sequence[dict[str, Any]]) -> Any:
-    """A corpus store holding ``rows``, ingested on first use and reused afterwards."""
-    from veritype.ingest.corpus import Corpus
-    from veritype.ingest.readers import RecordFields
-
-    cache = settings.cache_dir or Path("eval-runs") / "cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    ids = ",".join(str(row["doc_id"]) for row in rows)
-    digest = hashlib.sha256(ids.encode()).hexdigest()[:12]
-    source = cache / f"scifact-corpus-{len(rows)}-{digest}.jsonl"
-    if not source.is_file():
-        with source.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                text = " ".join(row["abstract"]) if isinstance(row["abstract"], list) \
-                    else str(row["abstract"])
-                handle.write(json.dumps({"doc_id": str(row["doc_id"]), "title": row["title"],
-                                         "text": text}) + "\n")
-    corpus = Corpus.open(f"sqlite:///{cache / (source.stem + '.sqlite')}")
-    if corpus.store.count_documents() != len(rows):
-        corpus.ingest([source], fields=RecordFields(text="text", title="title",
-                                                    identifier="doc_id"),
-                      console=settings.console)
-    return corpus
-
-
-def _retrieve(corpus: Any, claims: Sequence[SciFactClaim]) -> tuple[list[Example], list[list[str]]]:
-    """One example per claim (its top chunks as evidence) and the SciFact id of each chunk."""
-    scifact_id: dict[str, str] = {}
-    offset = 0
-    while True:
-        records = corpus.store.documents(limit=1000, offset=offset)
-        if not records:
-            break
-        for record in records:
-            scifact_id[record.doc_id] = record.source.rsplit("#", 1)[1]
-        offset += len(records)
-    hits = corpus.retrieve_batch([c.claim for c in claims], TOP_K)
-    examples, sources = [], []
-    for claim, found in zip(claims, hits, strict=True):
-        examples.append(Example(
-            example_id=f"scifact-{claim.claim_id}", group=str(claim.claim_id),
-            evidence=tuple(hit.chunk.text for hit in found), claim=claim.claim, label=claim.label,
-        ))
-        sources.append([scifact_id[hit.chunk.doc_id] for hit in found])
-    return examples, sources
 
 
 def claim_groups(claims: Sequence[SciFactClaim]) -> list[str]:
@@ -279,88 +222,119 @@ def _summary(predicted: Labels, gold: Labels, bootstrap: Bootstrap) -> dict[str,
     }
 
 
-def _citation_quality(
-    table: ScoreTable, examples: Sequence[Example], accepted: np.ndarray
-) -> dict[str, Any]:
-    """ALCE citation recall (the cited spans together entail the claim) and precision (a
-    citation is irrelevant when it alone does not entail the claim and removing it leaves
-    the rest's support unchanged), judged by ``JUDGE``."""
-    from veritype.models.cross_encoder import CrossEncoder, shipped_model_dir
+def _recalls(r: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(r["per_label_recall"][label] for label in LABELS)
 
-    judges = [CrossEncoder(shipped_model_dir(name)) for name in JUDGE_MODELS]
 
-    def entails(pairs: list[tuple[str, str]]) -> np.ndarray:
-        if not pairs:
-            return np.zeros(0, dtype=bool)
-        result: np.ndarray = np.min([judge.predict(pairs)[:, 0] for judge in judges], axis=0) >= 0.5
+def _interval(r: dict[str, Any]) -> str:
+    return f"{r['label_accuracy']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+
+
+class SciFact(Evaluator):
+    """SciFact dev claims end to end: retrieve, verify, cite."""
+
+    name = "scifact"
+
+    def run(self) -> RunResult:
+        settings = self.settings
+        started = time.perf_counter()
+        dev = scifact_claims(settings.data_dir, "dev", settings.limit)
+        rows = corpus_rows(settings.data_dir, dev, settings.limit)
+        corpus = open_corpus(settings.cache_dir, rows, self.console)
+        ingested = time.perf_counter()
+        try:
+            examples, sources = retrieve(corpus, dev)
+        finally:
+            corpus.close()
+        retrieved = time.perf_counter()
+        table = self.score(examples, "scifact: verifying")
+        groups = claim_groups(dev)
+        calibration = self.calibration_split(groups)
+        held = ~calibration
+        gold: Labels = np.array([c.label for c in dev])
+        selection = select(table, gold, calibration, groups, settings.taus)
+        trivial, majority = baselines(examples, gold, calibration)
+        bootstrap = self.bootstrap(groups, calibration)
+        results: dict[str, Any] = {}
+        for name, predicted in selection.predictions.items():
+            results[name] = {
+                "computes": selection.configurations[name].rule,
+                "threshold": selection.thresholds[name],
+                "calibration_accuracy": selection.calibration_accuracy[name],
+                **_summary(predicted[held], gold[held], bootstrap),
+            }
+        baseline_results = {name: _summary(predicted[held], gold[held], bootstrap)
+                            for name, predicted in trivial.items()}
+        chosen = selection.chosen
+        accepted = (selection.predictions[chosen] == "SUPPORT") & held
+        retrieved_recall, cited_recall = _evidence_recall(table, dev, sources, held, accepted)
+        citations = citation_quality(table, examples, accepted)
+        judged = time.perf_counter()
+        best = results[chosen]
+        majority_name = f"majority class ({majority})"
+        headline: dict[str, float | int | str] = {
+            "claims": len(dev),
+            "calibration_claims": int(calibration.sum()),
+            "evaluation_claims": int(held.sum()),
+            "configuration": chosen,
+            "configuration_computes": best["computes"],
+            "label_accuracy": best["label_accuracy"],
+            "label_accuracy_ci_low": best["ci95"][0],
+            "label_accuracy_ci_high": best["ci95"][1],
+            "baseline_majority_label": majority,
+        }
+        for key, name in (("majority", majority_name), ("verbatim", "verbatim substring")):
+            headline[f"baseline_{key}_accuracy"] = baseline_results[name]["label_accuracy"]
+            headline[f"baseline_{key}_accuracy_ci_low"] = baseline_results[name]["ci95"][0]
+            headline[f"baseline_{key}_accuracy_ci_high"] = baseline_results[name]["ci95"][1]
+        headline.update({
+            f"evidence_recall_at_{TOP_K}": retrieved_recall,
+            "cited_evidence_recall": cited_recall,
+            "citation_recall": citations["citation_recall"],
+            "citation_precision": citations["citation_precision"],
+            "rendered_claims": citations["rendered_claims"],
+            "seconds": round(time.perf_counter() - started, 2),
+        })
+        calibration_text = (f"{CALIBRATION_SHARE:.0%} of the dev claims by cited-abstract "
+                            f"group, seed {settings.seed}")
+        result = self.result(
+            config={"views": list(table.views), "taus": list(settings.taus), "top_k": TOP_K,
+                    "retriever": "hybrid", "limit": settings.limit, "engine": settings.engine,
+                    "seed": settings.seed, "calibration": calibration_text,
+                    "data_dir": str(settings.data_dir)},
+            headline=headline,
+            sections={"configurations": results, "baselines": baseline_results,
+                      "chosen": chosen,
+                      "learned_model": None if selection.learned is None
+                      else {"l2": selection.learned.l2,
+                            "model": selection.learned.model.to_json()},
+                      "citations": citations,
+                      "evidence_recall": {"retrieved": retrieved_recall, "cited": cited_recall}},
+            tables=_tables(results, baseline_results, citations, headline,
+                           f"{calibration_text} ({int(calibration.sum())} claims); evaluation: "
+                           f"the other {int(held.sum())}. Chosen on calibration accuracy: "
+                           f"{chosen}."),
+            timings={"corpus": ingested - started, "retrieve": retrieved - ingested,
+                     **table.timings,
+                     "citations": judged - retrieved - table.timings["score_total"]},
+        )
+        bars = {"evaluation claims": {name: r["label_accuracy"] for name, r in results.items()}}
+        result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, bars,
+                                                                     "label accuracy")}
+        result.examples = [
+            {"id": e.example_id, "group": groups[i], "claim": e.claim,
+             "evidence": list(e.evidence), "label": e.label, "sources": sources[i],
+             "split": "calibration" if calibration[i] else "held_out",
+             "predicted": str(selection.predictions[chosen][i]), "verified": bool(accepted[i])}
+            for i, e in enumerate(examples)
+        ]
         return result
 
-    claims: list[tuple[str, list[str]]] = []
-    for i in np.nonzero(accepted)[0].tolist():
-        cited = sorted({
-            span for column in range(len(table.views))
-            if table.verdict[i, column] == ENTAILED for span in table.spans[i][column]
-        })
-        texts = [examples[i].evidence[doc][start:end] for doc, start, end in cited]
-        claims.append((examples[i].claim, texts))
-    together = entails([(" ".join(texts), claim) for claim, texts in claims])
-    alone_pairs = [(text, claim) for claim, texts in claims for text in texts]
-    alone = entails(alone_pairs)
-    without_pairs = [
-        (" ".join(texts[:k] + texts[k + 1 :]), claim)
-        for claim, texts in claims for k in range(len(texts)) if len(texts) > 1
-    ]
-    without = iter(entails(without_pairs).tolist())
-    relevant, total, position = 0, 0, 0
-    for (_, texts), supported in zip(claims, together, strict=True):
-        for _ in texts:
-            helps_alone = bool(alone[position])
-            rest_supports = bool(next(without)) if len(texts) > 1 else False
-            # ALCE: irrelevant when it does not support alone and the rest still stands.
-            relevant += helps_alone or (supported and not rest_supports)
-            total += 1
-            position += 1
-    return {
-        "judge": JUDGE,
-        "rendered_claims": len(claims),
-        "citations": total,
-        "citation_recall": float(np.mean(together)) if len(claims) else 0.0,
-        "citation_precision": relevant / total if total else 0.0,
-    }
 
-
-@register_benchmark("scifact")
-def run(settings: EvalSettings) -> RunResult:
-    started = time.perf_counter()
-    dev = scifact_claims(settings.data_dir, "dev", settings.limit)
-    corpus = open_corpus(settings, _corpus_rows(settings.data_dir, dev, settings.limit))
-    ingested = time.perf_counter()
-    try:
-        examples, sources = _retrieve(corpus, dev)
-    finally:
-        corpus.close()
-    retrieved = time.perf_counter()
-    table = score(settings, examples, "scifact: verifying")
-    groups = claim_groups(dev)
-    calibration = split_by_group(groups, settings.seed, CALIBRATION_SHARE)
-    held = ~calibration
-    gold: Labels = np.array([c.label for c in dev])
-    selection = select(table, gold, calibration, groups, settings.taus)
-    trivial, majority = baselines(examples, gold, calibration)
-    bootstrap = Bootstrap.draw([g for g, h in zip(groups, held, strict=True) if h],
-                               settings.resamples, settings.seed)
-    results: dict[str, Any] = {}
-    for name, predicted in selection.predictions.items():
-        results[name] = {
-            "computes": selection.configurations[name].rule,
-            "threshold": selection.thresholds[name],
-            "calibration_accuracy": selection.calibration_accuracy[name],
-            **_summary(predicted[held], gold[held], bootstrap),
-        }
-    baseline_results = {name: _summary(predicted[held], gold[held], bootstrap)
-                        for name, predicted in trivial.items()}
-    chosen = selection.chosen
-    accepted = (selection.predictions[chosen] == "SUPPORT") & held
+def _evidence_recall(table: ScoreTable, dev: Sequence[SciFactClaim], sources: list[list[str]],
+                     held: Bools, accepted: Bools) -> tuple[float, float]:
+    """Among the held-out claims with gold evidence: the share whose gold abstract is among
+    the retrieved chunks, and the share whose gold abstract the chosen configuration cites."""
     with_evidence = [i for i, c in enumerate(dev) if c.evidence_docs and held[i]]
     retrieved_recall = float(np.mean([
         bool(set(sources[i]) & set(dev[i].evidence_docs)) for i in with_evidence
@@ -372,93 +346,33 @@ def run(settings: EvalSettings) -> RunResult:
             if table.verdict[i, column] == ENTAILED for span in table.spans[i][column]
         } if accepted[i] else set()
         cited_recall.append(bool(cited_docs & set(dev[i].evidence_docs)))
-    citations = _citation_quality(table, examples, accepted)
-    judged = time.perf_counter()
-    best = results[chosen]
-    majority_name = f"majority class ({majority})"
-    headline: dict[str, float | int | str] = {
-        "claims": len(dev),
-        "calibration_claims": int(calibration.sum()),
-        "evaluation_claims": int(held.sum()),
-        "configuration": chosen,
-        "configuration_computes": best["computes"],
-        "label_accuracy": best["label_accuracy"],
-        "label_accuracy_ci_low": best["ci95"][0],
-        "label_accuracy_ci_high": best["ci95"][1],
-        "baseline_majority_label": majority,
-        "baseline_majority_accuracy": baseline_results[majority_name]["label_accuracy"],
-        "baseline_majority_accuracy_ci_low": baseline_results[majority_name]["ci95"][0],
-        "baseline_majority_accuracy_ci_high": baseline_results[majority_name]["ci95"][1],
-        "baseline_verbatim_accuracy": baseline_results["verbatim substring"]["label_accuracy"],
-        "baseline_verbatim_accuracy_ci_low": baseline_results["verbatim substring"]["ci95"][0],
-        "baseline_verbatim_accuracy_ci_high": baseline_results["verbatim substring"]["ci95"][1],
-        f"evidence_recall_at_{TOP_K}": retrieved_recall,
-        "cited_evidence_recall": float(np.mean(cited_recall)) if cited_recall else 0.0,
-        "citation_recall": citations["citation_recall"],
-        "citation_precision": citations["citation_precision"],
-        "rendered_claims": citations["rendered_claims"],
-        "seconds": round(time.perf_counter() - started, 2),
-    }
+    return retrieved_recall, float(np.mean(cited_recall)) if cited_recall else 0.0
 
-    def recalls(r: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(r["per_label_recall"][label] for label in LABELS)
 
-    def interval(r: dict[str, Any]) -> str:
-        return f"{r['label_accuracy']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
-
+def _tables(results: dict[str, Any], baseline_results: dict[str, Any],
+            citations: dict[str, Any], headline: dict[str, float | int | str], split_note: str
+            ) -> list[Table]:
     rows: list[tuple[Any, ...]] = [
-        (name, r["computes"], r["threshold"], r["calibration_accuracy"], interval(r),
-         *recalls(r)) for name, r in results.items()
+        (name, r["computes"], r["threshold"], r["calibration_accuracy"], _interval(r),
+         *_recalls(r)) for name, r in results.items()
     ]
-    rows += [(f"baseline: {name}", _trivial_description(name), None, None, interval(r),
-              *recalls(r)) for name, r in baseline_results.items()]
-    calibration_text = (f"{CALIBRATION_SHARE:.0%} of the dev claims by cited-abstract group, "
-                        f"seed {settings.seed}")
-    tables = [Table(
+    rows += [(f"baseline: {name}", _trivial_description(name), None, None, _interval(r),
+              *_recalls(r)) for name, r in baseline_results.items()]
+    return [Table(
         "SciFact dev end to end (retrieve top 3 chunks, verify): label accuracy on the "
         "evaluation claims; thresholds, the learned aggregator and the chosen configuration "
         "from the calibration claims",
         ("configuration", "what it computes", "threshold", "cal. acc.", "accuracy [95% CI]",
          "SUPPORT rec.", "CONTRADICT rec.", "NEI rec."),
         rows,
-        note=f"Calibration: {calibration_text} ({int(calibration.sum())} claims); evaluation: "
-        f"the other {int(held.sum())}. Chosen on calibration accuracy: {chosen}.",
+        note=f"Calibration: {split_note}",
     ), Table(
         "SciFact evidence and citations of the chosen configuration (evaluation claims)",
         ("measure", "value"),
-        [(f"gold abstract among top {TOP_K} chunks", retrieved_recall),
+        [(f"gold abstract among top {TOP_K} chunks", headline[f"evidence_recall_at_{TOP_K}"]),
          ("gold abstract among citations", headline["cited_evidence_recall"]),
          ("rendered (SUPPORT) claims", citations["rendered_claims"]),
          ("ALCE citation recall", citations["citation_recall"]),
          ("ALCE citation precision", citations["citation_precision"])],
         note=f"Judge: {JUDGE}.",
     )]
-    result = RunResult(
-        benchmark="scifact",
-        config={"views": list(table.views), "taus": list(settings.taus), "top_k": TOP_K,
-                "retriever": "hybrid", "limit": settings.limit, "engine": settings.engine,
-                "seed": settings.seed, "calibration": calibration_text,
-                "data_dir": str(settings.data_dir)},
-        headline=headline,
-        sections={"configurations": results, "baselines": baseline_results,
-                  "chosen": chosen,
-                  "learned_model": None if selection.learned is None
-                  else {"l2": selection.learned.l2,
-                        "model": selection.learned.model.to_json()},
-                  "citations": citations,
-                  "evidence_recall": {"retrieved": retrieved_recall,
-                                      "cited": headline["cited_evidence_recall"]}},
-        tables=tables,
-        timings={"corpus": ingested - started, "retrieve": retrieved - ingested,
-                 **table.timings, "citations": judged - retrieved - table.timings["score_total"]},
-    )
-    bars = {"evaluation claims": {name: r["label_accuracy"] for name, r in results.items()}}
-    result.plots = {"accuracy": lambda path: plots.accuracy_bars(path, bars, "label accuracy")}
-    result.examples = [
-        {"id": e.example_id, "group": groups[i], "claim": e.claim, "evidence": list(e.evidence),
-         "label": e.label, "sources": sources[i],
-         "split": "calibration" if calibration[i] else "held_out",
-         "predicted": str(selection.predictions[chosen][i]), "verified": bool(accepted[i])}
-        for i, e in enumerate(examples)
-    ]
-    return result

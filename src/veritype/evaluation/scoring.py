@@ -33,8 +33,6 @@ Pair = tuple[tuple[str, ...], str]
 CitedSpan = tuple[int, int, int]
 
 
-
-
 @dataclass(slots=True)
 class BlockScores:
     """Every view's result on one block of pairs; arrays are (pairs, views)."""

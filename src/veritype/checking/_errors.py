@@ -1,5 +1,0 @@
-"""The checking error."""
-
-from __future__ import annotations
-
-
