@@ -45,8 +45,6 @@ _ALIASES = {
 }
 
 
-
-
 def normalise_labels(id2label: Mapping[int, str], *, where: str) -> list[str]:
     """The standard label of each output index, from a checkpoint's ``id2label``."""
     labels = []
