@@ -22,10 +22,10 @@ def test_every_builtin_benchmark_is_a_registered_evaluator(tmp_path: Path) -> No
     assert available_benchmarks() == ["halueval", "nli", "scifact", "truthfulqa"]
     settings = EvalSettings(data_dir=tmp_path)
     for name in available_benchmarks():
-        evaluator = create_benchmark(name, settings)
+        evaluator = create_benchmark(name, settings=settings)
         assert isinstance(evaluator, Evaluator) and evaluator.name == name
     with pytest.raises(UnknownComponentError, match=r"unknown benchmark 'mmlu'.*halueval"):
-        create_benchmark("mmlu", settings)
+        create_benchmark("mmlu", settings=settings)
 
 
 def test_evaluators_draw_the_shared_split_or_their_protocols(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_evaluators_draw_the_shared_split_or_their_protocols(tmp_path: Path) -> 
     assert shared.sum() == 3 * int(0.3 * 40)
     for name in ("halueval", "scifact", "nli"):
         np.testing.assert_array_equal(
-            create_benchmark(name, settings).calibration_split(groups), shared)
+            create_benchmark(name, settings=settings).calibration_split(groups), shared)
     current = TruthfulQA(settings, protocol="current")
     np.testing.assert_array_equal(current.calibration_split(groups), shared)
     reference = TruthfulQA(settings, protocol="reference")

@@ -14,7 +14,7 @@ veto chosen on a validation part of that data; its card,
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from veritype._registry import Registry
@@ -73,18 +73,13 @@ def _make_rule(**options: Any) -> Aggregator:
     return RuleAggregator.from_config(options)
 
 
-_REGISTRY = Registry[Callable[..., Aggregator]]("aggregator")
+_REGISTRY = Registry[Aggregator]("aggregator")
 _REGISTRY.register("default")(_make_default)
 _REGISTRY.register("learned")(_make_learned)
 _REGISTRY.register("rule")(_make_rule)
 _REGISTRY.register("vote")(_make_vote)
 available_aggregators = _REGISTRY.names
-
-
-def create_aggregator(name: str, **options: Any) -> Aggregator:
-    """Build the aggregator called ``name``; unknown names list the known ones."""
-    aggregator: Aggregator = _REGISTRY.create(name, **options)
-    return aggregator
+create_aggregator = _REGISTRY.create
 
 
 def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:

@@ -7,7 +7,7 @@ only the candidates every enabled guard accepts: S_t is the intersection of the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from veritype._registry import Registry
@@ -41,18 +41,12 @@ class Guard(Protocol):
     ) -> list[list[bool]]: ...
 
 
-GuardFactory = Callable[..., Guard]
 # Guards whose module loads a model (the context monitor's NLI cross-encoder on
 # onnxruntime): imported only when first created.
-_REGISTRY = Registry[GuardFactory](
-    "guard",
-    lazy={"context": "veritype.decoding.context:context_guard"},
-)
-
-
+_REGISTRY = Registry[Guard]("guard", lazy={"context": "veritype.decoding.context:context_guard"})
 register_guard = _REGISTRY.register
 available_guards = _REGISTRY.names
-create_guard: GuardFactory = _REGISTRY.create
+create_guard = _REGISTRY.create
 
 
 class PrefixGuard:

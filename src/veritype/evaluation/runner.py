@@ -222,7 +222,7 @@ class Evaluator(ABC):
                          sections=sections, tables=tables, timings=timings)
 
 
-_BENCHMARKS = Registry[type[Evaluator]](
+_BENCHMARKS = Registry[Evaluator](
     "benchmark",
     lazy={
         "halueval": "veritype.evaluation.halueval:HaluEval",
@@ -235,22 +235,14 @@ _BENCHMARKS = Registry[type[Evaluator]](
 
 # The built-in benchmarks load on first use; ``register_benchmark(name)`` adds others.
 register_benchmark = _BENCHMARKS.register
-
-
-def available_benchmarks() -> list[str]:
-    return _BENCHMARKS.names()
-
-
-def create_benchmark(name: str, settings: EvalSettings, **options: Any) -> Evaluator:
-    """The evaluator registered as ``name``; unknown names list the known ones."""
-    evaluator: Evaluator = _BENCHMARKS.create(name, settings=settings, **options)
-    return evaluator
+available_benchmarks = _BENCHMARKS.names
+create_benchmark = _BENCHMARKS.create
 
 
 def run_benchmark(name: str, settings: EvalSettings, **options: Any) -> RunResult:
     """Run the benchmark registered as ``name`` with ``options`` (progress, console,
     engine, and any of its own); unknown names list the known ones."""
-    evaluator = create_benchmark(name, settings, **options)
+    evaluator = create_benchmark(name, settings=settings, **options)
     started = time.perf_counter()
     result = evaluator.run()
     result.timings["benchmark_total"] = time.perf_counter() - started

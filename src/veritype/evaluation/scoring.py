@@ -143,9 +143,8 @@ class ScoringEngine(Protocol):
     ) -> list[BlockScores]: ...
 
 
-EngineFactory = Callable[..., ScoringEngine]
 # The Ray engine imports ray only when created: the core install does without it.
-_ENGINES = Registry[EngineFactory](
+_ENGINES = Registry[ScoringEngine](
     "engine", lazy={"ray": "veritype.evaluation.ray_engine:RayEngine"}
 )
 register_engine = _ENGINES.register
@@ -154,8 +153,7 @@ available_engines = _ENGINES.names
 
 def create_engine(name: str, views: Sequence[str], **options: Any) -> ScoringEngine:
     """The engine registered as ``name`` running ``views``; unknown names list the known."""
-    engine: ScoringEngine = _ENGINES.get(name)(views, **options)
-    return engine
+    return _ENGINES.get(name)(views, **options)
 
 
 @register_engine("local")

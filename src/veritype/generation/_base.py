@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 from collections import abc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from veritype._registry import Registry
-from veritype.errors import ConfigurationError, GenerationError, InputError
+from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Chunk
 
 
@@ -109,32 +109,15 @@ class Generator(Protocol):
     ) -> Iterator[TokenInfo]: ...
 
 
-GeneratorFactory = Callable[..., Generator]
 # Generators whose module needs a runtime the core does without (llama.cpp, an HTTP client):
 # registered by "module:attribute" and imported only when first created.
-_REGISTRY = Registry[GeneratorFactory](
-    "generator",
-    lazy={
-        "local": "veritype.generation.local:LocalGenerator",
-        "openai": "veritype.generation.openai:OpenAIGenerator",
-    },
-)
-
-
+_REGISTRY = Registry[Generator]("generator", extra="llm", lazy={
+    "local": "veritype.generation.local:LocalGenerator",
+    "openai": "veritype.generation.openai:OpenAIGenerator",
+})
 register_generator = _REGISTRY.register
 available_generators = _REGISTRY.names
-
-
-def create_generator(name: str, **options: Any) -> Generator:
-    """Build the generator registered as ``name``; unknown names list the known ones."""
-    try:
-        factory = _REGISTRY.get(name)
-    except ImportError as error:
-        raise GenerationError(
-            f"the {name} generator needs {error.name or 'a missing package'}: "
-            "pip install 'veritype[llm]'"
-        ) from None
-    return factory(**options)
+create_generator = _REGISTRY.create
 
 
 # A generated token as (text, logprob, entropy), before its offset in the draft is known.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, TypedDict, runtime_checkable
 
 from veritype._registry import Registry
@@ -101,14 +101,10 @@ def support_from_text(text: str) -> float:
     raise GenerationError(f"the judge answered neither yes nor no: {text[:80]!r}")
 
 
-JudgeFactory = Callable[..., Judge]
-_REGISTRY = Registry[JudgeFactory](
-    "judge",
-    lazy={
-        "local": "veritype.judges.local:LocalJudge",
-        "openai": "veritype.judges.remote:OpenAIJudge",
-    },
-)
+_REGISTRY = Registry[Judge]("judge", extra="judge", lazy={
+    "local": "veritype.judges.local:LocalJudge",
+    "openai": "veritype.judges.remote:OpenAIJudge",
+})
 register_judge = _REGISTRY.register
 available_judges = _REGISTRY.names
-create_judge: JudgeFactory = _REGISTRY.create
+create_judge = _REGISTRY.create

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from veritype._registry import Registry
 from veritype.evidence import Chunk, EvidencePack, Span
@@ -44,16 +44,11 @@ class Retriever(Protocol):
     def retrieve_batch(self, queries: Sequence[str], k: int = 10) -> list[list[ScoredChunk]]: ...
 
 
-RetrieverFactory = Callable[..., Retriever]
-_REGISTRY = Registry[RetrieverFactory]("retriever")
+_REGISTRY = Registry[Retriever]("retriever")
 register_retriever = _REGISTRY.register
 available_retrievers = _REGISTRY.names
 
-
-def create_retriever(name: str, **options: Any) -> Retriever:
-    """Build the retriever registered as ``name``; unknown names list the known ones."""
-    retriever: Retriever = _REGISTRY.create(name, **options)
-    return retriever
+create_retriever = _REGISTRY.create
 
 
 def evidence_pack(results: Sequence[ScoredChunk]) -> EvidencePack:

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -203,8 +203,7 @@ def _save_basic_optimisation(source: Path, target: Path) -> None:
     onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
 
 
-EmbedderFactory = Callable[..., Embedder]
-_REGISTRY = Registry[EmbedderFactory]("embedder")
+_REGISTRY = Registry[Embedder]("embedder")
 _LOADED: dict[tuple[str, tuple[tuple[str, Any], ...]], Embedder] = {}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -302,8 +302,7 @@ class Store(DocumentStore, IndexStore, TraceStore, Protocol):
     def close(self) -> None: ...
 
 
-StoreFactory = Callable[..., Store]
-_REGISTRY = Registry[StoreFactory]("store")
+_REGISTRY = Registry[Store]("store")
 
 DEFAULT_STORE_PATH = Path(".veritype") / "store.sqlite"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from veritype._registry import Registry
 from veritype.claims import Claim
@@ -14,10 +14,9 @@ from veritype.verdicts import VerificationView, ViewResult, check_batch
 Prepared = TypeVar("Prepared")
 
 
-ViewFactory = Callable[..., VerificationView]
 # Views whose module needs a runtime the core does without (onnxruntime, an HTTP client):
 # registered by "module:attribute" and imported only when first created.
-_REGISTRY = Registry[ViewFactory](
+_REGISTRY = Registry[VerificationView](
     "view",
     lazy={
         "nli": "veritype.models.encoder_views:nli_view",
@@ -29,10 +28,7 @@ register_view = _REGISTRY.register
 available_views = _REGISTRY.names
 
 
-def create_view(name: str, **options: Any) -> VerificationView:
-    """Build the view registered as ``name``; unknown names list the known ones."""
-    view: VerificationView = _REGISTRY.create(name, **options)
-    return view
+create_view = _REGISTRY.create
 
 
 def view_takes(name: str, option: str) -> bool:
