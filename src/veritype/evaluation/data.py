@@ -8,12 +8,12 @@ the HaluEval benchmark calibrates only on those no shipped model was trained on)
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veritype._text import json_object
 from veritype.errors import DataError
 
 SUPPORTED = "supported"
@@ -97,13 +97,7 @@ def read_jsonl(path: Path, start: int = 0, stop: int | None = None) -> Iterator[
                 return
             if number < start or not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(f"{path}:{number + 1}: invalid JSON ({error.msg})") from None
-            if not isinstance(row, dict):
-                raise DataError(f"{path}:{number + 1}: a row must be a JSON object")
-            yield row
+            yield json_object(line, f"{path}:{number + 1}", DataError)
 
 
 def _truthfulqa_claims(path: Path, id_prefix: str, evidence_of: Callable[[dict[str, str]], str],
