@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import StoreOption
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
@@ -69,12 +70,7 @@ def generate(
         typer.Option("--evidence", "-e", help="Evidence text file (repeatable) instead of the "
                      "store."),
     ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option("--store", "-s", help="Store URL to retrieve evidence from (default: "
-                     "$VERITYPE_STORE, else .veritype/store.sqlite with the demo corpus).",
-                     show_default=False),
-    ] = None,
+    store: StoreOption = None,
     k: Annotated[int, typer.Option("-k", help="Evidence chunks retrieved for the question.")] = 4,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", help="Most tokens the draft may have.")
