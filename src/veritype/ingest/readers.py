@@ -24,7 +24,7 @@ from veritype._files import read_text_file
 from veritype.errors import InputError
 
 
-class UnreadableFileError(ValueError):
+class UnreadableFileError(InputError):
     """A file that cannot be ingested; the message says why."""
 
 
