@@ -25,6 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from veritype._cli import rich_progress
 from veritype.answer import confabulation_problems
 from veritype.engine import Engine, EngineConfig
 from veritype.evidence import Chunk, EvidencePack
@@ -133,7 +134,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = f"sqlite:///{Path(folder) / 'store.sqlite'}"
         started = time.perf_counter()
-        with Engine(EngineConfig(store=store, demo=True), console=console):
+        with rich_progress(console) as progress, Engine(
+                EngineConfig(store=store, demo=True), progress=progress):
             pass
         ingest_s = time.perf_counter() - started
         results = [

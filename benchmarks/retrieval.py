@@ -32,6 +32,7 @@ import Stemmer
 from rank_bm25 import BM25Okapi
 from rich.console import Console
 
+from veritype._cli import rich_progress
 from veritype.ingest import DEFAULT_CHUNKING, DEFAULT_INDEXES, Corpus
 from veritype.retrieval import DEFAULT_RRF_K, BM25Index, ScoredChunk
 from veritype.store import Chunking, IndexSpec
@@ -179,7 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(stderr=True)
 
     cpu_before, wall_before = time.process_time(), time.perf_counter()
-    report = corpus.ingest([source], console=console)
+    with rich_progress(console) as progress:
+        report = corpus.ingest([source], progress=progress)
     # The 1-minute load average shows how much other work shared the cores meanwhile.
     load_after_ingest = os.getloadavg()[0]
     ingest_wall = time.perf_counter() - wall_before

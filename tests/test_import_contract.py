@@ -53,7 +53,11 @@ def imported(path: Path) -> set[str]:
             # The package uses absolute imports only, which keeps this reading exact.
             assert node.level == 0, f"{path}: relative import of {node.module!r}"
             found.add(node.module or "")
-    return {name for name in found if name == "veritype" or name.startswith("veritype.")}
+    return found
+
+
+def veritype_imports(path: Path) -> set[str]:
+    return {name for name in imported(path) if name == "veritype" or name.startswith("veritype.")}
 
 
 def in_core(name: str) -> bool:
@@ -66,7 +70,7 @@ def test_the_core_imports_only_the_core() -> None:
                if in_core(module_name(path)) and module_name(path) != "veritype"]
     assert {module_name(path) for path in checked} >= CORE - {"veritype"}
     for path in checked:
-        outside = sorted(name for name in imported(path) if not in_core(name))
+        outside = sorted(name for name in veritype_imports(path) if not in_core(name))
         assert not outside, f"{module_name(path)} imports {outside}, above the core"
 
 
@@ -74,12 +78,24 @@ def test_the_core_imports_only_the_core() -> None:
 def test_no_layer_imports_a_layer_above_it(layer: str) -> None:
     forbidden = tuple(f"veritype.{name}" for name in ABOVE[layer])
     for path in sorted((PACKAGE / layer).rglob("*.py")):
-        wrong = sorted(name for name in imported(path)
+        wrong = sorted(name for name in veritype_imports(path)
                        if any(name == f or name.startswith(f + ".") for f in forbidden))
         assert not wrong, f"{module_name(path)} imports {wrong}"
+
+
+def test_only_command_modules_draw_on_the_terminal() -> None:
+    # The library reports progress through veritype.progress; commands draw it.
+    commands = {"veritype.cli", "veritype._cli", "veritype.__main__"}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        if name in commands or name.endswith(".commands"):
+            continue
+        terminal = sorted(module for module in imported(path)
+                          if module.split(".")[0] in ("typer", "rich"))
+        assert not terminal, f"{name} imports {terminal}"
 
 
 def test_the_contract_notices_a_crossing(tmp_path: Path) -> None:
     source = tmp_path / "module.py"
     source.write_text("def f():\n    from veritype.server.app import create_app\n")
-    assert imported(source) == {"veritype.server.app"}
+    assert veritype_imports(source) == {"veritype.server.app"}

@@ -268,8 +268,8 @@ def test_a_big_documents_embedding_shows_its_progress_in_slices() -> None:
 
     import numpy as np
     from rich.console import Console
-    from rich.progress import Progress
 
+    from veritype._cli import rich_progress
     from veritype.ingest.pipeline import EMBED_SLICE, _embed_slices
     from veritype.retrieval.embedding import create_embedder
 
@@ -282,7 +282,7 @@ def test_a_big_documents_embedding_shows_its_progress_in_slices() -> None:
         return embedder.embed_batch(batch)  # type: ignore[arg-type]
 
     screen = io.StringIO()
-    with Progress(console=Console(file=screen, force_terminal=True, width=100)) as progress:
+    with rich_progress(Console(file=screen, force_terminal=True, width=100)) as progress:
         vectors = _embed_slices(embed, texts, progress, "  embedding for dense")
     assert calls == [EMBED_SLICE, 40]
     assert vectors.shape == (len(texts), embedder.dimensions)

@@ -15,6 +15,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     ProgressColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -41,6 +42,39 @@ def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on stderr; raise the result to exit with code 2 (bad input)."""
     _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
+
+
+class RichProgress:
+    """:class:`veritype.progress.Progress` drawn as rich bars; warnings print above them."""
+
+    def __init__(self, bars: Progress) -> None:
+        self._bars = bars
+
+    def start(self, description: str, total: int, completed: int = 0) -> int:
+        return int(self._bars.add_task(escape(description), total=total, completed=completed))
+
+    def advance(self, task: int, amount: int = 1) -> None:
+        self._bars.advance(TaskID(task), amount)
+
+    def describe(self, task: int, description: str) -> None:
+        self._bars.update(TaskID(task), description=escape(description))
+
+    def finish(self, task: int) -> None:
+        self._bars.remove_task(TaskID(task))
+
+    def warn(self, message: str) -> None:
+        self._bars.console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False,
+                                 soft_wrap=True)
+
+
+@contextmanager
+def rich_progress(console: Console | None = None) -> Iterator[RichProgress]:
+    """Bars with a count and the elapsed time on ``console`` (stderr by default)."""
+    columns: list[ProgressColumn] = [
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=console or _err, transient=False) as bars:
+        yield RichProgress(bars)
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype import __version__
-from veritype._cli import EngineConfigOption, StoreOption
+from veritype._cli import EngineConfigOption, StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.aggregate import create_aggregator, default_for, recommended_thresholds
@@ -20,7 +20,7 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.checking.commands import register as register_check_command
 from veritype.engine import EngineConfig
-from veritype.errors import ConfigurationError, DataError, UnknownComponentError, VeritypeError
+from veritype.errors import DataError, UnknownComponentError, VeritypeError
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
@@ -218,11 +218,12 @@ def train_verifier(
         ) from None
 
     try:
-        run_training(
-            config, data_dir, output_dir=output_dir, resume=resume, ship_to=ship_to,
-            threads=threads,
-        )
-    except (ConfigurationError, DataError, FileExistsError) as error:
+        with rich_progress() as progress:
+            run_training(
+                config, data_dir, output_dir=output_dir, resume=resume, ship_to=ship_to,
+                threads=threads, progress=progress,
+            )
+    except VeritypeError as error:
         raise _fail(str(error)) from None
 
 
@@ -314,7 +315,9 @@ def ask(
         )
         if settings.store is None and not settings.demo:
             settings = settings.model_copy(update={"demo": True})
-        with Engine(settings, console=_err, create_store=False) as engine:
+        with rich_progress() as progress:
+            engine = Engine(settings, progress=progress, create_store=False)
+        with engine:
             grounded = engine.ask(query, filters=parsed)
     except VeritypeError as error:
         raise _fail(str(error)) from None

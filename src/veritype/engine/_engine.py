@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from veritype._closing import Closing
 from veritype.aggregate import (
     Aggregator,
@@ -41,6 +39,7 @@ from veritype.errors import ConfigurationError, GenerationError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
+from veritype.progress import Progress
 from veritype.relevance import Similarity, off_question_claims
 from veritype.rendering import render
 from veritype.thresholds import Thresholds
@@ -59,10 +58,10 @@ class Engine(Closing):
         self,
         config: EngineConfig | None = None,
         *,
-        console: Console | None = None,
+        progress: Progress | None = None,
         create_store: bool = True,
     ) -> None:
-        """``console`` shows progress when the demo corpus is ingested on first use;
+        """``progress`` hears how the demo corpus is ingested on first use;
         ``create_store=False`` refuses a store that does not exist yet (for readers)."""
         self.config = config if config is not None else EngineConfig()
         self._draft_view_names()  # refuse unknown view names before any work is done
@@ -74,7 +73,7 @@ class Engine(Closing):
         )
         self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
         if self.config.demo:
-            self.corpus.ensure_demo(console=console)
+            self.corpus.ensure_demo(progress=progress)
         self._evidence = EvidenceFinder(self.corpus, self.config.claim_k)
         self._lock = threading.RLock()
         self._views: list[VerificationView] | None = None

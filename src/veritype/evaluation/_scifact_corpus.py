@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +15,7 @@ from veritype.evaluation.data import Example, SciFactClaim, read_jsonl
 from veritype.evaluation.scoring import ENTAILED, ScoreTable
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
+    from veritype.evaluation.runner import IngestProgressFactory
     from veritype.ingest.corpus import Corpus
 
 TOP_K = 3
@@ -35,9 +35,9 @@ def corpus_rows(data_dir: Path, claims: Sequence[SciFactClaim], limit: int | Non
 
 
 def open_corpus(cache_dir: Path | None, rows: Sequence[dict[str, Any]],
-                console: Console | None = None) -> Corpus:
-    """A corpus store holding ``rows`` under ``cache_dir``, ingested (its progress shown on
-    ``console``) on first use and reused afterwards."""
+                ingest_progress: IngestProgressFactory = nullcontext) -> Corpus:
+    """A corpus store holding ``rows`` under ``cache_dir``, ingested (its progress shown by
+    ``ingest_progress``) on first use and reused afterwards."""
     from veritype.ingest.corpus import Corpus
     from veritype.ingest.readers import RecordFields
 
@@ -55,9 +55,10 @@ def open_corpus(cache_dir: Path | None, rows: Sequence[dict[str, Any]],
                                          "text": text}) + "\n")
     corpus = Corpus.open(f"sqlite:///{cache / (source.stem + '.sqlite')}")
     if corpus.store.count_documents() != len(rows):
-        corpus.ingest([source], fields=RecordFields(text="text", title="title",
-                                                    identifier="doc_id"),
-                      console=console)
+        with ingest_progress() as progress:
+            corpus.ingest([source], fields=RecordFields(text="text", title="title",
+                                                        identifier="doc_id"),
+                          progress=progress)
     return corpus
 
 

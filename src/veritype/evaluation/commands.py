@@ -17,6 +17,7 @@ from rich.console import Console
 
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
+from veritype._cli import rich_progress
 from veritype._ray import RAY_NEEDS_EXTRA
 from veritype.errors import VeritypeError
 from veritype.evaluation import gold, truthfulqa
@@ -137,7 +138,8 @@ def _evaluate(
     })
     try:
         result = run_benchmark(benchmark, settings, progress=partial(_progress, unit="pairs"),
-                               console=_err, **benchmark_options)
+                               ingest_progress=partial(rich_progress, _err),
+                               **benchmark_options)
     except VeritypeError as error:
         raise _fail(str(error)) from None
     _write_and_show(result, out, started=started)

@@ -11,7 +11,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -35,12 +35,15 @@ from veritype.evaluation.scoring import (
 from veritype.settings import Settings
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from veritype.progress import Progress
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
 DEFAULT_TAUS = (0.2, 0.4, 0.6, 0.8, 1.0)
 SPLIT_SEED = 2024
 CALIBRATION_SHARE = 0.3
+
+# Opens a display for the steps of a corpus ingestion (see ``veritype.progress``).
+IngestProgressFactory = Callable[[], AbstractContextManager["Progress | None"]]
 
 # Opens a progress display for ``total`` units of work; the callback reports units done.
 ProgressFactory = Callable[[str, int], AbstractContextManager[OnBlock]]
@@ -170,7 +173,7 @@ class Evaluator(ABC):
     """One benchmark run: configured here, run by :meth:`run`; ``name`` is the benchmark's
     registered name.
 
-    ``progress`` shows the long steps, ``console`` the ingestion of a corpus, and ``engine``
+    ``progress`` shows the long steps, ``ingest_progress`` the ingestion of a corpus, and ``engine``
     (created from the settings on first use when not given) scores every example.
     """
 
@@ -181,12 +184,12 @@ class Evaluator(ABC):
         settings: EvalSettings,
         *,
         progress: ProgressFactory = no_progress,
-        console: Console | None = None,
+        ingest_progress: IngestProgressFactory = nullcontext,
         engine: ScoringEngine | None = None,
     ) -> None:
         self.settings = settings
         self.progress = progress
-        self.console = console
+        self.ingest_progress = ingest_progress
         self._engine = engine
 
     @abstractmethod
@@ -240,7 +243,7 @@ create_benchmark = _BENCHMARKS.create
 
 
 def run_benchmark(name: str, settings: EvalSettings, **options: Any) -> RunResult:
-    """Run the benchmark registered as ``name`` with ``options`` (progress, console,
+    """Run the benchmark registered as ``name`` with ``options`` (progress, ingest_progress,
     engine, and any of its own); unknown names list the known ones."""
     evaluator = create_benchmark(name, settings=settings, **options)
     started = time.perf_counter()

@@ -240,7 +240,7 @@ class SciFact(Evaluator):
         started = time.perf_counter()
         dev = scifact_claims(settings.data_dir, "dev", settings.limit)
         rows = corpus_rows(settings.data_dir, dev, settings.limit)
-        corpus = open_corpus(settings.cache_dir, rows, self.console)
+        corpus = open_corpus(settings.cache_dir, rows, self.ingest_progress)
         ingested = time.perf_counter()
         try:
             examples, sources = retrieve(corpus, dev)

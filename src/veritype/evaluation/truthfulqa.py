@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from contextlib import nullcontext
+from typing import Any
 
 import numpy as np
 
@@ -60,13 +61,11 @@ from veritype.evaluation.runner import (
     CALIBRATION_SHARE,
     EvalSettings,
     Evaluator,
+    IngestProgressFactory,
     ProgressFactory,
     no_progress,
 )
 from veritype.evaluation.scoring import ScoringEngine
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 DEFAULT_SEEDS = 20
 
@@ -93,10 +92,11 @@ class TruthfulQA(Evaluator):
         protocol: str = "current",
         seeds: int = DEFAULT_SEEDS,
         progress: ProgressFactory = no_progress,
-        console: Console | None = None,
+        ingest_progress: IngestProgressFactory = nullcontext,
         engine: ScoringEngine | None = None,
     ) -> None:
-        super().__init__(settings, progress=progress, console=console, engine=engine)
+        super().__init__(settings, progress=progress, ingest_progress=ingest_progress,
+                         engine=engine)
         if protocol not in PROTOCOLS:
             raise ConfigurationError(f"unknown TruthfulQA protocol {protocol!r}; known: "
                                      f"{', '.join(PROTOCOLS)}")

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import StoreOption
+from veritype._cli import StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
@@ -268,7 +268,8 @@ def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
         demo = store is None and not env("STORE")
         with Corpus.open(store, create=demo) as corpus:
             if demo:
-                report = corpus.ensure_demo(console=_err)
+                with rich_progress(_err) as progress:
+                    report = corpus.ensure_demo(progress=progress)
                 if report is not None:
                     _err.print(
                         f"Ingested the demo corpus ({report.added} SciFact abstracts) into "

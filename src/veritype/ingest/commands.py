@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import StoreOption
+from veritype._cli import StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, ModelError, UnknownComponentError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
@@ -75,13 +75,13 @@ def ingest(
     corpus = _open(store, indexes, create=True)
     fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
     try:
-        with corpus:
+        with corpus, rich_progress(_err) as progress:
             report = corpus.ingest(
                 paths,
                 include=include or (),
                 exclude=exclude or (),
                 fields=fields,
-                console=_err,
+                progress=progress,
             )
             stored = corpus.store.count_documents()
     except (StoreError, ModelError) as error:
@@ -226,7 +226,8 @@ def search(
     demo = store is None and not env("STORE")
     with _open(store, create=demo) as corpus:
         if demo:
-            report = corpus.ensure_demo(console=_err)
+            with rich_progress(_err) as progress:
+                report = corpus.ensure_demo(progress=progress)
             if report is not None:
                 _err.print(
                     f"Ingested the demo corpus ({report.added} SciFact abstracts) into "

@@ -7,12 +7,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from veritype._closing import Closing
 from veritype.errors import ConfigurationError, InputError, UnknownComponentError
 from veritype.ingest.pipeline import Ingestor, IngestReport
 from veritype.ingest.readers import RecordFields, SourceDocument
+from veritype.progress import Progress
 from veritype.retrieval import (
     DEFAULT_RRF_K,
     BM25Index,
@@ -83,13 +82,13 @@ class Corpus(Closing):
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         fields: RecordFields | None = None,
-        console: Console | None = None,
+        progress: Progress | None = None,
         batch_size: int = 64,
     ) -> IngestReport:
         """Ingest files and folders, then bring the sparse indexes up to date."""
         ingestor = Ingestor(self.store, self.indexes, batch_size=batch_size)
         report = ingestor.ingest(
-            paths, include=include, exclude=exclude, fields=fields, console=console
+            paths, include=include, exclude=exclude, fields=fields, progress=progress
         )
         self.refresh_indexes()
         return report
@@ -171,11 +170,11 @@ class Corpus(Closing):
     ) -> list[list[ScoredChunk]]:
         return self.retriever(retriever).retrieve_batch(queries, k)
 
-    def ensure_demo(self, console: Console | None = None) -> IngestReport | None:
+    def ensure_demo(self, progress: Progress | None = None) -> IngestReport | None:
         """Ingest the bundled demo corpus into an empty store; ``None`` if not empty."""
         if self.store.count_documents():
             return None
-        return self.ingest([demo_corpus_path()], console=console)
+        return self.ingest([demo_corpus_path()], progress=progress)
 
     def close(self) -> None:
         self.store.close()

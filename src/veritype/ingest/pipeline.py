@@ -12,21 +12,10 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from veritype._text import without_controls
 from veritype.evidence import Document
@@ -37,6 +26,7 @@ from veritype.ingest.readers import (
     UnreadableFileError,
     read_file,
 )
+from veritype.progress import Progress
 from veritype.retrieval.embedding import Embedder, create_embedder
 from veritype.store import (
     ChunkVectors,
@@ -151,32 +141,26 @@ class Ingestor:
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         fields: RecordFields | None = None,
-        console: Console | None = None,
+        progress: Progress | None = None,
     ) -> IngestReport:
-        """Ingest files and folders; ``console`` shows a progress bar and warnings there."""
+        """Ingest files and folders; ``progress`` hears of each file, batch and warning."""
         started = time.perf_counter()
         files, missing = collect_files(
             [Path(path) for path in paths], include=include, exclude=exclude
         )
         report = IngestReport(skipped=list(missing))
-        if console is not None:
+        if progress is not None:
             for skipped in missing:
-                console.print(
-                    f"[yellow]warning:[/] skipped {escape(skipped.path)}: {escape(skipped.reason)}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
+                progress.warn(f"skipped {skipped.path}: {skipped.reason}")
         self._save_layout()
-        progress = _progress(console) if console is not None else None
-        with progress or nullcontext():
-            file_task = progress.add_task("files", total=len(files)) if progress else None
-            for path in files:
-                if progress is not None and file_task is not None:
-                    progress.update(file_task, description=f"[bold]{_short(path)}")
-                self._ingest_file(path, fields, report, progress)
-                if progress is not None and file_task is not None:
-                    progress.advance(file_task)
-                    progress.update(file_task, description=_counts(report))
+        file_task = progress.start("files", total=len(files)) if progress else None
+        for path in files:
+            if progress is not None and file_task is not None:
+                progress.describe(file_task, _short(path))
+            self._ingest_file(path, fields, report, progress)
+            if progress is not None and file_task is not None:
+                progress.advance(file_task)
+                progress.describe(file_task, _counts(report))
         report.seconds = time.perf_counter() - started
         return report
 
@@ -207,11 +191,7 @@ class Ingestor:
         except UnreadableFileError as error:
             report.skipped.append(Skipped(str(path), str(error)))
             if progress is not None:
-                progress.console.print(
-                    f"[yellow]warning:[/] skipped {escape(str(path))}: {escape(str(error))}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
+                progress.warn(f"skipped {path}: {error}")
             return
         report.files += 1
         for warning in contents.row_warnings:
@@ -236,9 +216,9 @@ class Ingestor:
                 report.unchanged += 1
             else:
                 pending.append((document, current))
-        task: TaskID | None = None
+        task: int | None = None
         if progress is not None and pending:
-            task = progress.add_task(f"  {_short(Path(origin))}", total=len(pending))
+            task = progress.start(f"  {_short(Path(origin))}", total=len(pending))
         for batch in _batches(pending, self.batch_size):
             writes = self._prepare(batch, origin, media_types, progress)
             for write, outcome in zip(writes, self.store.write(writes), strict=True):
@@ -248,7 +228,7 @@ class Ingestor:
             if progress is not None and task is not None:
                 progress.advance(task, len(batch))
         if progress is not None and task is not None:
-            progress.remove_task(task)
+            progress.finish(task)
         if origin:
             current_sources = {document.source for document in documents}
             gone = [s for s in self.store.sources_from(origin) if s not in current_sources]
@@ -323,14 +303,14 @@ def _embed_slices(
     document show their progress; slicing is the same with or without a progress bar."""
     if len(texts) <= EMBED_SLICE:
         return embed(texts)
-    task = progress.add_task(description, total=len(texts)) if progress is not None else None
+    task = progress.start(description, total=len(texts)) if progress is not None else None
     parts: list[Vectors] = []
     for start in range(0, len(texts), EMBED_SLICE):
         parts.append(embed(texts[start : start + EMBED_SLICE]))
         if progress is not None and task is not None:
             progress.advance(task, len(parts[-1]))
     if progress is not None and task is not None:
-        progress.remove_task(task)
+        progress.finish(task)
     return np.vstack(parts)
 
 
@@ -342,19 +322,7 @@ def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tupl
 def _warn(report: IngestReport, progress: Progress | None, warning: str) -> None:
     report.warnings.append(warning)
     if progress is not None:
-        progress.console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False,
-                               soft_wrap=True)
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    )
+        progress.warn(warning)
 
 
 def _counts(report: IngestReport) -> str:

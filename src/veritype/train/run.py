@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, CrossEncoder
+from veritype.progress import Progress
 from veritype.train.card import (
     FLOOR_PAIRS,
     FLOOR_SET,
@@ -33,6 +34,7 @@ def run_training(
     resume: bool = False,
     ship_to: Path | None = None,
     threads: int | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """Train (or finish) the run, export it, evaluate the int8 model and write its card.
 
@@ -48,7 +50,7 @@ def run_training(
     _log_to(config.run_dir / "train.log")
     final = config.run_dir / FINAL
     if not (final / "config.json").exists():
-        Trainer(config, data_dir).train(resume=resume)
+        Trainer(config, data_dir).train(resume=resume, progress=progress)
     exported = config.run_dir / "onnx"
     log.info("exporting %s to ONNX int8", final)
     export_onnx(str(final), exported)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import random
 import time
 from collections.abc import Sequence
@@ -18,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from veritype.errors import DataError
+from veritype.errors import ConfigurationError, DataError
+from veritype.progress import Progress
 from veritype.train import data as datasets
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY, Pair
@@ -153,13 +152,14 @@ class Trainer:
             inputs["token_type_ids"] = types
         return inputs
 
-    def train(self, *, resume: bool = False) -> Path:
-        """Train to the end of the schedule; returns the directory of the final model."""
+    def train(self, *, resume: bool = False, progress: Progress | None = None) -> Path:
+        """Train to the end of the schedule (``progress`` hears of every step); returns the
+        directory of the final model."""
         config = self.config
         self.run_dir.mkdir(parents=True, exist_ok=True)
         checkpoint_path = self.run_dir / CHECKPOINT
         if checkpoint_path.exists() and not resume:
-            raise FileExistsError(
+            raise ConfigurationError(
                 f"{checkpoint_path} exists: pass --resume to continue that run, or remove it"
             )
         pairs = assemble(config, self.data_dir)
@@ -211,47 +211,40 @@ class Trainer:
 
         model.train()
         started, started_step, running = time.monotonic(), step, 0.0
-        with Progress(
-            TextColumn(f"[bold]{config.name}"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total}"),
-            TextColumn("loss {task.fields[loss]:.3f}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            disable=not os.isatty(2),
-        ) as progress:
-            task = progress.add_task("train", total=total_steps, completed=step, loss=0.0)
-            while step < total_steps:
-                epoch, offset = divmod(step, per_epoch)
-                batches = _batches(lengths, config.batch_size, config.seed, epoch)
-                for batch in batches[offset:]:
-                    if step >= total_steps:
-                        break
-                    inputs = self._collate(encoded, batch)
-                    loss = pair_loss(model(**inputs).logits, targets[batch])
-                    loss.backward()  # type: ignore[no-untyped-call]
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                    optimizer.step()
-                    scheduler.step()
-                    optimizer.zero_grad()
-                    step += 1
-                    running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
-                    progress.update(task, completed=step, loss=running)
-                    if step % 50 == 0 or step == total_steps:
-                        rate = (
-                            (step - started_step) * config.batch_size / (time.monotonic() - started)
-                        )
-                        eta = (total_steps - step) * config.batch_size / max(rate, 1e-9)
-                        log.info(
-                            "step %d/%d loss %.4f %.1f pairs/s eta %.0f min",
-                            step,
-                            total_steps,
-                            running,
-                            rate,
-                            eta / 60,
-                        )
-                    if step % config.checkpoint_every == 0:
-                        self._checkpoint(checkpoint_path, model, optimizer, scheduler, step)
+        task = progress.start(config.name, total_steps, completed=step) if progress else 0
+        while step < total_steps:
+            epoch, offset = divmod(step, per_epoch)
+            batches = _batches(lengths, config.batch_size, config.seed, epoch)
+            for batch in batches[offset:]:
+                if step >= total_steps:
+                    break
+                inputs = self._collate(encoded, batch)
+                loss = pair_loss(model(**inputs).logits, targets[batch])
+                loss.backward()  # type: ignore[no-untyped-call]
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+                step += 1
+                running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+                if progress is not None:
+                    progress.advance(task)
+                    progress.describe(task, f"{config.name} loss {running:.3f}")
+                if step % 50 == 0 or step == total_steps:
+                    rate = (
+                        (step - started_step) * config.batch_size / (time.monotonic() - started)
+                    )
+                    eta = (total_steps - step) * config.batch_size / max(rate, 1e-9)
+                    log.info(
+                        "step %d/%d loss %.4f %.1f pairs/s eta %.0f min",
+                        step,
+                        total_steps,
+                        running,
+                        rate,
+                        eta / 60,
+                    )
+                if step % config.checkpoint_every == 0:
+                    self._checkpoint(checkpoint_path, model, optimizer, scheduler, step)
         final = self.run_dir / FINAL
         model.save_pretrained(final)
         self.tokenizer.save_pretrained(final)
