@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import StoreOption, rich_progress
+from veritype._cli import StoreOption
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
@@ -30,6 +30,7 @@ from veritype.generation._base import (
     available_generators,
     create_generator,
 )
+from veritype.ingest.commands import fill_demo
 from veritype.ingest.corpus import Corpus
 from veritype.settings import env
 from veritype.store import StoreError
@@ -268,13 +269,7 @@ def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
         demo = store is None and not env("STORE")
         with Corpus.open(store, create=demo) as corpus:
             if demo:
-                with rich_progress(_err) as progress:
-                    report = corpus.ensure_demo(progress=progress)
-                if report is not None:
-                    _err.print(
-                        f"Ingested the demo corpus ({report.added} SciFact abstracts) into "
-                        f"{corpus.store.url}.", highlight=False, soft_wrap=True,
-                    )
+                fill_demo(corpus)
             hits = corpus.retrieve(question, k)
     except (StoreError, UnknownComponentError, ModelError, ValueError) as error:
         raise _fail(str(error)) from None

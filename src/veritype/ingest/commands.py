@@ -91,6 +91,19 @@ def ingest(
         raise _fail("no file could be ingested")
 
 
+def fill_demo(corpus: Corpus) -> None:
+    """Ingest the bundled demo corpus into an empty store, with a progress bar, and say so."""
+    with rich_progress(_err) as progress:
+        report = corpus.ensure_demo(progress=progress)
+    if report is not None:
+        _err.print(
+            f"Ingested the demo corpus ({report.added} SciFact abstracts) into "
+            f"{corpus.store.url}.",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def _layout_with_chunking(
     store: str | None, chunk_chars: int | None, overlap: int | None
 ) -> list[IndexSpec]:
@@ -226,15 +239,7 @@ def search(
     demo = store is None and not env("STORE")
     with _open(store, create=demo) as corpus:
         if demo:
-            with rich_progress(_err) as progress:
-                report = corpus.ensure_demo(progress=progress)
-            if report is not None:
-                _err.print(
-                    f"Ingested the demo corpus ({report.added} SciFact abstracts) into "
-                    f"{corpus.store.url}.",
-                    highlight=False,
-                    soft_wrap=True,
-                )
+            fill_demo(corpus)
         try:
             hits = corpus.retrieve(query, k, retriever=retriever)
         except (UnknownComponentError, ModelError) as error:
