@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from veritype._closing import Closing
 from veritype.errors import ConfigurationError, InputError, UnknownComponentError
-from veritype.ingest.pipeline import Ingestor, IngestReport
-from veritype.ingest.readers import RecordFields, SourceDocument
+from veritype.ingest.pipeline import IngestOptions, Ingestor, IngestReport
+from veritype.ingest.readers import SourceDocument
 from veritype.progress import Progress
 from veritype.retrieval import (
     DEFAULT_RRF_K,
@@ -75,21 +75,11 @@ class Corpus(Closing):
     ) -> Corpus:
         return cls(open_store(url, **store_options), indexes)
 
-    def ingest(
-        self,
-        paths: Sequence[Path | str],
-        *,
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
-        fields: RecordFields | None = None,
-        progress: Progress | None = None,
-        batch_size: int = 64,
-    ) -> IngestReport:
+    def ingest(self, paths: Sequence[Path | str], *, batch_size: int = 64,
+               **options: Unpack[IngestOptions]) -> IngestReport:
         """Ingest files and folders, then bring the sparse indexes up to date."""
-        ingestor = Ingestor(self.store, self.indexes, batch_size=batch_size)
-        report = ingestor.ingest(
-            paths, include=include, exclude=exclude, fields=fields, progress=progress
-        )
+        report = Ingestor(self.store, self.indexes, batch_size=batch_size).ingest(paths,
+                                                                                  **options)
         self.refresh_indexes()
         return report
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -42,6 +43,16 @@ from veritype.store import (
 DEFAULT_BATCH_SIZE = 64
 # Chunks embedded per call: the progress of one big document's embedding is shown per slice.
 EMBED_SLICE = 1024
+
+
+class IngestOptions(TypedDict, total=False):
+    """How an ingest reads files: glob patterns to include and exclude (relative paths),
+    the fields of JSON/CSV records, and where its progress goes."""
+
+    include: Sequence[str]
+    exclude: Sequence[str]
+    fields: RecordFields | None
+    progress: Progress | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,19 +145,14 @@ class Ingestor:
             self._embedders[spec.name] = create_embedder(spec.model, max_tokens=spec.max_tokens)
         return self._embedders[spec.name]
 
-    def ingest(
-        self,
-        paths: Sequence[Path | str],
-        *,
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
-        fields: RecordFields | None = None,
-        progress: Progress | None = None,
-    ) -> IngestReport:
+    def ingest(self, paths: Sequence[Path | str], **options: Unpack[IngestOptions]
+               ) -> IngestReport:
         """Ingest files and folders; ``progress`` hears of each file, batch and warning."""
         started = time.perf_counter()
+        progress, fields = options.get("progress"), options.get("fields")
         files, missing = collect_files(
-            [Path(path) for path in paths], include=include, exclude=exclude
+            [Path(path) for path in paths], include=options.get("include", ()),
+            exclude=options.get("exclude", ()),
         )
         report = IngestReport(skipped=list(missing))
         if progress is not None:
