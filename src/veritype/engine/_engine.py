@@ -74,10 +74,14 @@ class Engine(Closing):
         self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
         if self.config.demo:
             self.corpus.ensure_demo(progress=progress)
-        self._evidence = EvidenceFinder(self.corpus, self.config.claim_k)
         self._lock = threading.RLock()
         self._views: list[VerificationView] | None = None
         self._generator: Generator | None = None
+
+    @property
+    def _evidence(self) -> EvidenceFinder:
+        # Built on use: ``corpus`` is a public attribute a caller may replace.
+        return EvidenceFinder(self.corpus, self.config.claim_k)
 
     def _make_aggregator(self) -> Aggregator:
         config = self.config
