@@ -1,5 +1,5 @@
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -8,7 +8,8 @@ from veritype._text import content_words
 from veritype.claims import decompose as rule_decompose
 from veritype.errors import GenerationError
 from veritype.evidence import Chunk
-from veritype.generation import Draft, GenerationParams, TokenInfo, decompose
+from veritype.generation import Draft, GenerationParams, decompose
+from veritype.generation._base import BaseGenerator
 from veritype.generation._decompose import INSTRUCTION, decompose_with_report
 
 DRAFT = (
@@ -17,7 +18,7 @@ DRAFT = (
 )
 
 
-class Proposer:
+class Proposer(BaseGenerator):
     """A generator that proposes a fixed decomposition, whatever it is asked."""
 
     name = "proposer"
@@ -36,19 +37,6 @@ class Proposer:
         self.prompts.append(prompt)
         self.evidence.append(evidence)
         return Draft(self.proposal, (), self.name, "", 0.0)
-
-    def generate_batch(
-        self,
-        prompts: Sequence[str],
-        evidence: Sequence[Sequence[Chunk]],
-        params: GenerationParams | None = None,
-    ) -> list[Draft]:
-        return [self.generate(p, e, params) for p, e in zip(prompts, evidence, strict=True)]
-
-    def stream(
-        self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
-    ) -> Iterator[TokenInfo]:
-        yield from ()
 
 
 def test_valid_proposals_become_claims_spanning_their_draft_sentence() -> None:
