@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from veritype._closing import Closing
 from veritype.aggregate import (
@@ -39,6 +39,7 @@ from veritype.errors import ConfigurationError, GenerationError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
+from veritype.ingest.corpus import TextLabels
 from veritype.progress import Progress
 from veritype.relevance import Similarity, off_question_claims
 from veritype.rendering import render
@@ -157,15 +158,9 @@ class Engine(Closing):
         with self._lock:
             return self.corpus.ingest(paths)
 
-    def ingest_texts(
-        self,
-        texts: Sequence[str],
-        *,
-        titles: Sequence[str] | None = None,
-        sources: Sequence[str] | None = None,
-    ) -> IngestReport:
+    def ingest_texts(self, texts: Sequence[str], **labels: Unpack[TextLabels]) -> IngestReport:
         with self._lock:
-            return self.corpus.ingest_texts(texts, titles=titles, sources=sources)
+            return self.corpus.ingest_texts(texts, **labels)
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any, TypedDict, Unpack
 
 from veritype._closing import Closing
 from veritype.errors import ConfigurationError, InputError, UnknownComponentError
@@ -50,6 +50,13 @@ def document_summary(record: DocumentRecord) -> dict[str, Any]:
     }
 
 
+class TextLabels(TypedDict, total=False):
+    """What names in-memory texts: a title and a source (its id in the store) per text."""
+
+    titles: Sequence[str] | None
+    sources: Sequence[str] | None
+
+
 class Corpus(Closing):
     """Documents in a store plus the retrieval indexes over them.
 
@@ -83,16 +90,12 @@ class Corpus(Closing):
         self.refresh_indexes()
         return report
 
-    def ingest_texts(
-        self,
-        texts: Sequence[str],
-        *,
-        titles: Sequence[str] | None = None,
-        sources: Sequence[str] | None = None,
-    ) -> IngestReport:
+    def ingest_texts(self, texts: Sequence[str], **labels: Unpack[TextLabels]) -> IngestReport:
         """Ingest in-memory texts; ``sources`` name them (default ``text-0``, ``text-1``, …)."""
-        titles = list(titles) if titles is not None else [""] * len(texts)
-        sources = list(sources) if sources is not None else [f"text-{i}" for i in range(len(texts))]
+        given_titles, given_sources = labels.get("titles"), labels.get("sources")
+        titles = [""] * len(texts) if given_titles is None else list(given_titles)
+        sources = ([f"text-{i}" for i in range(len(texts))] if given_sources is None
+                   else list(given_sources))
         if not len(texts) == len(titles) == len(sources):
             raise InputError("give one title and one source per text")
         documents = [
