@@ -20,7 +20,7 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.checking.commands import register as register_check_command
 from veritype.engine import EngineConfig
-from veritype.errors import DataError, UnknownComponentError, VeritypeError
+from veritype.errors import VeritypeError
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
@@ -153,7 +153,7 @@ def verify(
         recommended = recommended_thresholds(combiner)
         thresholds = Thresholds(tau=recommended[0] if tau is None else tau,
                                 tau_low=recommended[1] if tau_low is None else tau_low)
-    except (ValueError, UnknownComponentError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     if not text.strip():
         raise _fail("the answer is empty")
@@ -250,7 +250,7 @@ def train_aggregator(
                 on_progress=lambda done, total: progress.update(task, completed=done,
                                                                 total=total),
             )
-        except (DataError, ValueError) as error:
+        except VeritypeError as error:
             raise _fail(str(error)) from None
     chosen, check = report["chosen"], report["check"]
     veto = chosen["veto"]

@@ -18,9 +18,6 @@ from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
 from veritype.errors import (
     ConfigurationError,
-    GenerationError,
-    ModelError,
-    UnknownComponentError,
     VeritypeError,
 )
 from veritype.evidence import Chunk, Document, chunk_document
@@ -33,7 +30,6 @@ from veritype.generation._base import (
 from veritype.ingest.commands import fill_demo
 from veritype.ingest.corpus import Corpus
 from veritype.settings import env
-from veritype.store import StoreError
 
 if TYPE_CHECKING:
     from veritype.decoding import GuardedDraft
@@ -122,7 +118,7 @@ def generate(
         with _err.status(f"Generating with the {generator} generator…"):
             writer = create_generator(generator, **options)
             draft = writer.generate(question, chunks, params)
-    except (GenerationError, UnknownComponentError, ValueError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     decomposition = decompose(draft.text)
     guarded = None
@@ -179,7 +175,7 @@ def _guarded_draft(
         if use_context:
             guards.append(create_guard("context", evidence=texts))
         llama = load_llama(model_path)
-    except (VeritypeError, ValueError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     prompter = LocalGenerator(model_path=model_path) if model_path else LocalGenerator()
 
@@ -271,7 +267,7 @@ def _retrieved_chunks(question: str, store: str | None, k: int) -> list[Chunk]:
             if demo:
                 fill_demo(corpus)
             hits = corpus.retrieve(question, k)
-    except (StoreError, UnknownComponentError, ModelError, ValueError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     if not hits:
         raise _fail("no evidence in the store matches the question")

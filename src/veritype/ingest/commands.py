@@ -16,7 +16,7 @@ from rich.table import Table
 
 from veritype._cli import StoreOption, rich_progress
 from veritype._cli import fail as _fail
-from veritype.errors import InputError, ModelError, UnknownComponentError
+from veritype.errors import InputError, VeritypeError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
 from veritype.ingest.pipeline import IngestReport
 from veritype.ingest.readers import RecordFields
@@ -33,7 +33,7 @@ def _open(
     """The corpus at ``store``; only writers (``create``) may bring a new store into being."""
     try:
         return Corpus.open(store, indexes=indexes, create=create)
-    except (StoreError, ValueError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
 
 
@@ -84,7 +84,7 @@ def ingest(
                 progress=progress,
             )
             stored = corpus.store.count_documents()
-    except (StoreError, ModelError) as error:
+    except VeritypeError as error:
         raise _fail(str(error)) from None
     _print_ingest(report, stored)
     if not report.files and report.skipped:
@@ -242,7 +242,7 @@ def search(
             fill_demo(corpus)
         try:
             hits = corpus.retrieve(query, k, retriever=retriever)
-        except (UnknownComponentError, ModelError) as error:
+        except VeritypeError as error:
             raise _fail(str(error)) from None
     if as_json:
         typer.echo(
