@@ -17,7 +17,8 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from types import UnionType
+from typing import Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -86,10 +87,13 @@ class Settings(BaseModel):
 
     @classmethod
     def _from_env(cls, name: str, raw: str) -> Any:
-        annotation = str(cls.model_fields[name].annotation)
-        if annotation.startswith(("list", "tuple")):
+        # The field's types, with None left out of an optional one.
+        annotation = cls.model_fields[name].annotation
+        kinds = [kind for kind in (get_args(annotation) if get_origin(annotation) in (UnionType,
+                 Union) else (annotation,)) if kind is not type(None)]
+        if any(get_origin(kind) in (list, tuple) for kind in kinds):
             return [part.strip() for part in raw.split(",") if part.strip()]
-        if annotation == "<class 'bool'>":
+        if bool in kinds:
             return raw.strip().lower() in _TRUE
         return raw
 
