@@ -228,3 +228,11 @@ def page(browser: Any) -> Iterator[Any]:
     opened.set_default_timeout(BROWSER_TIMEOUT_MS)
     yield opened
     context.close()
+
+
+@pytest.fixture(scope="session")
+def judge_model() -> Path:
+    """The default judge's GGUF, assembled from the judge extra's wheels."""
+    from veritype.judges.local import default_judge_model
+
+    return default_judge_model()

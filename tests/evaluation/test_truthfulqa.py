@@ -269,13 +269,20 @@ def test_reference_protocol_run_through_the_cli(tmp_path: Path, data_dir: Path) 
     result = runner.invoke(app, ["eval", "truthfulqa", "--data-dir", str(data_dir),
                                  "--protocol", "reference", "--limit", "40", "--seeds", "2",
                                  "--views", "lexical,nli", "--resamples", "50",
-                                 "--out", str(out)])
+                                 "--view-option", "nli.model=nli",
+                                 "--view-option", "nli.max_windows=2", "--out", str(out)])
     assert result.exit_code == 0, result.output + repr(result.exception)
     (run_dir,) = out.glob("truthfulqa-*")
     report = json.loads((run_dir / "report.json").read_text())
     headline = report["headline"]
     assert list(headline)[:3] == ["protocol", "claims", "split"]
     assert headline["protocol"] == "reference" and report["config"]["split_seed"] == 42
+    assert report["config"]["view_options"] == {"nli": {"model": "nli", "max_windows": 2}}
+    non_verbatim_auc = report["release_2021"]["non_verbatim_roc_auc"]
+    assert set(non_verbatim_auc) == {"lexical", "nli"}
+    assert headline["nli_non_verbatim_roc_auc"] == non_verbatim_auc["nli"]
+    assert 0.0 <= non_verbatim_auc["nli"] <= 1.0
+    assert "judge_gain" not in report["release_2021"]
     assert headline["split"].startswith("seed 42: numpy.random.seed(42); "
                                         "numpy.random.permutation(817)")
     assert headline["seeds"] == 2
@@ -292,11 +299,42 @@ def test_reference_protocol_run_through_the_cli(tmp_path: Path, data_dir: Path) 
     assert all(e["evidence"][0].startswith(e["question"].strip()) for e in examples)
 
 
-def test_bad_protocol_or_seeds_exit_2_naming_the_problem(tmp_path: Path, data_dir: Path) -> None:
+def test_bad_protocol_seeds_or_view_options_exit_2_naming_the_problem(
+        tmp_path: Path, data_dir: Path) -> None:
     for args, message in ((["--protocol", "etg"], "--protocol must be one of current, "
                                                    "reference"),
-                          (["--seeds", "-1"], "--seeds must be >= 0")):
+                          (["--seeds", "-1"], "--seeds must be >= 0"),
+                          (["--view-option", "nli=2"], "--view-option must look like "
+                                                       "VIEW.KEY=VALUE"),
+                          (["--view-option", "judge.threshold=0.6"],
+                           "view options name views that are not run: judge")):
         result = runner.invoke(app, ["eval", "truthfulqa", "--data-dir", str(data_dir),
                                      "--out", str(tmp_path), *args])
         assert result.exit_code == 2, result.output
         assert "error:" in result.output and message in result.output, result.output
+
+
+@pytest.mark.needs_judge
+@pytest.mark.slow
+def test_the_judge_gain_compares_the_learned_aggregator_with_and_without_the_judge(
+        data_dir: Path, judge_model: Path) -> None:
+    views = ("numeric", "lexical", "nli", "align", "judge")
+    settings = EvalSettings(data_dir=data_dir, views=views, limit=6, resamples=20,
+                            view_options={"judge": {"model_path": str(judge_model)}})
+    result = TruthfulQA(settings, protocol="current", seeds=0).run()
+    main = result.sections["release_2021"]
+    gain = main["judge_gain"]
+    assert gain["encoder_views"] == ["numeric", "lexical", "nli", "align"]
+    held = main["held_out_claims"]
+    assert gain["held_out"]["claims"] == held
+    assert 0 < gain["non_verbatim"]["claims"] < held
+    assert gain["borderline"]["claims"] <= held
+    for subset in ("held_out", "non_verbatim", "borderline"):
+        assert set(gain[subset]["at_cal_p95"]) == {"encoders", "encoders+judge"}
+        assert {"view:judge", "view:nli", "encoders", "encoders+judge"} <= set(
+            gain[subset]["roc_auc"])
+    # The judge column is real: a wrong-answer claim is not scored like a right one.
+    judge_auc = gain["held_out"]["roc_auc"]["view:judge"]
+    assert judge_auc > 0.6, judge_auc
+    assert result.headline["judge_non_verbatim_roc_auc"] == main["non_verbatim_roc_auc"]["judge"]
+    assert result.config["view_options"] == {"judge": {"model_path": str(judge_model)}}

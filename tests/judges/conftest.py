@@ -6,14 +6,6 @@ from llama_support import llama_cpp_server
 
 
 @pytest.fixture(scope="session")
-def judge_model() -> Path:
-    """The default judge's GGUF, assembled from the judge extra's wheels."""
-    from veritype.judges.local import default_judge_model
-
-    return default_judge_model()
-
-
-@pytest.fixture(scope="session")
 def judge_server(judge_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real llama.cpp OpenAI-compatible server on loopback serving the judge model."""
     with llama_cpp_server(judge_model, tmp_path_factory.mktemp("judge_server")) as base_url:

@@ -47,6 +47,19 @@ def test_each_judge_separates_a_supported_claim_from_a_wrong_date(
 
 
 @pytest.mark.needs_judge
+def test_a_batch_answers_in_its_own_order_whatever_order_it_is_asked_in(
+        judge_model: Path) -> None:
+    judge = create_judge("local", model_path=judge_model)
+    bridge = "The Golden Gate Bridge opened in 1937. It spans the Golden Gate strait."
+    pairs = [(UNSUPPORTED, TOWER), ("The Golden Gate Bridge opened in 1937.", bridge),
+             (SUPPORTED, TOWER), ("The Golden Gate Bridge opened in 1883.", bridge)]
+    batch = judge.judge_batch(pairs)
+    alone = [judge.judge(claim, evidence) for claim, evidence in pairs]
+    assert batch == pytest.approx(alone, abs=0.02)
+    assert batch[1] > 0.5 > batch[0] and batch[2] > 0.5 > batch[3]
+
+
+@pytest.mark.needs_judge
 def test_the_judge_view_cites_the_windows_it_asked_about(judge_model: Path) -> None:
     view = create_view("judge", model_path=judge_model, max_windows=1)
     assert isinstance(view, JudgeView) and view.cost > 5 and not view.strong

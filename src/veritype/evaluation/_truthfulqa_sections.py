@@ -31,14 +31,16 @@ from veritype.evaluation.configurations import (
 )
 from veritype.evaluation.metrics import (
     Bools,
+    Bootstrap,
     Floats,
     agreement,
     binary_metrics,
     mcnemar,
     precision_recall_curve,
+    roc_auc,
     threshold_for_precision,
 )
-from veritype.evaluation.runner import EvalSettings
+from veritype.evaluation.runner import EvalSettings, operating_point
 from veritype.evaluation.scoring import ABSTAINED, ENTAILED, ScoreTable
 
 
@@ -187,6 +189,55 @@ def _non_verbatim(scored: Scored, selection: Selection, split: Split) -> list[di
     return report
 
 
+def _non_verbatim_auc(scored: Scored, split: Split) -> dict[str, float]:
+    """Each view's ROC-AUC on the held-out claims that are not verbatim copies of their
+    evidence: how well it ranks the claims a substring test cannot decide."""
+    rows = split.held & ~scored.verbatim
+    return {view: roc_auc(scored.scores[f"view:{view}"][rows], scored.truth[rows])
+            for view in scored.table.views}
+
+
+JUDGE = "judge"
+
+
+def _judge_gain(scored: Scored, split: Split) -> dict[str, Any]:
+    """What the judge adds: the learned aggregator fitted on the calibration questions with
+    and without the ``judge`` view, each at its calibrated P ≥ 0.95 point, on the held-out
+    claims, on those that are not verbatim copies, and on the borderline ones (those the
+    shipped default leaves Uncertain, τ' < score < τ: the claims the engine sends the judge).
+    Intervals resample held-out questions."""
+    table, truth = scored.table, scored.truth
+    encoders = [view for view in table.views if view != JUDGE]
+    calibration = np.nonzero(split.calibration)[0]
+    points: dict[str, Point] = {}
+    for name, subset in (("encoders", encoders), ("encoders+judge", list(table.views))):
+        learned = _fit(table, split, subset, False).scores(table)
+        points[name] = Point(learned, threshold_for_precision(
+            learned[calibration], truth[calibration], 0.95, min_accepted=20))
+    subsets = {"held_out": split.held, "non_verbatim": split.held & ~scored.verbatim}
+    if scored.default_thresholds is not None:
+        tau, tau_low = scored.default_thresholds
+        default = scored.scores["default"]
+        subsets["borderline"] = split.held & (default > tau_low) & (default < tau)
+    report: dict[str, Any] = {
+        "encoder_views": encoders,
+        "thresholds": {name: point.threshold for name, point in points.items()},
+    }
+    for label, rows in subsets.items():
+        within = Bootstrap(split.bootstrap.weights[:, rows[split.held]])
+        report[label] = {
+            "claims": int(rows.sum()),
+            "true_claims": int(np.sum(rows & truth)),
+            "roc_auc": {name: roc_auc(values[rows], truth[rows]) for name, values in (
+                *((name, point.scores) for name, point in points.items()),
+                *((f"view:{view}", scored.scores[f"view:{view}"]) for view in table.views))},
+            "at_cal_p95": {name: operating_point(point.scores[rows], point.threshold,
+                                                 truth[rows], within)
+                           for name, point in points.items()},
+        }
+    return report
+
+
 def _spread(values: Sequence[float]) -> dict[str, float]:
     """Mean, sample standard deviation (0 for one value), minimum and maximum."""
     array = np.asarray(values, dtype=np.float64)
@@ -262,6 +313,7 @@ def section(scored: Scored, selection: Selection, split: Split, settings: EvalSe
     bins = [0.0, 0.125, 0.29, 0.42, 0.58, 0.71, 0.875, 1.0001]
     section.update({
         "non_verbatim": _non_verbatim(scored, selection, split),
+        "non_verbatim_roc_auc": _non_verbatim_auc(scored, split),
         "per_view": per_view,
         "pairwise_agreement": _pairwise(table, views),
         "support_mass": {
@@ -282,4 +334,6 @@ def section(scored: Scored, selection: Selection, split: Split, settings: EvalSe
             for name, s in scores.items() if name != "no verification"
         },
     })
+    if JUDGE in views:
+        section["judge_gain"] = _judge_gain(scored, split)
     return section

@@ -128,8 +128,8 @@ class Point(NamedTuple):
 class Scored:
     """What does not depend on the split, computed once for every split seed: the score
     table, the gold labels and groups, the effective scores of the configurations that
-    learn nothing (``own``: each view's own verdict as 0/1), and the learned aggregators'
-    inputs."""
+    learn nothing (``own``: each view's own verdict as 0/1), the shipped default's (τ, τ')
+    when the views cover it, and the learned aggregators' inputs."""
 
     table: ScoreTable
     truth: Bools
@@ -137,7 +137,7 @@ class Scored:
     verbatim: Bools
     scores: dict[str, Floats]
     own: dict[str, Floats]
-    default_tau: float | None
+    default_thresholds: tuple[float, float] | None
     learned_inputs: dict[str, LearnedInputs]
 
 
@@ -154,16 +154,16 @@ def prepare(table: ScoreTable, examples: Sequence[Example]) -> Scored:
         scores[f"view:{view}"] = single_view_score(table, view)
         own[f"view:{view}"] = view_accepts(table, view).astype(np.float64)
     scores["vote"] = vote_score(table, views)
-    default_tau = None
+    default_thresholds = None
     if default_covers(views):
         shipped = create_aggregator("default")
         aggregates = shipped.aggregate_batch(view_results(table, views))
         scores["default"] = np.array([0.0 if a.contradicted else a.score for a in aggregates])
-        default_tau = recommended_thresholds(shipped)[0]
+        default_thresholds = recommended_thresholds(shipped)
     learned_inputs = {name: LearnedInputs.of(table, views, contradiction_features=contradiction)
                       for name, contradiction in LEARNED}
     return Scored(table, np.array([e.supported for e in examples], dtype=bool),
-                  tuple(e.group for e in examples), verbatim, scores, own, default_tau,
+                  tuple(e.group for e in examples), verbatim, scores, own, default_thresholds,
                   learned_inputs)
 
 
@@ -214,8 +214,8 @@ def select(scored: Scored, calibration: Bools, settings: EvalSettings) -> Select
         points[name] = {"own verdict": Point(scored.own[name], 1.0),
                         **calibrated(scored.scores[name])}
     points["vote"] = {f"τ={tau:g}": Point(scored.scores["vote"], tau) for tau in settings.taus}
-    if scored.default_tau is not None:
-        tau = scored.default_tau
+    if scored.default_thresholds is not None:
+        tau = scored.default_thresholds[0]
         points["default"] = {f"shipped τ={tau:.3f}": Point(scored.scores["default"], tau)}
     fits: dict[str, LearnedFit] = {}
     learned: dict[str, Floats] = {}

@@ -72,6 +72,24 @@ def _parse_taus(text: str) -> tuple[float, ...]:
         raise _fail(f"--tau must be comma-separated numbers, got {text!r}") from None
 
 
+def _parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``VIEW.KEY=VALUE`` items as options by view; a value is read as JSON when it parses
+    (numbers, true/false, lists) and as text otherwise."""
+    options: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        view, dot, name = key.strip().partition(".")
+        if not (sep and dot and view and name):
+            raise _fail(f"--view-option must look like VIEW.KEY=VALUE "
+                        f"(e.g. nli.model=runs/nli/onnx), got {item!r}")
+        try:
+            value: Any = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        options.setdefault(view, {})[name] = value
+    return options
+
+
 def _validated(settings: type[SettingsType], values: dict[str, Any]) -> SettingsType:
     """``settings`` made of ``values``; a bad value exits with its validator's message."""
     try:
@@ -98,6 +116,7 @@ def _evaluate(
     *,
     data_dir: Path,
     views: str,
+    view_option: list[str] | None,
     aggregator: str,
     tau: str,
     engine: str,
@@ -126,6 +145,7 @@ def _evaluate(
     settings = _validated(EvalSettings, {
         "data_dir": data_dir,
         "views": _parse_list(views, "--views"),
+        "view_options": _parse_view_options(view_option or []),
         "aggregator": aggregator,
         "taus": _parse_taus(tau),
         "engine": engine,
@@ -170,6 +190,11 @@ DataDirOption = Annotated[
 ViewsOption = Annotated[
     str,
     typer.Option("--views", help=f"Comma-separated views; known: {', '.join(available_views())}."),
+]
+ViewOptionOption = Annotated[
+    list[str] | None,
+    typer.Option("--view-option", help="VIEW.KEY=VALUE, repeatable: an option of one view, "
+                 "e.g. nli.model=runs/nli/onnx or judge.base_url=http://localhost:8080/v1."),
 ]
 AggregatorOption = Annotated[
     str, typer.Option("--aggregator", help="Family of the headline configuration: vote or learned.")
@@ -219,6 +244,7 @@ ProtocolSeedOption = Annotated[
 BENCHMARK_OPTIONS: list[tuple[str, Any, Any]] = [
     ("data_dir", DataDirOption, inspect.Parameter.empty),
     ("views", ViewsOption, ",".join(DEFAULT_VIEWS)),
+    ("view_option", ViewOptionOption, None),
     ("aggregator", AggregatorOption, "learned"),
     ("tau", TauOption, DEFAULT_TAU_TEXT),
     ("engine", EngineOption, "local"),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from veritype._registry import Registry
 from veritype.errors import ConfigurationError
@@ -64,6 +64,7 @@ class EvalSettings(Settings):
     taus: tuple[float, ...] = DEFAULT_TAUS
     engine: str = "local"
     engine_options: dict[str, Any] = Field(default_factory=dict)
+    view_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     limit: int | None = None
     subsets: tuple[str, ...] | None = None
     seed: int = SPLIT_SEED
@@ -84,6 +85,14 @@ class EvalSettings(Settings):
         if not views:
             raise ConfigurationError("no views given")
         return views
+
+    @model_validator(mode="after")
+    def _options_name_run_views(self) -> EvalSettings:
+        stray = sorted(set(self.view_options) - set(self.views))
+        if stray:
+            raise ConfigurationError(f"view options name views that are not run: "
+                                     f"{', '.join(stray)}; views: {', '.join(self.views)}")
+        return self
 
     @field_validator("taus")
     @classmethod
@@ -108,7 +117,8 @@ def at_least(label: str, value: int | None, minimum: int) -> int | None:
 
 def engine_for(settings: EvalSettings) -> ScoringEngine:
     """The scoring engine the settings name, running their views."""
-    return create_engine(settings.engine, settings.views, **settings.engine_options)
+    return create_engine(settings.engine, settings.views, view_options=settings.view_options,
+                         **settings.engine_options)
 
 
 def score(
@@ -220,7 +230,9 @@ class Evaluator(ABC):
     def result(self, *, config: dict[str, Any], headline: dict[str, float | int | str],
                sections: dict[str, Any], tables: list[Table], timings: dict[str, float]
                ) -> RunResult:
-        """The run's result under this benchmark's name."""
+        """The run's result under this benchmark's name; the config records the view options
+        (a model path changes every figure)."""
+        config = {**config, "view_options": self.settings.view_options}
         return RunResult(benchmark=self.name, config=config, headline=headline,
                          sections=sections, tables=tables, timings=timings)
 

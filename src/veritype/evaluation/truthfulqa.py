@@ -220,12 +220,23 @@ def _headline(spec: Protocol, seed: int, split: Split, pairs: int, claims: int,
 
 
 def _view_points(main: dict[str, Any], views: Sequence[str]) -> dict[str, float]:
-    """Each view's held-out precision and recall at its calibrated P ≥ 0.95 threshold."""
+    """Each view's held-out precision and recall at its calibrated P ≥ 0.95 threshold and
+    its ROC-AUC on the held-out non-verbatim claims; with the judge, the learned aggregator's
+    non-verbatim figures at P ≥ 0.95 without and with it."""
     points: dict[str, float] = {}
     for view in views:
         p95 = main["configurations"][f"view:{view}"]["cal:p95"]
         points[f"{view}_precision_at_cal_p95"] = p95["precision"]
         points[f"{view}_recall_at_cal_p95"] = p95["recall"]
+        points[f"{view}_non_verbatim_roc_auc"] = main["non_verbatim_roc_auc"][view]
+    gain = main.get("judge_gain")
+    if gain is not None:
+        for name, key in (("encoders", "judge_off"), ("encoders+judge", "judge_on")):
+            for subset in ("held_out", "non_verbatim", "borderline"):
+                if subset in gain:
+                    point = gain[subset]["at_cal_p95"][name]
+                    points[f"{key}_{subset}_precision_at_cal_p95"] = point["precision"]
+                    points[f"{key}_{subset}_recall_at_cal_p95"] = point["recall"]
     return points
 
 

@@ -111,8 +111,11 @@ class LocalJudge(PromptedJudge):
     def judge_batch(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         loaded = self._model
         llama = loaded.llama
-        supports: list[float] = []
-        for claim, evidence in pairs:
+        supports = [0.0] * len(pairs)
+        # Claims on the same evidence are asked one after another: the model keeps the
+        # evaluated prompt up to the claim and reads only what differs.
+        for index in sorted(range(len(pairs)), key=lambda i: pairs[i][1]):
+            claim, evidence = pairs[index]
             checkpoint("the next judged claim")
             text = self._template(self.messages(claim, evidence))
             tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
@@ -123,7 +126,7 @@ class LocalJudge(PromptedJudge):
                 )
             with loaded.lock:
                 logits = loaded.evaluate_prompt(tokens)
-            supports.append(_yes_share(logits, self._answers[True], self._answers[False]))
+            supports[index] = _yes_share(logits, self._answers[True], self._answers[False])
         return supports
 
 
