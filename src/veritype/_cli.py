@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,7 +80,12 @@ def rich_progress(console: Console | None = None) -> Iterator[RichProgress]:
 
 @contextmanager
 def progress(description: str, total: int, unit: str = "") -> Iterator[Callable[[int], None]]:
-    """A progress bar with elapsed time and ETA; yields ``advance(done)``."""
+    """A progress bar with elapsed time and ETA; yields ``advance(done)``. When stderr is not a
+    terminal (a background job writing to a log), a plain line every ``LOG_EVERY_S`` instead."""
+    if not _err.is_terminal:
+        with _logged_progress(description, total, unit) as advance:
+            yield advance
+        return
     columns: list[ProgressColumn] = [
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
     ]
@@ -89,3 +95,31 @@ def progress(description: str, total: int, unit: str = "") -> Iterator[Callable[
     with Progress(*columns, console=_err, transient=False) as bar:
         task = bar.add_task(description, total=total)
         yield lambda done: bar.advance(task, done)
+
+
+LOG_EVERY_S = 30.0
+
+
+@contextmanager
+def _logged_progress(description: str, total: int, unit: str) -> Iterator[Callable[[int], None]]:
+    """Progress as lines of text (done of total, elapsed, ETA) at most every ``LOG_EVERY_S``."""
+    started = last = time.monotonic()
+    done = 0
+
+    def line() -> str:
+        elapsed = time.monotonic() - started
+        remaining = elapsed * (total - done) / done if done else float("nan")
+        eta = f"{remaining / 60:.1f} min" if done else "unknown"
+        return (f"{description}: {done}/{total} {unit}".rstrip()
+                + f", {elapsed / 60:.1f} min elapsed, ETA {eta}")
+
+    def advance(count: int) -> None:
+        nonlocal done, last
+        done += count
+        now = time.monotonic()
+        if now - last >= LOG_EVERY_S:
+            last = now
+            _err.print(line(), highlight=False, markup=False)
+
+    yield advance
+    _err.print(line(), highlight=False, markup=False)
