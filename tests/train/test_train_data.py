@@ -81,3 +81,36 @@ def test_a_pronoun_for_the_subject_name_is_neutral_evidence() -> None:
     assert [(p.hypothesis, p.label) for p in pronominal] == [
         ("Paris is the capital of France.", "neutral")
     ]
+
+
+def test_each_synthetic_kind_can_be_chosen_alone() -> None:
+    document = (
+        "Doctor Smith treated some patients with the new drug in 1998. The trial often "
+        "ran for 12 weeks in Boston. Most patients were cured within a month of treatment."
+    )
+    seen: dict[str, set[str]] = {}
+    for kind in data.SYNTHETIC_KINDS:
+        pairs = data.synthetic([document], random.Random(2), per_document=3, source="t",
+                               kinds=(kind,))
+        assert pairs, kind
+        assert {p.source for p in pairs} == {f"t_{kind}"}
+        seen[kind] = {p.label for p in pairs}
+    assert seen["clause"] == {"entailment"}
+    assert seen["value"] == seen["negation"] == {"contradiction"}
+    assert seen["quantifier"] == seen["hedge"] == seen["unrelated"] == {"neutral"}
+
+
+def test_a_strengthened_quantifier_or_a_hedge_says_more_than_the_evidence() -> None:
+    assert data._strengthen_quantifier("Some birds can fly at night.") == (
+        "All birds can fly at night.")
+    assert data._strengthen_quantifier("The trial often ran late.") == "The trial always ran late."
+    assert data._strengthen_quantifier("The trial ran late.") is None
+    hedged = data._hedged("The drug lowers blood pressure.", random.Random(0))
+    assert hedged.endswith("the drug lowers blood pressure.") and hedged != "The drug lowers"
+
+
+def test_an_unknown_synthetic_kind_is_refused_naming_the_known() -> None:
+    from veritype.train.config import DataConfig
+
+    with pytest.raises(ValueError, match="unknown synthetic_kinds \\['sarcasm'\\]"):
+        DataConfig(synthetic_kinds=["value", "sarcasm"])

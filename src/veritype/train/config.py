@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from veritype.errors import ConfigurationError
 from veritype.settings import Settings
+from veritype.train.data import DEFAULT_SYNTHETIC_KINDS, SYNTHETIC_KINDS
 
 
 class DataConfig(Settings):
@@ -21,7 +22,17 @@ class DataConfig(Settings):
     synthetic_scifact_docs: int = 0
     synthetic_halueval_rows: int = 0
     synthetic_per_document: int = 2
+    synthetic_kinds: list[str] = Field(default_factory=lambda: list(DEFAULT_SYNTHETIC_KINDS))
     max_pairs: int = 0
+
+    @field_validator("synthetic_kinds")
+    @classmethod
+    def _known_kinds(cls, kinds: list[str]) -> list[str]:
+        unknown = sorted(set(kinds) - set(SYNTHETIC_KINDS))
+        if unknown:
+            raise ConfigurationError(f"unknown synthetic_kinds {unknown}; known: "
+                                     f"{', '.join(SYNTHETIC_KINDS)}")
+        return kinds
 
 
 class TrainConfig(Settings):

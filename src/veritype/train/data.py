@@ -198,13 +198,54 @@ def _pronoun_subject(sentence: str) -> str | None:
     return pronoun + rest
 
 
+_QUANTIFIERS = re.compile(r"\b(some|several|many|most|often|sometimes|usually|may)\b",
+                          re.IGNORECASE)
+_STRONGER = {"some": "all", "several": "all", "many": "all", "most": "all",
+             "often": "always", "sometimes": "always", "usually": "always", "may": "will"}
+
+
+def _strengthen_quantifier(sentence: str) -> str | None:
+    """The sentence with its first weak quantifier or modal made universal ("some" → "all",
+    "often" → "always", "may" → "will"): more than the sentence says."""
+    match = _QUANTIFIERS.search(sentence)
+    if match is None:
+        return None
+    word = match.group(1)
+    stronger = _STRONGER[word.lower()]
+    if word[0].isupper():
+        stronger = stronger.capitalize()
+    return sentence[: match.start()] + stronger + sentence[match.end():]
+
+
+_HEDGES = ("It is possible that", "Some have suggested that", "It is unclear whether")
+
+
+def _hedged(sentence: str, rng: random.Random) -> str:
+    """The sentence as a possibility, not a fact: evidence that does not establish it."""
+    body = sentence[0].lower() + sentence[1:] if sentence[:2] != sentence[:2].upper() else sentence
+    return f"{rng.choice(_HEDGES)} {body}"
+
+
+# The kinds of synthetic pair, in the order they are drawn for each sampled sentence.
+SYNTHETIC_KINDS = ("clause", "value", "negation", "quantifier", "hedge", "pronoun", "unrelated")
+DEFAULT_SYNTHETIC_KINDS = ("clause", "value", "negation", "pronoun", "unrelated")
+
+
 def synthetic(
-    documents: list[str], rng: random.Random, per_document: int, source: str
+    documents: list[str], rng: random.Random, per_document: int, source: str,
+    kinds: tuple[str, ...] = DEFAULT_SYNTHETIC_KINDS,
 ) -> list[Pair]:
-    """Perturbation pairs from real text: the sentence (or a clause) itself → entailment;
-    a number, date, name or polarity changed → contradiction; another sentence → neutral;
-    the sentence with its subject name turned into a pronoun, as premise of the sentence
-    itself → neutral (a pronoun neither confirms nor denies whom it stands for)."""
+    """Perturbation pairs from real text, by kind: ``clause`` the sentence (or its first
+    clause) itself → entailment; ``value`` a number, date or name swapped for one from another
+    document → contradiction; ``negation`` the polarity flipped → contradiction;
+    ``quantifier`` a weak quantifier made universal → neutral; ``hedge`` the sentence as a mere
+    possibility, as premise of the sentence itself → neutral; ``pronoun`` the subject name
+    turned into a pronoun, as premise of the sentence itself → neutral (a pronoun neither
+    confirms nor denies whom it stands for); ``unrelated`` another sentence → neutral. Each
+    pair's source is ``source`` and its kind, ``synthetic_scifact_value`` say."""
+    unknown = sorted(set(kinds) - set(SYNTHETIC_KINDS))
+    if unknown:
+        raise DataError(f"unknown synthetic kinds {unknown}; known: {', '.join(SYNTHETIC_KINDS)}")
     names = [
         v.text
         for doc in documents[:2000]
@@ -218,20 +259,29 @@ def synthetic(
         if len(sentences) < 2:
             continue
         for premise in rng.sample(sentences, min(per_document, len(sentences))):
-            candidates = [
-                ("entailment", _clause(premise) or premise),
-                ("contradiction", _change_value(premise, rng, names)),
-                ("contradiction", _flip_polarity(premise)),
-            ]
-            for label, hypothesis in candidates:
-                if hypothesis is not None and (hypothesis != premise or label == "entailment"):
-                    pairs.append(Pair(premise, hypothesis, label, source))
-            pronominal = _pronoun_subject(premise)
-            if pronominal is not None:
-                pairs.append(Pair(pronominal, premise, "neutral", source))
-            other = rng.choice([s for s in sentences if s != premise] or [premise])
-            if other != premise:
-                pairs.append(Pair(premise, other, "neutral", source))
+            made: list[tuple[str, str, str | None, str]] = []
+            for kind in SYNTHETIC_KINDS:
+                if kind not in kinds:
+                    continue
+                if kind == "clause":
+                    made.append((kind, premise, _clause(premise) or premise, "entailment"))
+                elif kind == "value":
+                    made.append((kind, premise, _change_value(premise, rng, names),
+                                 "contradiction"))
+                elif kind == "negation":
+                    made.append((kind, premise, _flip_polarity(premise), "contradiction"))
+                elif kind == "quantifier":
+                    made.append((kind, premise, _strengthen_quantifier(premise), "neutral"))
+                elif kind == "hedge":
+                    made.append((kind, _hedged(premise, rng), premise, "neutral"))
+                elif kind == "pronoun":
+                    made.append((kind, _pronoun_subject(premise) or premise, premise, "neutral"))
+                else:
+                    other = rng.choice([s for s in sentences if s != premise] or [premise])
+                    made.append((kind, premise, other, "neutral"))
+            for kind, evidence, hypothesis, label in made:
+                if hypothesis is not None and (hypothesis != evidence or label == "entailment"):
+                    pairs.append(Pair(evidence, hypothesis, label, f"{source}_{kind}"))
     return pairs
 
 

@@ -69,14 +69,12 @@ def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
     if spec.synthetic_scifact_docs:
         documents = datasets.scifact_abstracts(data_dir)
         documents = rng.sample(documents, min(spec.synthetic_scifact_docs, len(documents)))
-        pairs += datasets.synthetic(
-            documents, rng, spec.synthetic_per_document, "synthetic_scifact"
-        )
+        pairs += datasets.synthetic(documents, rng, spec.synthetic_per_document,
+                                    "synthetic_scifact", tuple(spec.synthetic_kinds))
     if spec.synthetic_halueval_rows:
         documents = datasets.halueval_texts(data_dir, spec.synthetic_halueval_rows)
-        pairs += datasets.synthetic(
-            documents, rng, spec.synthetic_per_document, "synthetic_halueval"
-        )
+        pairs += datasets.synthetic(documents, rng, spec.synthetic_per_document,
+                                    "synthetic_halueval", tuple(spec.synthetic_kinds))
     if not pairs:
         raise DataError(f"training config {config.name!r} selects no data")
     rng.shuffle(pairs)
