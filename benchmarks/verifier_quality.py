@@ -33,6 +33,7 @@ from veritype.models.cross_encoder import CrossEncoder, model_directory
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED_PAIRS = 256
+CHECKS = ("nli", "halueval", "scifact", "truthfulqa")
 PASSES = 3
 
 
@@ -56,6 +57,21 @@ def pairs_per_second(directory: Path, pairs: list[tuple[str, str]], batch: int,
     return round(len(pairs) / best, 1)
 
 
+def run_checks(score: model_quality.Scorer, checks: list[str], data_dir: Path,
+               limit: int | None) -> dict[str, Any]:
+    """The chosen checks of one scorer, by their report keys."""
+    report: dict[str, Any] = {}
+    if "nli" in checks:
+        report["nli_eval_accuracy"] = model_quality.nli_sets(score, data_dir, limit)
+    if "halueval" in checks:
+        report["halueval_detection"] = model_quality.halueval(score, data_dir, limit)
+    if "scifact" in checks:
+        report["scifact_dev"] = model_quality.scifact_gold(score, data_dir, limit)
+    if "truthfulqa" in checks:
+        report["truthfulqa"] = model_quality.truthfulqa(score, data_dir)
+    return report
+
+
 def speed_pairs(data_dir: Path) -> list[tuple[str, str]]:
     path = data_dir / "nli" / "eval" / "mnli_dev_matched_3k.jsonl"
     with path.open(encoding="utf-8") as handle:
@@ -74,11 +90,16 @@ def main() -> None:
     parser.add_argument("--model", type=parse_model, action="append", default=None,
                         help="NAME=DIR: an exported model directory (or a shipped name) to "
                         "measure; repeatable. Default: nli=nli and align=align.")
+    parser.add_argument("--checks", default=",".join(CHECKS),
+                        help=f"Comma-separated checks (default: all of {', '.join(CHECKS)}).")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--output", type=Path, default=ROOT / "benchmarks" / "results" / "verifier_quality.json"
     )
     args = parser.parse_args()
+    checks = [check.strip() for check in args.checks.split(",") if check.strip()]
+    if unknown := sorted(set(checks) - set(CHECKS)):
+        parser.error(f"unknown checks {unknown}; known: {', '.join(CHECKS)}")
     chosen = dict(args.model or [("nli", "nli"), ("align", "align")])
     directories = {name: model_directory(where) for name, where in chosen.items()}
     # A cache big enough for every pair: "both" then reuses the single models' scores.
@@ -98,19 +119,15 @@ def main() -> None:
         "machine": machine(),
         "data_dir": str(args.data_dir),
         "limit": args.limit,
+        "checks": checks,
         "threads": args.threads,
         "models": {name: str(directory) for name, directory in directories.items()},
     }
     timed = speed_pairs(args.data_dir)
     for name, score in scorers.items():
         started = time.perf_counter()
-        report[name] = {
-            "nli_eval_accuracy": model_quality.nli_sets(score, args.data_dir, args.limit),
-            "halueval_detection": model_quality.halueval(score, args.data_dir, args.limit),
-            "scifact_dev": model_quality.scifact_gold(score, args.data_dir, args.limit),
-            "truthfulqa": model_quality.truthfulqa(score, args.data_dir),
-            "seconds": round(time.perf_counter() - started, 1),
-        }
+        report[name] = run_checks(score, checks, args.data_dir, args.limit)
+        report[name]["seconds"] = round(time.perf_counter() - started, 1)
         if name in directories:
             report[name]["pairs_per_second"] = {
                 f"batch_{batch}": pairs_per_second(directories[name], timed, batch,
@@ -119,7 +136,8 @@ def main() -> None:
             }
         shown = {k: v for k, v in report[name].items() if k != "truthfulqa"}
         print(name, json.dumps(shown, indent=1), file=sys.stderr)
-    verdicts = {name: np.array(report[name]["truthfulqa"].pop("verdicts")) for name in scorers}
+    verdicts = {name: np.array(report[name]["truthfulqa"].pop("verdicts")) for name in scorers
+                if "truthfulqa" in report[name]}
     if {"nli", "align"} <= set(verdicts):
         report["truthfulqa_agreement_nli_align"] = round(
             float(np.mean(verdicts["nli"] == verdicts["align"])), 4
