@@ -227,6 +227,49 @@ def train_verifier(
         raise _fail(str(error)) from None
 
 
+@train_app.command("label")
+def train_label(
+    config: Annotated[Path, typer.Option("--config", "-c", help="The recipe whose training "
+                                         "pairs are labelled (TOML).")],
+    teacher: Annotated[str, typer.Option("--teacher", help="judge, or a verifier model: a "
+                                         "shipped name, an exported folder or a hub id.")],
+    out: Annotated[Path, typer.Option("--out", help="The soft-label file (JSON lines); an "
+                                      "unfinished one is continued.")],
+    data_dir: DataDir,
+    teacher_option: Annotated[
+        list[str] | None,
+        typer.Option("--teacher-option", help="KEY=VALUE for the judge teacher, repeatable "
+                     "(model_path=..., judge=openai, base_url=...)."),
+    ] = None,
+    threads: Annotated[int, typer.Option("--threads", help="CPU threads of a model teacher.")
+                       ] = 2,
+) -> None:
+    """Score a recipe's training pairs with a teacher, for distillation: name the file in a
+    later recipe's soft_label_files."""
+    try:
+        from veritype.train.config import TrainConfig
+        from veritype.train.label import label_pairs, make_teacher
+    except ImportError as error:
+        raise _fail(
+            f"labelling needs the train extra ({error.name} is missing): "
+            'pip install -e ".[train]"'
+        ) from None
+    options: dict[str, str] = {}
+    for item in teacher_option or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise _fail(f"--teacher-option must be KEY=VALUE, got {item!r}")
+        options[key.strip()] = value
+    try:
+        recipe = TrainConfig.load(config)
+        scorer = make_teacher(teacher, threads=threads, **options)
+        with rich_progress() as progress:
+            total = label_pairs(recipe, data_dir, scorer, out, progress=progress)
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
+    typer.echo(f"{total} pairs labelled by {teacher} in {out}")
+
+
 @train_app.command("aggregator")
 def train_aggregator(
     data_dir: DataDir,

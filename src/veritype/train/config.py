@@ -23,6 +23,7 @@ class DataConfig(Settings):
     synthetic_halueval_rows: int = 0
     synthetic_per_document: int = 2
     synthetic_kinds: list[str] = Field(default_factory=lambda: list(DEFAULT_SYNTHETIC_KINDS))
+    soft_label_files: list[str] = Field(default_factory=list)
     max_pairs: int = 0
 
     @field_validator("synthetic_kinds")

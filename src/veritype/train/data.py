@@ -27,12 +27,61 @@ ALL_LABELS = (*LABELS, TWO_WAY)
 HALUEVAL_TRAIN_ROWS = 8000
 
 
+# A soft label: probabilities of entailment, neutral and contradiction, or of entailment
+# alone (the rest not entailed, neither neutral nor contradiction in particular).
+SOFT = "soft"
+
+
 @dataclass(frozen=True, slots=True)
 class Pair:
+    """One training pair; ``label`` is a class, ``not_entailment``, or ``soft`` with the
+    teacher's ``probabilities`` (three, or one: P(entailment))."""
+
     premise: str
     hypothesis: str
     label: str
     source: str
+    probabilities: tuple[float, ...] = ()
+
+
+def target_weights(pair: Pair) -> tuple[float, float, float, float]:
+    """The weights of log p(entailment), log p(neutral), log p(contradiction) and
+    log p(not entailed) in the pair's negative log-likelihood."""
+    if pair.label == SOFT:
+        if len(pair.probabilities) == 1:
+            entailed = pair.probabilities[0]
+            return (entailed, 0.0, 0.0, 1.0 - entailed)
+        entailment, neutral, contradiction = pair.probabilities
+        return (entailment, neutral, contradiction, 0.0)
+    if pair.label == TWO_WAY:
+        return (0.0, 0.0, 0.0, 1.0)
+    weights = [0.0, 0.0, 0.0, 0.0]
+    weights[LABELS.index(pair.label)] = 1.0
+    return (weights[0], weights[1], weights[2], weights[3])
+
+
+def _is_distribution(probabilities: tuple[float, ...]) -> bool:
+    """One probability, or three that sum to 1."""
+    if len(probabilities) not in (1, 3) or not all(0.0 <= p <= 1.0 for p in probabilities):
+        return False
+    return len(probabilities) == 1 or abs(sum(probabilities) - 1.0) <= 1e-3
+
+
+def soft_labels(path: Path) -> list[Pair]:
+    """Pairs labelled by a teacher (``veritype train label``): JSON lines with ``premise``,
+    ``hypothesis``, ``source`` and ``probabilities`` (three, or one: P(entailment))."""
+    if not path.is_file():
+        raise DataError(f"{path}: soft-label file not found")
+    pairs: list[Pair] = []
+    for number, row in enumerate(_jsonl(path), start=1):
+        given = row.get("probabilities")
+        probabilities = tuple(float(p) for p in given) if isinstance(given, list) else ()
+        if not _is_distribution(probabilities):
+            raise DataError(f"{path}:{number}: probabilities must be P(entailment) or three "
+                            f"probabilities summing to 1, got {row.get('probabilities')!r}")
+        pairs.append(Pair(str(row["premise"]), str(row["hypothesis"]), SOFT,
+                          f"{row['source']} (soft, {path.stem})", probabilities))
+    return pairs
 
 
 def _jsonl(path: Path, limit: int | None = None) -> Iterator[dict[str, object]]:

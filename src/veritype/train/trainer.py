@@ -24,7 +24,7 @@ from veritype.progress import Progress
 from veritype.train import data as datasets
 from veritype.train.base_models import resolve_base_model
 from veritype.train.config import TrainConfig
-from veritype.train.data import LABELS, TWO_WAY, Pair
+from veritype.train.data import LABELS, Pair
 
 log = logging.getLogger("veritype.train")
 CHECKPOINT = "checkpoint.pt"
@@ -67,6 +67,8 @@ def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
         documents = datasets.halueval_texts(data_dir, spec.synthetic_halueval_rows)
         pairs += datasets.synthetic(documents, rng, spec.synthetic_per_document,
                                     "synthetic_halueval", tuple(spec.synthetic_kinds))
+    for path in spec.soft_label_files:
+        pairs += datasets.soft_labels(Path(path))
     if not pairs:
         raise DataError(f"training config {config.name!r} selects no data")
     rng.shuffle(pairs)
@@ -87,18 +89,14 @@ def _batches(lengths: Sequence[int], batch_size: int, seed: int, epoch: int) -> 
     return batches
 
 
-def pair_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Cross-entropy over 3 classes; target 3 means not_entailment (neutral or contradiction)."""
+def pair_loss(logits: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Mean negative log-likelihood: ``weights`` (pairs × 4, from ``target_weights``) weigh
+    log p(entailment), log p(neutral), log p(contradiction) and log p(not entailed). A class
+    label is one weight of 1; a soft label spreads its teacher's probabilities."""
     log_probs = torch.log_softmax(logits, dim=-1)
-    two_way = targets == len(LABELS)
-    safe = torch.where(two_way, torch.zeros_like(targets), targets)
-    three_way_loss = -log_probs.gather(1, safe.unsqueeze(1)).squeeze(1)
     not_entailed = torch.logsumexp(log_probs[:, 1:], dim=-1)
-    return torch.where(two_way, -not_entailed, three_way_loss).mean()
-
-
-def _target(label: str) -> int:
-    return len(LABELS) if label == TWO_WAY else LABELS.index(label)
+    loss = -(weights[:, :3] * log_probs).sum(dim=-1) - weights[:, 3] * not_entailed
+    return loss.mean()
 
 
 class Trainer:
@@ -163,7 +161,7 @@ class Trainer:
         )
         log.info("assembled %d pairs: %s", len(pairs), counts)
         encoded = self._encode(pairs)
-        targets = torch.tensor([_target(p.label) for p in pairs])
+        targets = torch.tensor([datasets.target_weights(p) for p in pairs])
         lengths = [len(ids) for ids in encoded["input_ids"]]
         per_epoch = math.ceil(len(pairs) / config.batch_size)
         total_steps = max(1, math.ceil(per_epoch * config.epochs))
