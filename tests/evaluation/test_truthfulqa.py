@@ -338,3 +338,6 @@ def test_the_judge_gain_compares_the_learned_aggregator_with_and_without_the_jud
     assert judge_auc > 0.6, judge_auc
     assert result.headline["judge_non_verbatim_roc_auc"] == main["non_verbatim_roc_auc"]["judge"]
     assert result.config["view_options"] == {"judge": {"model_path": str(judge_model)}}
+    titles = [table.title for table in result.tables]
+    assert any(title.startswith("What the judge adds") for title in titles)
+    assert any(title.startswith("ROC-AUC of each view on the held-out claims") for title in titles)

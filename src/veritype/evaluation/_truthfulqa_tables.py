@@ -12,7 +12,7 @@ from veritype.evaluation.data import (
     TRUTHFULQA_REFERENCE_FILE,
     Example,
 )
-from veritype.evaluation.report import Table
+from veritype.evaluation.report import Cell, Table
 
 PUBLISHED = {
     "ETG 5 views on one DeBERTa-v3-small NLI": (0.969, 0.446),
@@ -55,6 +55,29 @@ def _with_ci(point: dict[str, Any], key: str) -> str:
 def _point_row(name: str, label: str, point: dict[str, Any]) -> tuple[Any, ...]:
     return (f"{name} @ {label}", _with_ci(point, "precision"), _with_ci(point, "recall"),
             _with_ci(point, "f1"), point["fpr"], point["hallucination_rate"])
+
+
+def _judge_table(gain: dict[str, Any]) -> Table:
+    """The learned aggregator without and with the judge, on each subset of held-out claims."""
+    rows: list[tuple[Cell, ...]] = []
+    for subset in ("held_out", "non_verbatim", "borderline"):
+        if subset not in gain:
+            continue
+        part = gain[subset]
+        for name in ("encoders", "encoders+judge"):
+            point = part["at_cal_p95"][name]
+            rows.append((subset.replace("_", " "), part["claims"], name,
+                         _with_ci(point, "precision"), _with_ci(point, "recall"),
+                         part["roc_auc"][name]))
+    return Table(
+        "What the judge adds: the learned aggregator without and with it, each at its "
+        "calibrated P ≥ 0.95 point",
+        ("claims", "n", "views", "precision [95% CI]", "recall [95% CI]", "ROC-AUC"),
+        rows,
+        note=f"encoders: {', '.join(gain['encoder_views'])}. Borderline: the claims the "
+        "shipped default leaves Uncertain (τ' < score < τ), which the engine sends the judge. "
+        "Intervals resample held-out questions.",
+    )
 
 
 def _spread_cell(summary: dict[str, dict[str, float]], metric: str) -> str:
@@ -202,6 +225,15 @@ def tables(protocol: Protocol, main: dict[str, Any], spread: dict[str, Any],
             "all views; this is what a deployed vote-at-τ verifier would spend.",
         ),
     ]
+    tables.append(Table(
+        "ROC-AUC of each view on the held-out claims that are not verbatim copies of their "
+        "evidence",
+        ("view", "ROC-AUC"),
+        [(view, auc) for view, auc in main["non_verbatim_roc_auc"].items()],
+        note="0.5 is chance: the claims a substring test cannot decide.",
+    ))
+    if "judge_gain" in main:
+        tables.append(_judge_table(main["judge_gain"]))
     if "release_2025" in sections:
         recent = sections["release_2025"]["chosen"]
         tables.append(Table(
