@@ -163,3 +163,37 @@ def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
         for pair, row in zip(PAIRS, scores, strict=True):
             logits = model(**tokenizer([pair[0]], [pair[1]], return_tensors="pt")).logits
             np.testing.assert_allclose(row, torch.softmax(logits, -1)[0].numpy(), atol=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_mpnet
+def test_an_int8_mpnet_export_agrees_with_its_fp32_graph(tmp_path: Path) -> None:
+    import torch
+
+    from veritype.train.base_models import resolve_base_model
+    from veritype.train.export import export_onnx
+    from veritype.train.trainer import fresh_classifier
+
+    # The real encoder's weights (a random head on top): products of real activations and
+    # weights are what saturate an int8 kernel, which a small random model never shows.
+    torch.manual_seed(0)
+    model = fresh_classifier(resolve_base_model("all-mpnet-base-v2"))
+    with torch.no_grad():
+        # A sharp head: the encoder's output decides the probabilities, as in a trained one.
+        model.classifier.out_proj.weight.mul_(50.0)
+    model.save_pretrained(tmp_path / "mpnet")
+    from transformers import AutoTokenizer
+
+    AutoTokenizer.from_pretrained(resolve_base_model("all-mpnet-base-v2")).save_pretrained(
+        tmp_path / "mpnet")
+    export_onnx(str(tmp_path / "mpnet"), tmp_path / "onnx")
+    fp32 = tmp_path / "fp32"
+    fp32.mkdir()
+    for name in ("tokenizer.json", "labels.json"):
+        (fp32 / name).write_bytes((tmp_path / "onnx" / name).read_bytes())
+    (fp32 / "model.onnx").write_bytes((tmp_path / "onnx" / "model.fp32.onnx").read_bytes())
+    pairs = _mixed_pairs()
+    int8_scores = CrossEncoder(tmp_path / "onnx", cache_size=0).predict(pairs)
+    fp32_scores = CrossEncoder(fp32, cache_size=0).predict(pairs)
+    agreement = np.mean(int8_scores.argmax(axis=1) == fp32_scores.argmax(axis=1))
+    assert agreement >= 0.9, agreement
