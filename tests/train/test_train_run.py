@@ -33,6 +33,7 @@ def test_killed_run_resumes_and_exports_a_working_model(tiny_run: Path) -> None:
     assert 0.0 <= floor <= 1.0
     card = (exported / "model_card.md").read_text()
     assert "Base encoder: all-MiniLM-L6-v2 (Apache-2.0)" in card
+    assert "Format: ONNX with fused attention, dynamic int8 quantisation" in card
     assert "Never trained on (evaluation only)" in card and "anli_r1_dev" in card
     encoder = CrossEncoder(exported)
     scores = encoder.predict(

@@ -13,7 +13,7 @@ import numpy as np
 
 from veritype.errors import DataError
 from veritype.evaluation.data import NLI_EVAL_SETS
-from veritype.models.cross_encoder import CrossEncoder
+from veritype.models.cross_encoder import MODEL_FILE, CrossEncoder
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY
 
@@ -119,6 +119,13 @@ def write_card(
     floor: float,
 ) -> None:
     """The model card: what the model is, what it was trained on, how good and fast it is."""
+    import onnx
+
+    graph = onnx.load(str(path.parent / MODEL_FILE), load_external_data=False).graph
+    operators = {node.op_type for node in graph.node}
+    fused = "ONNX with fused attention, " if "QAttention" in operators else "ONNX, "
+    weights = ("per-channel weights" if "QAttention" in operators
+               else "per-channel 7-bit weights, which do not saturate on CPUs without VNNI")
     licences = sorted({licence_of(source) for source in data_counts})
     name = Path(config.base_model).name or config.base_model
     base = BASE_MODELS.get(name, f"{name} (see its own licence)")
@@ -134,8 +141,8 @@ def write_card(
         f"{config.max_length}, batch {config.batch_size}, learning rate {config.learning_rate}, "
         f"{config.epochs:g} epoch{'' if config.epochs == 1 else 's'}); reproduce with "
         f"`veritype train verifier --config configs/{config.name}.toml`.",
-        "- Format: ONNX with fused attention, dynamic int8 quantisation (per-channel "
-        "weights); runs on onnxruntime with the bundled `tokenizer.json`. Activations are "
+        f"- Format: {fused}dynamic int8 quantisation ({weights}); runs on onnxruntime "
+        "with the bundled `tokenizer.json`. Activations are "
         "scaled per run, so veritype scores each pair in a run of its own: the same pair gets "
         "the same scores whatever else is scored with it.",
         "",
