@@ -121,3 +121,17 @@ def test_roc_auc_counts_ties_as_half() -> None:
     assert roc_auc(np.array([0.9, 0.8, 0.3, 0.1]), truth) == 1.0
     assert roc_auc(np.array([0.1, 0.2, 0.8, 0.9]), truth) == 0.0
     assert roc_auc(np.array([0.5, 0.5, 0.5, 0.5]), truth) == 0.5
+
+
+def test_roc_auc_is_the_share_of_positive_negative_pairs_ranked_right() -> None:
+    from veritype.evaluation.metrics import roc_auc
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        scores = np.round(rng.random(300), 1)  # many ties
+        truth = rng.random(300) < scores
+        positive, negative = scores[truth], scores[~truth]
+        above = (positive[:, None] > negative[None, :]).sum()
+        tied = (positive[:, None] == negative[None, :]).sum()
+        expected = (above + tied / 2) / (len(positive) * len(negative))
+        assert roc_auc(scores, truth) == pytest.approx(expected)

@@ -179,12 +179,10 @@ def precision_recall_curve(scores: Floats, truth: Bools) -> dict[str, list[float
 def roc_auc(scores: Floats, truth: Bools) -> float:
     """ROC-AUC: the chance that a supported claim outscores an unsupported one (ties count
     half), by ranks with tied scores sharing their mean rank; 0 when a class is missing."""
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    for value in np.unique(scores):
-        tied = scores == value
-        ranks[tied] = ranks[tied].mean()
+    # The mean rank of each distinct score, from the cumulative counts of the sorted values.
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    last = np.cumsum(counts)
+    ranks = (last - (counts - 1) / 2.0)[inverse]
     positives = int(np.sum(truth))
     negatives = len(truth) - positives
     return float((ranks[truth].sum() - positives * (positives + 1) / 2)
