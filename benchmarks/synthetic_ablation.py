@@ -142,7 +142,9 @@ def main() -> None:
         )
         started = time.perf_counter()
         exported = config.run_dir / "onnx"
-        if not (exported / "model.onnx").is_file():
+        # A variant trained and exported by an earlier run of this script is scored again.
+        reused = (exported / "model.onnx").is_file()
+        if not reused:
             final = Trainer(config, args.data_dir).train(resume=True)
             export_onnx(str(final), exported)
         trained = time.perf_counter() - started
@@ -152,7 +154,7 @@ def main() -> None:
         data = json.loads((config.run_dir / "data.json").read_text())
         results[name] = {
             "pairs": data["pairs"], "by_source": data["by_source"],
-            "train_and_export_seconds": round(trained, 1),
+            "train_and_export_seconds": None if reused else round(trained, 1),
             "roc_auc": {label: round(roc_auc(scores[name][label], truth), 4)
                         for label, (_, truth, _) in sets.items()},
         }
