@@ -8,7 +8,7 @@ from veritype.train.config import TrainConfig
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", ["nli", "align"])
+@pytest.mark.parametrize("name", ["nli", "align", "nli_large"])
 def test_shipped_recipes_load(name: str) -> None:
     config = TrainConfig.load(ROOT / "configs" / f"{name}.toml")
     assert config.name == name
