@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import UnionType
 from typing import Any, ClassVar, Self, Union, get_args, get_origin
@@ -121,6 +121,14 @@ def _problems(model: type[BaseModel], error: ValidationError) -> str:
     return "; ".join(problems)
 
 
+def check_view_options(view_options: Mapping[str, object], views: Sequence[str]) -> None:
+    """Refuse options for views that do not run (a misspelt name would be ignored)."""
+    stray = sorted(set(view_options) - set(views))
+    if stray:
+        raise ConfigurationError(f"view_options names views that are not configured: "
+                                 f"{', '.join(stray)} (views: {', '.join(views)})")
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's table; :class:`ConfigurationError` when it is missing or invalid."""
     try:
@@ -131,4 +139,12 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigurationError(f"config file {path} is not valid TOML: {error}") from None
 
 
-__all__ = ["ENV_PREFIX", "Settings", "cache_dir", "env", "model_cache_dir", "read_toml"]
+__all__ = [
+    "ENV_PREFIX",
+    "Settings",
+    "cache_dir",
+    "check_view_options",
+    "env",
+    "model_cache_dir",
+    "read_toml",
+]

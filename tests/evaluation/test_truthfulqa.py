@@ -307,7 +307,7 @@ def test_bad_protocol_seeds_or_view_options_exit_2_naming_the_problem(
                           (["--view-option", "nli=2"], "--view-option must look like "
                                                        "VIEW.KEY=VALUE"),
                           (["--view-option", "judge.threshold=0.6"],
-                           "view options name views that are not run: judge")):
+                           "view_options names views that are not configured: judge")):
         result = runner.invoke(app, ["eval", "truthfulqa", "--data-dir", str(data_dir),
                                      "--out", str(tmp_path), *args])
         assert result.exit_code == 2, result.output

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from veritype.errors import ConfigurationError
-from veritype.settings import Settings
+from veritype.settings import Settings, check_view_options
 
 
 class EngineConfig(Settings):
@@ -57,10 +57,7 @@ class EngineConfig(Settings):
 
     @model_validator(mode="after")
     def _options_of_configured_views(self) -> EngineConfig:
-        stray = sorted(set(self.view_options) - set(self.views))
-        if stray:
-            raise ConfigurationError(f"view_options names views that are not configured: "
-                             f"{', '.join(stray)} (views: {', '.join(self.views)})")
+        check_view_options(self.view_options, self.views)
         return self
 
 

@@ -32,7 +32,7 @@ from veritype.evaluation.scoring import (
     plan_blocks,
     score_examples,
 )
-from veritype.settings import Settings
+from veritype.settings import Settings, check_view_options
 
 if TYPE_CHECKING:
     from veritype.progress import Progress
@@ -88,10 +88,7 @@ class EvalSettings(Settings):
 
     @model_validator(mode="after")
     def _options_name_run_views(self) -> EvalSettings:
-        stray = sorted(set(self.view_options) - set(self.views))
-        if stray:
-            raise ConfigurationError(f"view options name views that are not run: "
-                                     f"{', '.join(stray)}; views: {', '.join(self.views)}")
+        check_view_options(self.view_options, self.views)
         return self
 
     @field_validator("taus")
