@@ -56,6 +56,14 @@ def _fit(table: ScoreTable, split: Split, views: Sequence[str], contradiction: b
                        views, contradiction_features=contradiction)
 
 
+def _learned_at_p95(table: ScoreTable, split: Split, views: Sequence[str]) -> Point:
+    """The learned aggregator over ``views`` fitted on the calibration rows, at the threshold
+    where its calibration precision reaches 0.95."""
+    learned = _fit(table, split, views, False).scores(table)
+    return Point(learned, threshold_for_precision(
+        learned[split.calibration], split.truth[split.calibration], 0.95, min_accepted=20))
+
+
 def _per_view(table: ScoreTable, split: Split, views: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     truth = split.truth[split.held]
@@ -118,17 +126,14 @@ def _bound_rows(
 
 def _ablations(table: ScoreTable, split: Split, views: Sequence[str]) -> dict[str, Any]:
     truth = split.truth[split.held]
-    cal_truth = split.truth[split.calibration]
 
     def summary(subset: Sequence[str]) -> dict[str, Any]:
-        learned = _fit(table, split, subset, False).scores(table)
-        threshold = threshold_for_precision(learned[split.calibration], cal_truth, 0.95,
-                                            min_accepted=20)
+        learned = _learned_at_p95(table, split, subset)
         vote = vote_score(table, subset)
         return {
             "views": list(subset),
-            "learned_average_precision": _average_precision(learned[split.held], truth),
-            "learned_at_cal_p95": split.point(Point(learned, threshold), ci=False),
+            "learned_average_precision": _average_precision(learned.scores[split.held], truth),
+            "learned_at_cal_p95": split.point(learned, ci=False),
             "vote_average_precision": _average_precision(vote[split.held], truth),
             "vote_at_tau_1": split.point(Point(vote, 1.0), ci=False),
         }
@@ -208,12 +213,8 @@ def _judge_gain(scored: Scored, split: Split) -> dict[str, Any]:
     Intervals resample held-out questions."""
     table, truth = scored.table, scored.truth
     encoders = [view for view in table.views if view != JUDGE]
-    calibration = np.nonzero(split.calibration)[0]
-    points: dict[str, Point] = {}
-    for name, subset in (("encoders", encoders), ("encoders+judge", list(table.views))):
-        learned = _fit(table, split, subset, False).scores(table)
-        points[name] = Point(learned, threshold_for_precision(
-            learned[calibration], truth[calibration], 0.95, min_accepted=20))
+    points = {"encoders": _learned_at_p95(table, split, encoders),
+              "encoders+judge": _learned_at_p95(table, split, table.views)}
     subsets = {"held_out": split.held, "non_verbatim": split.held & ~scored.verbatim}
     if scored.default_thresholds is not None:
         tau, tau_low = scored.default_thresholds
