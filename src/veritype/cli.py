@@ -254,12 +254,7 @@ def train_label(
             f"labelling needs the train extra ({error.name} is missing): "
             'pip install -e ".[train]"'
         ) from None
-    options: dict[str, str] = {}
-    for item in teacher_option or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise _fail(f"--teacher-option must be KEY=VALUE, got {item!r}")
-        options[key.strip()] = value
+    options = _parse_key_values(teacher_option or [], "--teacher-option")
     try:
         recipe = TrainConfig.load(config)
         scorer = make_teacher(teacher, threads=threads, **options)
@@ -350,7 +345,7 @@ def ask(
 
     try:
         checked_query(query)
-        parsed = _parse_filters(filters or [])
+        parsed = _parse_key_values(filters or [], "--filter")
         settings = EngineConfig.load(
             config, store=store, generator=generator, tau=tau, tau_low=tau_low, budget=budget,
             k=k, contradicted=contradicted, mode=mode,
@@ -372,12 +367,13 @@ def ask(
         _out.print(f"[dim]trace {grounded.trace_id} · {seconds:.2f} s[/]")
 
 
-def _parse_filters(items: list[str]) -> dict[str, str]:
+def _parse_key_values(items: list[str], option: str) -> dict[str, str]:
+    """``KEY=VALUE`` items of a repeatable ``option``; anything else exits naming it."""
     parsed: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise _fail(f"--filter takes KEY=VALUE, got {item!r}")
+            raise _fail(f"{option} takes KEY=VALUE, got {item!r}")
         parsed[key.strip()] = value.strip()
     return parsed
 
