@@ -29,7 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from veritype.evaluation.data import is_verbatim, truthfulqa_examples
+from veritype.evaluation.data import (
+    Example,
+    halueval_examples,
+    is_verbatim,
+    truthfulqa_examples,
+)
 from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evaluation.runner import SPLIT_SEED, split_by_group
@@ -65,33 +70,19 @@ def variants() -> dict[str, dict[str, Any]]:
 
 def validation(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], np.ndarray, list[str]]]:
     """Validation sets: (pairs as (premise, hypothesis), truth, group of each pair)."""
-    sets: dict[str, tuple[list[tuple[str, str]], np.ndarray, list[str]]] = {}
     examples = truthfulqa_examples(data_dir, "2021")
     calibration = split_by_group([e.group for e in examples], SPLIT_SEED)
     chosen = [e for e, c in zip(examples, calibration, strict=True) if c]
-    for name, subset in (("truthfulqa_calibration", chosen),
-                         ("truthfulqa_calibration_non_verbatim",
-                          [e for e in chosen if not is_verbatim(e)])):
-        sets[name] = ([(e.evidence[0], e.claim) for e in subset],
-                      np.array([e.supported for e in subset]), [e.group for e in subset])
-    fields = {"qa": ("knowledge", "right_answer", "hallucinated_answer"),
-              "dialogue": ("knowledge", "right_response", "hallucinated_response")}
-    for task, (evidence, right, wrong) in fields.items():
-        pairs: list[tuple[str, str]] = []
-        truth: list[bool] = []
-        groups: list[str] = []
-        with (data_dir / "halueval" / f"{task}_data.json").open(encoding="utf-8") as handle:
-            for index, line in enumerate(handle):
-                if not VALIDATION_ROWS[0] <= index < VALIDATION_ROWS[1]:
-                    continue
-                row = json.loads(line)
-                prefix = f"{row['question']} " if task == "qa" else ""
-                for key, label in ((right, True), (wrong, False)):
-                    pairs.append((str(row[evidence]), prefix + str(row[key])))
-                    truth.append(label)
-                    groups.append(str(index))
-        sets[f"halueval_{task}_rows_7000_7999"] = (pairs, np.array(truth), groups)
-    return sets
+    named: dict[str, list[Example]] = {
+        "truthfulqa_calibration": chosen,
+        "truthfulqa_calibration_non_verbatim": [e for e in chosen if not is_verbatim(e)],
+    }
+    for task in ("qa", "dialogue"):
+        named[f"halueval_{task}_rows_7000_7999"] = halueval_examples(data_dir, task,
+                                                                     *VALIDATION_ROWS)
+    return {name: ([(e.evidence[0], e.claim) for e in subset],
+                   np.array([e.supported for e in subset]), [e.group for e in subset])
+            for name, subset in named.items()}
 
 
 def paired_gain(base: np.ndarray, other: np.ndarray, truth: np.ndarray,

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from veritype.evaluation import model_quality
+from veritype.evaluation.data import nli_examples
 from veritype.evaluation.machine import machine
 from veritype.models.cross_encoder import CrossEncoder, model_directory
 
@@ -70,13 +71,6 @@ def run_checks(score: model_quality.Scorer, checks: list[str], data_dir: Path,
     if "truthfulqa" in checks:
         report["truthfulqa"] = model_quality.truthfulqa(score, data_dir)
     return report
-
-
-def speed_pairs(data_dir: Path) -> list[tuple[str, str]]:
-    path = data_dir / "nli" / "eval" / "mnli_dev_matched_3k.jsonl"
-    with path.open(encoding="utf-8") as handle:
-        rows = [json.loads(line) for _, line in zip(range(SPEED_PAIRS), handle, strict=False)]
-    return [(row["premise"], row["hypothesis"]) for row in rows]
 
 
 def main() -> None:
@@ -123,7 +117,8 @@ def main() -> None:
         "threads": args.threads,
         "models": {name: str(directory) for name, directory in directories.items()},
     }
-    timed = speed_pairs(args.data_dir)
+    timed = [(e.evidence[0], e.claim)
+             for e in nli_examples(args.data_dir, "mnli_dev_matched_3k", SPEED_PAIRS)]
     for name, score in scorers.items():
         started = time.perf_counter()
         report[name] = run_checks(score, checks, args.data_dir, args.limit)
