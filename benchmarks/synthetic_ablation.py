@@ -7,6 +7,10 @@ SciFact abstracts and HaluEval training rows < 400), HaluEval QA rows 0–699 re
 statements with the right and the hallucinated answer (``qa``), everything together
 (``all``, the staple ``clause`` and ``unrelated`` kinds included), or nothing more
 (``replay``: the baseline every other variant is compared with).
+A variant named ``KIND@TEACHER`` is distillation: the same extra pairs as ``KIND``, each
+carrying the soft label a teacher gave it (``--teacher NAME=judge`` or ``NAME=MODEL_DIR``,
+labelled with ``veritype.train.label`` and kept under ``--work``), so comparing it with
+``KIND`` shows what the teacher's labels add over the gold ones.
 Each variant is exported to ONNX int8 and scored on validation data no variant trained on
 and no evaluation figure comes from: TruthfulQA's calibration questions (the 30% of the
 fixed split; all claims and those that are not verbatim copies of their evidence) and
@@ -14,6 +18,7 @@ HaluEval QA and dialogue rows 7000–7999. Gains over ``replay`` carry 95% paire
 intervals (resampling questions / rows).
 
     python benchmarks/synthetic_ablation.py --base runs/nli/final [--work runs/ablation]
+        [--teacher mpnet=runs/nli_large/onnx --only replay,qa,qa@mpnet]
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.data import SYNTHETIC_KINDS
 from veritype.train.export import export_onnx
+from veritype.train.label import label_pairs, make_teacher
 from veritype.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +72,20 @@ def variants() -> dict[str, dict[str, Any]]:
     made["qa"] = {"halueval_qa": QA_ROWS}
     made["all"] = {**synthetic, "synthetic_kinds": list(SYNTHETIC_KINDS), "halueval_qa": QA_ROWS}
     return made
+
+
+def distilled(name: str, made: dict[str, dict[str, Any]], teachers: dict[str, str],
+              data_dir: Path, work: Path, threads: int) -> dict[str, Any]:
+    """The data of ``KIND@TEACHER``: ``KIND``'s extra pairs, soft-labelled by the teacher."""
+    kind, _, teacher = name.partition("@")
+    if kind not in made or kind == "replay" or teacher not in teachers:
+        raise SystemExit(f"{name}: a distilled variant is KIND@TEACHER with KIND one of "
+                         f"{sorted(set(made) - {'replay'})} and TEACHER one of {sorted(teachers)}")
+    labels = work / "labels" / f"{kind}@{teacher}.jsonl"
+    recipe = TrainConfig(name=f"labels_{kind}", threads=threads,
+                         data=DataConfig(**made[kind]))
+    label_pairs(recipe, data_dir, make_teacher(teachers[teacher], threads=threads), labels)
+    return {"soft_label_files": [str(labels)]}
 
 
 def validation(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], np.ndarray, list[str]]]:
@@ -109,7 +129,10 @@ def main() -> None:
         default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
     )
     parser.add_argument("--work", type=Path, default=Path("runs") / "ablation")
-    parser.add_argument("--only", default=None, help="Comma-separated variants (default: all).")
+    parser.add_argument("--only", default=None,
+                        help="Comma-separated variants (default: every undistilled one).")
+    parser.add_argument("--teacher", action="append", default=[], metavar="NAME=SPEC",
+                        help="A teacher for KIND@NAME variants: judge, or an exported model.")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--output", type=Path,
@@ -118,16 +141,20 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.base / "config.json").is_file():
         parser.error(f"--base {args.base} is not a checkpoint folder (no config.json)")
-    chosen = variants()
+    teachers = dict(spec.split("=", 1) for spec in args.teacher)
+    made = variants()
+    chosen = made
     if args.only:
-        chosen = {name: chosen[name] for name in args.only.split(",")}
+        chosen = {name: made[name] if name in made else distilled(
+            name, made, teachers, args.data_dir, args.work, args.threads)
+            for name in args.only.split(",")}
     sets = validation(args.data_dir)
     results: dict[str, Any] = {}
     scores: dict[str, dict[str, np.ndarray]] = {}
     for name, extra in chosen.items():
         config = TrainConfig(
-            name=f"ablation_{name}", base_model=str(args.base), learning_rate=3e-5,
-            batch_size=32, max_length=128, epochs=1.0, threads=args.threads,
+            name=f"ablation_{name.replace('@', '_by_')}", base_model=str(args.base),
+            learning_rate=3e-5, batch_size=32, max_length=128, epochs=1.0, threads=args.threads,
             checkpoint_every=10_000, output_dir=str(args.work),
             data=DataConfig(nli_files=REPLAY, **extra),
         )

@@ -20,6 +20,8 @@ from veritype.aggregate import (
     LearnedAggregator,
     RuleAggregator,
     RuleThresholds,
+    StagedAggregator,
+    Veto,
     VoteAggregator,
     available_aggregators,
     create_aggregator,
@@ -509,7 +511,7 @@ def test_the_default_aggregator_ships_with_its_thresholds() -> None:
     model = create_aggregator("default")
     tau, tau_low = recommended_thresholds(model)
     assert 0.0 <= tau_low < tau <= 1.0
-    assert isinstance(model, LearnedAggregator)
+    assert isinstance(model, LearnedAggregator | StagedAggregator)
     read = {part.split(".")[0] for name in model.view_names for part in name.split("*")}
     assert read <= {"numeric", "lexical", "nli", "align"}
 
@@ -525,3 +527,56 @@ def test_citations_prefer_the_windows_a_model_view_found_entailing() -> None:
     assert evidence_union(results, preferred={"nli"}) == (window, inside)
     # No preferred view entailed: every entailing view's spans, as before.
     assert evidence_union(results[1:], preferred={"nli"}) == (inside, elsewhere)
+
+
+def _staged() -> StagedAggregator:
+    first = LearnedAggregator(["nli"], [4.0], -2.0, thresholds=(0.8, 0.3), veto=Veto(),
+                              strong={"nli"}, products=False)
+    second = LearnedAggregator(["nli", "judge"], [1.0, 6.0], -4.0, products=False)
+    return StagedAggregator(first, second, "judge")
+
+
+def test_the_judge_lifts_only_borderline_claims_and_never_lowers_them() -> None:
+    staged = _staged()
+    judged = ViewResult("judge", Verdict.ENTAILED, 0.95)
+    doubted = ViewResult("judge", Verdict.UNKNOWN, 0.05)
+    borderline = [_r("nli", U, 0.5)]  # first stage: sigmoid(0) = 0.5, Uncertain
+    sure = [_r("nli", E, 1.0)]  # sigmoid(2) = 0.88, already Verified
+    lifted = staged.aggregate([*borderline, judged])
+    assert lifted.method == "learned+judge"
+    assert lifted.score == pytest.approx(1 / (1 + math.exp(-(0.5 + 6 * 0.95 - 4))))
+    assert lifted.score >= 0.8
+    # A "no" keeps the first stage's score, so the claim stays Uncertain.
+    assert staged.aggregate([*borderline, doubted]) == staged.first.aggregate(borderline)
+    # Claims the first stage settles, or a judge that abstained, are left alone.
+    assert staged.aggregate([*sure, doubted]) == staged.first.aggregate(sure)
+    abstained = ViewResult("judge", Verdict.ABSTAINED, 0.0)
+    assert staged.aggregate([*borderline, abstained]).method == "learned"
+    contradicted = [_r("nli", C, 0.5, contradiction=0.9), judged]
+    assert staged.aggregate(contradicted).contradicted
+    # One claim scores the same alone as in a batch.
+    batch = [[*borderline, judged], [*borderline, doubted], [*sure, judged]]
+    assert staged.aggregate_batch(batch) == [staged.aggregate(claim) for claim in batch]
+
+
+def test_a_staged_aggregator_round_trips_and_loads_by_name(tmp_path: Path) -> None:
+    from veritype.aggregate import load_fitted, recommended_thresholds
+
+    staged = _staged()
+    path = tmp_path / "staged.json"
+    staged.save(path)
+    again = load_fitted(path)
+    assert isinstance(again, StagedAggregator)
+    assert again.to_json() == staged.to_json()
+    assert recommended_thresholds(again) == (0.8, 0.3)
+    learned = create_aggregator("learned", path=path, strong=["nli", "judge"])
+    assert isinstance(learned, StagedAggregator) and learned.strong == {"nli", "judge"}
+    with pytest.raises(VeritypeError, match="must read the 'judge' view"):
+        StagedAggregator(staged.first, staged.first, "judge")
+    with pytest.raises(VeritypeError, match="needs thresholds"):
+        StagedAggregator(staged.first.with_settings(thresholds=None), staged.second, "judge")
+    broken = json.loads(staged.to_json())
+    broken["second"]["weights"] = [1.0]
+    path.write_text(json.dumps(broken))
+    with pytest.raises(VeritypeError, match="2 views need 2 weights"):
+        load_fitted(path)

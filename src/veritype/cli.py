@@ -272,6 +272,10 @@ def train_aggregator(
         Path, typer.Option("--output-dir", help="Where aggregator.json and its card go.")
     ],
     seed: Annotated[int, typer.Option("--seed", help="Sampling and split seed.")] = 0,
+    judge: Annotated[
+        bool, typer.Option("--judge", help="Also fit the judge stage for borderline claims "
+                           "(needs the judge extra; about 20 minutes on 2 cores).")
+    ] = False,
 ) -> None:
     """Fit the default aggregator on training-side data; choose its features, thresholds and
     contradiction quorum on a held-apart part; write the model, its report and its card."""
@@ -284,7 +288,7 @@ def train_aggregator(
         task = progress.add_task("scoring pairs", total=None)
         try:
             report = fit_default(
-                data_dir, output_dir, seed=seed,
+                data_dir, output_dir, seed=seed, judge=judge,
                 on_progress=lambda done, total: progress.update(task, completed=done,
                                                                 total=total),
             )

@@ -6,9 +6,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veritype.aggregate import LearnedAggregator, create_aggregator
+from veritype.aggregate import LearnedAggregator, StagedAggregator, create_aggregator
+from veritype.evaluation.data import Example
 from veritype.evaluation.metrics import threshold_for_precision
-from veritype.train.aggregator import is_monotone, part_of, training_examples
+from veritype.train.aggregator import (
+    CANDIDATES,
+    JUDGE_SAMPLE,
+    VALIDATION_SOURCE,
+    JudgeStage,
+    is_monotone,
+    part_of,
+    training_examples,
+)
 
 
 def test_monotone_means_more_support_never_lowers_the_score() -> None:
@@ -22,7 +31,28 @@ def test_monotone_means_more_support_never_lowers_the_score() -> None:
 
 def test_the_shipped_aggregator_is_monotone() -> None:
     model = create_aggregator("default")
-    assert isinstance(model, LearnedAggregator) and is_monotone(model)
+    stages = [model.first, model.second] if isinstance(model, StagedAggregator) else [model]
+    assert all(isinstance(stage, LearnedAggregator) and is_monotone(stage) for stage in stages)
+
+
+def test_the_judge_is_asked_about_a_fixed_sample_of_borderline_claims_per_source() -> None:
+    examples = [Example(f"e{i}", f"g{i}", ("evidence",), "claim", "supported")
+                for i in range(1000)]
+    sources = np.array([VALIDATION_SOURCE if i % 4 == 0 else "mrpc_train_2way"
+                        for i in range(1000)])
+    first_score = np.linspace(0.0, 1.0, 1000)
+    first = LearnedAggregator(["nli"], [1.0], 0.0, thresholds=(0.6, 0.3), products=False)
+    stage = JudgeStage(examples, None, CANDIDATES[0], first,  # type: ignore[arg-type]
+                       np.ones(1000, dtype=bool), np.array(["fit"] * 1000), sources,
+                       first_score, seed=0)
+    rows = stage.sample(0.6, 0.3)
+    assert np.all((first_score[rows] > 0.3) & (first_score[rows] < 0.6))
+    assert np.sum(sources[rows] == "mrpc_train_2way") == JUDGE_SAMPLE["mrpc_train_2way"]
+    # Every borderline dialogue claim (fewer than the sample's size) is taken.
+    borderline = (first_score > 0.3) & (first_score < 0.6)
+    assert np.sum(sources[rows] == VALIDATION_SOURCE) == np.sum(
+        borderline & (sources == VALIDATION_SOURCE))
+    assert np.array_equal(rows, stage.sample(0.6, 0.3)) and np.all(np.diff(rows) > 0)
 
 
 def test_the_lowest_threshold_reaching_a_precision() -> None:

@@ -14,7 +14,9 @@ veto chosen on a validation part of that data; its card,
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 
 from veritype._registry import Registry
@@ -32,6 +34,7 @@ from veritype.aggregate._base import (
 )
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.aggregate._rule import RuleAggregator, RuleThresholds
+from veritype.aggregate._staged import StagedAggregator
 from veritype.errors import ConfigurationError
 
 
@@ -47,20 +50,29 @@ def _make_vote(**options: Any) -> Aggregator:
     return VoteAggregator(**options)
 
 
+def load_fitted(path: str | os.PathLike[str]) -> LearnedAggregator | StagedAggregator:
+    """A fitted aggregator saved as JSON: a learned one, or a staged one (its format says)."""
+    try:
+        staged = '"veritype.staged-aggregator"' in Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigurationError(f"{os.fspath(path)}: cannot be read ({err.strerror})") from None
+    return StagedAggregator.load(path) if staged else LearnedAggregator.load(path)
+
+
 def _make_learned(**options: Any) -> Aggregator:
     _check_options("learned", options, {"path", "strong"})
     if "path" not in options:
         raise ConfigurationError("aggregator 'learned' needs path= to a saved model (JSON)")
-    model = LearnedAggregator.load(options["path"])
+    model = load_fitted(options["path"])
     if "strong" not in options:
         return model
     return model.with_settings(strong=options["strong"])
 
 
 @functools.cache
-def _shipped_default() -> LearnedAggregator:
+def _shipped_default() -> LearnedAggregator | StagedAggregator:
     """The shipped default model, read once per process (it never changes while running)."""
-    return LearnedAggregator.load(DEFAULT_AGGREGATOR)
+    return load_fitted(DEFAULT_AGGREGATOR)
 
 
 def _make_default(**options: Any) -> Aggregator:
@@ -115,6 +127,7 @@ __all__ = [
     "LearnedAggregator",
     "RuleAggregator",
     "RuleThresholds",
+    "StagedAggregator",
     "Veto",
     "VoteAggregator",
     "available_aggregators",
@@ -123,6 +136,7 @@ __all__ = [
     "default_for",
     "evidence_union",
     "is_contradicted",
+    "load_fitted",
     "recommended_thresholds",
     "support_mass",
 ]

@@ -9,7 +9,14 @@ fitting data, the features, the thresholds τ and τ', and the contradiction vet
 *check* (the figures in the card, read once after every choice is made). Choices and
 figures are read on the HaluEval dialogue rows, the part that is like veritype's own work.
 
-Needs only the core install: the views run on onnxruntime.
+With ``judge=True`` a second stage is fitted for the claims the chosen model leaves
+borderline (Uncertain): a sample of them, from every source, is asked of the ``judge`` view,
+a model over the first stage's features and the judge's P(yes) is fitted on their *fit*
+part, and its threshold is chosen on *choose* and checked on *check* as above. The result
+is a :class:`~veritype.aggregate.StagedAggregator`.
+
+Needs only the core install (the views run on onnxruntime); the judge stage needs the
+``judge`` extra.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import platform
 import random
 from collections.abc import Callable, Sequence
@@ -25,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, Veto
+from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, StagedAggregator, Veto
 from veritype.errors import DataError
 from veritype.evaluation.configurations import view_results, vote_score
 from veritype.evaluation.data import Example, halueval_examples, is_verbatim, read_jsonl
@@ -52,6 +61,7 @@ from veritype.train.aggregator_card import (
     VETO_PRECISION,
     model_card,
 )
+from veritype.verdicts import ViewResult
 
 VIEWS = ("numeric", "lexical", "nli", "align")
 NLI_SETS = {"mrpc_train_2way": 3667, "covidfact_train_2way": 3263, "dnc_recast_train_2way": 3000}
@@ -65,6 +75,10 @@ DATA_OPTIONS = {
 }
 VETO_FLOORS = (0.0, 0.8, 0.9, 0.95, 0.98)
 L2 = 1e-2
+JUDGE = "judge"
+# Borderline claims asked of the judge per source (about 0.7 s each on 2 cores).
+JUDGE_SAMPLE = {VALIDATION_SOURCE: 1000, **dict.fromkeys(NLI_SETS, 200)}
+JUDGE_CHUNK = 100
 
 
 def training_examples(data_dir: Path, seed: int = 0) -> list[Example]:
@@ -202,11 +216,13 @@ def fit_default(
     output_dir: Path,
     *,
     seed: int = 0,
+    judge: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Score the training-side pairs with every view, fit each candidate on *fit*, choose
-    on *choose*, report on *check*; write ``aggregator.json``, ``fit_report.json`` and
-    ``model_card.md`` into ``output_dir``. Returns the report."""
+    on *choose*, report on *check*; with ``judge``, fit the judge stage too; write
+    ``aggregator.json``, ``fit_report.json`` and ``model_card.md`` into ``output_dir``.
+    Returns the report."""
     examples = training_examples(data_dir, seed)
     done = 0
 
@@ -313,11 +329,164 @@ def fit_default(
                     "python": platform.python_version(), "numpy": np.__version__},
         "timings": table.timings,
     }
+    shipped: LearnedAggregator | StagedAggregator = model
+    if judge:
+        stage = JudgeStage(examples, table, candidate, model, truth, parts, sources, score,
+                           seed)
+        second, report["judge_stage"] = stage.fit(output_dir / "judge_scores.npz", on_progress)
+        if second is not None:
+            shipped = StagedAggregator(model, second, JUDGE)
     output_dir.mkdir(parents=True, exist_ok=True)
-    model.save(output_dir / "aggregator.json")
+    shipped.save(output_dir / "aggregator.json")
     (output_dir / "fit_report.json").write_text(json.dumps(report, indent=2) + "\n")
     (output_dir / "model_card.md").write_text(model_card(report))
     return report
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+@dataclass
+class JudgeStage:
+    """The second stage's data and fit: borderline claims, a sample of them judged."""
+
+    examples: list[Example]
+    table: ScoreTable
+    candidate: Candidate
+    first: LearnedAggregator
+    truth: Bools
+    parts: npt.NDArray[np.str_]
+    sources: npt.NDArray[np.str_]
+    first_score: Floats
+    seed: int
+
+    def sample(self, tau: float, tau_low: float) -> npt.NDArray[np.intp]:
+        """Up to ``JUDGE_SAMPLE`` borderline rows per source, in a fixed hashed order."""
+        borderline = (self.first_score > tau_low) & (self.first_score < tau)
+        chosen: list[int] = []
+        for source, count in JUDGE_SAMPLE.items():
+            candidates = np.nonzero(borderline & (self.sources == source))[0].tolist()
+            chosen += sorted(candidates, key=lambda row: hashlib.sha256(
+                f"{self.seed}:{self.examples[row].example_id}".encode()).digest())[:count]
+        return np.array(sorted(chosen), dtype=np.intp)
+
+    def fit(
+        self, cache: Path, on_progress: Callable[[int, int], None] | None
+    ) -> tuple[LearnedAggregator | None, dict[str, Any]]:
+        """The fitted second stage (None when no candidate reaches the target precision on
+        the borderline *choose* claims) and its report."""
+        assert self.first.thresholds is not None
+        tau, tau_low = self.first.thresholds
+        rows = self.sample(tau, tau_low)
+        sampled = [self.examples[row] for row in rows]
+        judged = _judge_scores(cache, sampled, on_progress)
+        encoders = view_results(self.table.select(rows), self.candidate.views,
+                                contradiction_features=self.candidate.contradiction_features)
+        results = [a + b for a, b in zip(encoders, view_results(judged, (JUDGE,)), strict=True)]
+        truth, parts = self.truth[rows], self.parts[rows]
+        dialogue = self.sources[rows] == VALIDATION_SOURCE
+        fit_rows = np.nonzero(parts == "fit")[0]
+        choose, check = (parts == "choose") & dialogue, (parts == "check") & dialogue
+        candidates: dict[str, list[str]] = {"judge": [JUDGE],
+                                            "first stage + judge": [*self.first.view_names,
+                                                                    JUDGE]}
+        choices: list[dict[str, Any]] = []
+        best: tuple[float, LearnedAggregator, float] | None = None
+        for name, names in candidates.items():
+            model = _monotone_fit([results[i] for i in fit_rows], truth[fit_rows], names)
+            entry: dict[str, Any] = {"candidate": name, "features": [], "threshold": None,
+                                     "choose_recall": 0.0}
+            choices.append(entry)
+            if model is None or JUDGE not in model.view_names:
+                continue
+            second = np.array(model.scores(results))
+            threshold = threshold_for_precision(second[choose], truth[choose],
+                                                TARGET_PRECISION)
+            recall = 0.0 if threshold is None else binary_metrics(
+                second[choose] >= threshold, truth[choose])["recall"]
+            entry.update({"features": list(model.view_names), "threshold": threshold,
+                          "choose_recall": recall,
+                          "choose_auc": roc_auc(second[choose], truth[choose])})
+            if threshold is not None and (best is None or recall > best[0]):
+                best = (recall, model, threshold)
+        report: dict[str, Any] = {
+            "sample": {source: int(np.sum(self.sources[rows] == source))
+                       for source in JUDGE_SAMPLE},
+            "sample_parts": {part: int(np.sum(parts == part)) for part in PARTS},
+            "borderline_band": [tau_low, tau],
+            "candidates": choices,
+            "judge_seconds_per_claim": None if math.isnan(
+                judged.timings["seconds_per_claim"]) else judged.timings["seconds_per_claim"],
+            "chosen": None,
+        }
+        if best is None:
+            return None, report
+        _, model, threshold = best
+        # The second model's own threshold is moved onto τ, the one typing compares with.
+        shifted = LearnedAggregator(model.view_names, model.weights,
+                                    model.bias + _logit(tau) - _logit(threshold),
+                                    strong=model.strong, veto=None, products=False)
+        second = np.array(shifted.scores(results))
+        accepted = second >= tau
+        check_groups = [sampled[i].group for i in np.nonzero(check)[0]]
+        intervals = Bootstrap.draw(check_groups, 1000, self.seed).intervals(
+            accepted[check], truth[check])
+        report["chosen"] = {"features": list(shifted.view_names),
+                            "weights": list(shifted.weights), "bias": shifted.bias,
+                            "threshold_before_shift": threshold}
+        report["check"] = {
+            "borderline_claims": int(check.sum()),
+            "accept_all_precision": float(truth[check].mean()),
+            **_precision_and_recall(accepted[check], truth[check]),
+            "ci95": {name: list(intervals[name]) for name in ("precision", "recall")},
+            "judge_auc": roc_auc(np.array([r[-1].score for r in results])[check],
+                                 truth[check]),
+            "other_sources": {
+                source: _precision_and_recall(accepted[mask], truth[mask])
+                for source in JUDGE_SAMPLE if source != VALIDATION_SOURCE
+                for mask in [(parts == "check") & (self.sources[rows] == source)]
+            },
+        }
+        return shifted, report
+
+
+def _monotone_fit(results: list[list[ViewResult]], truth: Bools, names: list[str]
+                  ) -> LearnedAggregator | None:
+    """Fitted on ``names``, dropping the most negative weight until none is negative."""
+    names = list(names)
+    labels = [bool(t) for t in truth]
+    while names:
+        model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, products=False)
+        if all(weight >= 0 for weight in model.weights):
+            return model
+        names.remove(min(zip(model.weights, model.view_names, strict=True))[1])
+    return None
+
+
+def _judge_scores(path: Path, examples: list[Example],
+                  on_progress: Callable[[int, int], None] | None) -> ScoreTable:
+    """The judge view's scores of ``examples``, cached in ``path`` a chunk at a time, so a
+    killed run loses at most one chunk."""
+    engine: LocalEngine | None = None
+    table: ScoreTable | None = None
+    judged, seconds = 0, 0.0
+    for end in range(JUDGE_CHUNK, len(examples) + JUDGE_CHUNK, JUDGE_CHUNK):
+        def compute(new: list[Example]) -> ScoreTable:
+            nonlocal engine, judged, seconds
+            engine = engine or LocalEngine((JUDGE,))
+            scored = score_examples(engine, new)
+            judged += len(new)
+            seconds += scored.timings.get(f"view:{JUDGE}", 0.0)
+            return scored
+
+        table = _cached_scores(path, examples[:end], compute)
+        if on_progress is not None:
+            on_progress(min(end, len(examples)), len(examples))
+    assert table is not None
+    # Seconds per claim as measured in this run; None when every score came from the cache.
+    table.timings["seconds_per_claim"] = seconds / judged if judged else float("nan")
+    return table
 
 
 def _cached_scores(

@@ -120,5 +120,62 @@ automatically, DNC recasts veridicality):
 |---|---|---|
 {sources}
 
+{judge_stage_section(report.get("judge_stage"))}
 Machine: {machine['cpu']}, Python {machine['python']}, numpy {machine['numpy']}.
+"""
+
+
+def judge_stage_section(stage: dict[str, Any] | None) -> str:
+    """The card's account of the judge stage; empty when none was fitted."""
+    if stage is None:
+        return ""
+    low, high = stage["borderline_band"]
+    sample = ", ".join(f"{name} {count:,}" for name, count in stage["sample"].items())
+    rows = "\n".join(
+        f"| {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
+        f"{_number(c['threshold'])} | {c['choose_recall']:.3f} | "
+        f"{_number(c.get('choose_auc'))} |"
+        for c in stage["candidates"]
+    )
+    seconds = stage["judge_seconds_per_claim"]
+    cost = "time not measured" if seconds is None else f"about {seconds:.2f} s"
+    head = f"""## The judge stage
+
+With the `judge` view on (the `judge` extra), the budget sends the judge the claims this
+model leaves Uncertain (score in ({low:.3f}, {high:.3f})). A second logistic model, over this
+model's features and the judge's P(yes), scores those claims; where it reaches τ it lifts
+the claim to Verified. It never lowers a claim: a yes/no judge cannot tell a refuted claim
+from an unstated one.
+
+Data: borderline claims of the same training-side pairs, sampled per source: {sample}.
+The judge took {cost} per claim on this machine. The model is fitted on their *fit* part;
+its threshold is the lowest whose lifted claims reach precision {TARGET_PRECISION} on the
+borderline HaluEval dialogue claims of *choose*:
+
+| candidate | features kept | threshold | recall | ROC-AUC |
+|---|---|---|---|---|
+{rows}
+"""
+    if stage["chosen"] is None:
+        return head + (f"\nNo candidate reached precision {TARGET_PRECISION}, so no judge stage "
+                       "ships: with the judge on, its answers do not change any claim's type.\n")
+    check = stage["check"]
+    sources = "\n".join(f"| {name} | {v['precision']:.3f} | {v['recall']:.3f} |"
+                        for name, v in check["other_sources"].items())
+    return head + f"""
+Chosen: **{', '.join(stage['chosen']['features'])}**. On the borderline HaluEval dialogue
+claims of *check* ({check['borderline_claims']:,}, read once):
+
+| | precision | recall |
+|---|---|---|
+| lifted to Verified | {_with_ci(check['precision'], check['ci95']['precision'])} | \
+{_with_ci(check['recall'], check['ci95']['recall'])} |
+| accept every borderline claim | {check['accept_all_precision']:.3f} | 1.000 |
+
+The judge's own ROC-AUC there: {check['judge_auc']:.3f}. On the borderline *check* claims
+of the other sets:
+
+| set | precision | recall |
+|---|---|---|
+{sources}
 """
