@@ -331,6 +331,7 @@ def test_the_judge_gain_compares_the_learned_aggregator_with_and_without_the_jud
     assert gain["borderline"]["claims"] <= held
     for subset in ("held_out", "non_verbatim", "borderline"):
         assert set(gain[subset]["at_cal_p95"]) == {"encoders", "encoders+judge"}
+        assert set(gain[subset]["at_cal_p95_non_verbatim"]) == {"encoders", "encoders+judge"}
         assert {"view:judge", "view:nli", "encoders", "encoders+judge"} <= set(
             gain[subset]["roc_auc"])
     # The judge column is real: a wrong-answer claim is not scored like a right one.

@@ -74,3 +74,26 @@ def test_an_interrupted_run_is_not_overwritten_without_resume(
     assert result.exit_code == 2
     assert "pass --resume" in result.output
     assert checkpoint.read_bytes() == b"an earlier run's state"
+
+
+def test_frozen_embeddings_stay_as_the_base_model_had_them(
+        tmp_path: Path, data_dir: Path) -> None:
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from veritype.train.base_models import resolve_base_model
+    from veritype.train.config import DataConfig, TrainConfig
+    from veritype.train.trainer import Trainer
+
+    config = TrainConfig(name="frozen", max_length=64, batch_size=8, epochs=1.0,
+                         freeze_embeddings=True, output_dir=str(tmp_path),
+                         data=DataConfig(nli_files=["fracas_dev"], max_pairs=24))
+    final = Trainer(config, data_dir).train()
+    base = AutoModelForSequenceClassification.from_pretrained(
+        resolve_base_model(config.base_model), num_labels=3).state_dict()
+    trained = AutoModelForSequenceClassification.from_pretrained(final).state_dict()
+    embeddings = [name for name in trained if ".embeddings." in name]
+    assert embeddings
+    assert all(torch.equal(trained[name], base[name]) for name in embeddings)
+    layer = "bert.encoder.layer.0.attention.self.query.weight"
+    assert not torch.equal(trained[layer], base[layer])

@@ -207,35 +207,59 @@ JUDGE = "judge"
 
 def _judge_gain(scored: Scored, split: Split) -> dict[str, Any]:
     """What the judge adds: the learned aggregator fitted on the calibration questions with
-    and without the ``judge`` view, each at its calibrated P ≥ 0.95 point, on the held-out
-    claims, on those that are not verbatim copies, and on the borderline ones (those the
-    shipped default leaves Uncertain, τ' < score < τ: the claims the engine sends the judge).
-    Intervals resample held-out questions."""
+    and without the ``judge`` view, each at its calibrated P ≥ 0.95 point (``at_cal_p95``)
+    and at the point where the calibration claims that are not verbatim copies reach
+    P ≥ 0.95 (``at_cal_p95_non_verbatim``); and, when the shipped default is staged, the
+    default at its τ with and without its judge stage (``shipped_default``). Each is read on
+    the held-out claims, on those that are not verbatim copies, and on the borderline ones
+    (those the shipped default's encoders leave Uncertain, τ' < score < τ: the claims the
+    engine sends the judge). Intervals resample held-out questions."""
     table, truth = scored.table, scored.truth
     encoders = [view for view in table.views if view != JUDGE]
     points = {"encoders": _learned_at_p95(table, split, encoders),
               "encoders+judge": _learned_at_p95(table, split, table.views)}
+    copied = split.calibration & ~scored.verbatim
+    non_verbatim_points = {
+        name: Point(point.scores, threshold_for_precision(
+            point.scores[copied], truth[copied], 0.95, min_accepted=20))
+        for name, point in points.items()
+    }
+    shipped: dict[str, Point] = {}
     subsets = {"held_out": split.held, "non_verbatim": split.held & ~scored.verbatim}
     if scored.default_thresholds is not None:
         tau, tau_low = scored.default_thresholds
-        default = scored.scores["default"]
-        subsets["borderline"] = split.held & (default > tau_low) & (default < tau)
+        first = scored.default_first_stage
+        encoders_default = scored.scores["default"] if first is None else first
+        subsets["borderline"] = split.held & (encoders_default > tau_low) & (
+            encoders_default < tau)
+        if first is not None:
+            shipped = {"encoders": Point(first, tau),
+                       "encoders+judge": Point(scored.scores["default"], tau)}
     report: dict[str, Any] = {
         "encoder_views": encoders,
         "thresholds": {name: point.threshold for name, point in points.items()},
+        "thresholds_non_verbatim": {name: point.threshold
+                                    for name, point in non_verbatim_points.items()},
     }
     for label, rows in subsets.items():
         within = Bootstrap(split.bootstrap.weights[:, rows[split.held]])
+
+        def read(chosen: dict[str, Point], rows: Bools = rows, within: Bootstrap = within
+                 ) -> dict[str, Any]:
+            return {name: operating_point(point.scores[rows], point.threshold, truth[rows],
+                                          within) for name, point in chosen.items()}
+
         report[label] = {
             "claims": int(rows.sum()),
             "true_claims": int(np.sum(rows & truth)),
             "roc_auc": {name: roc_auc(values[rows], truth[rows]) for name, values in (
                 *((name, point.scores) for name, point in points.items()),
                 *((f"view:{view}", scored.scores[f"view:{view}"]) for view in table.views))},
-            "at_cal_p95": {name: operating_point(point.scores[rows], point.threshold,
-                                                 truth[rows], within)
-                           for name, point in points.items()},
+            "at_cal_p95": read(points),
+            "at_cal_p95_non_verbatim": read(non_verbatim_points),
         }
+        if shipped:
+            report[label]["shipped_default"] = read(shipped)
     return report
 
 

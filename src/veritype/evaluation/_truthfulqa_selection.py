@@ -10,7 +10,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from veritype.aggregate import create_aggregator, default_covers, recommended_thresholds
+from veritype.aggregate import (
+    Aggregate,
+    StagedAggregator,
+    create_aggregator,
+    default_covers,
+    recommended_thresholds,
+)
 from veritype.errors import DataError
 from veritype.evaluation.configurations import (
     LearnedFit,
@@ -129,7 +135,8 @@ class Scored:
     """What does not depend on the split, computed once for every split seed: the score
     table, the gold labels and groups, the effective scores of the configurations that
     learn nothing (``own``: each view's own verdict as 0/1), the shipped default's (τ, τ')
-    when the views cover it, and the learned aggregators' inputs."""
+    when the views cover it, the learned aggregators' inputs, and, when the shipped default
+    is staged and its costly view ran, its first stage's scores alone."""
 
     table: ScoreTable
     truth: Bools
@@ -139,6 +146,7 @@ class Scored:
     own: dict[str, Floats]
     default_thresholds: tuple[float, float] | None
     learned_inputs: dict[str, LearnedInputs]
+    default_first_stage: Floats | None = None
 
 
 def prepare(table: ScoreTable, examples: Sequence[Example]) -> Scored:
@@ -154,17 +162,24 @@ def prepare(table: ScoreTable, examples: Sequence[Example]) -> Scored:
         scores[f"view:{view}"] = single_view_score(table, view)
         own[f"view:{view}"] = view_accepts(table, view).astype(np.float64)
     scores["vote"] = vote_score(table, views)
-    default_thresholds = None
+    default_thresholds, first_stage = None, None
     if default_covers(views):
         shipped = create_aggregator("default")
-        aggregates = shipped.aggregate_batch(view_results(table, views))
-        scores["default"] = np.array([0.0 if a.contradicted else a.score for a in aggregates])
+        results = view_results(table, views)
+        scores["default"] = _effective(shipped.aggregate_batch(results))
         default_thresholds = recommended_thresholds(shipped)
+        if isinstance(shipped, StagedAggregator) and shipped.view in views:
+            first_stage = _effective(shipped.first.aggregate_batch(results))
     learned_inputs = {name: LearnedInputs.of(table, views, contradiction_features=contradiction)
                       for name, contradiction in LEARNED}
     return Scored(table, np.array([e.supported for e in examples], dtype=bool),
                   tuple(e.group for e in examples), verbatim, scores, own, default_thresholds,
-                  learned_inputs)
+                  learned_inputs, first_stage)
+
+
+def _effective(aggregates: Sequence[Aggregate]) -> Floats:
+    """The score typing compares with τ: 0 where the veto fires."""
+    return np.array([0.0 if a.contradicted else a.score for a in aggregates])
 
 
 @dataclass(frozen=True, slots=True)

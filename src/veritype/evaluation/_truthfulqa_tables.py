@@ -57,25 +57,35 @@ def _point_row(name: str, label: str, point: dict[str, Any]) -> tuple[Any, ...]:
             _with_ci(point, "f1"), point["fpr"], point["hallucination_rate"])
 
 
+_JUDGE_POINTS = (
+    ("at_cal_p95", "learned, calibrated P ≥ 0.95"),
+    ("at_cal_p95_non_verbatim", "learned, calibrated P ≥ 0.95 on non-verbatim claims"),
+    ("shipped_default", "shipped default at its τ"),
+)
+
+
 def _judge_table(gain: dict[str, Any]) -> Table:
-    """The learned aggregator without and with the judge, on each subset of held-out claims."""
+    """The aggregators without and with the judge, on each subset of held-out claims."""
     rows: list[tuple[Cell, ...]] = []
     for subset in ("held_out", "non_verbatim", "borderline"):
         if subset not in gain:
             continue
         part = gain[subset]
-        for name in ("encoders", "encoders+judge"):
-            point = part["at_cal_p95"][name]
-            rows.append((subset.replace("_", " "), part["claims"], name,
-                         _with_ci(point, "precision"), _with_ci(point, "recall"),
-                         part["roc_auc"][name]))
+        for key, label in _JUDGE_POINTS:
+            for name, point in part.get(key, {}).items():
+                auc = part["roc_auc"][name] if key.startswith("at_cal") else None
+                rows.append((subset.replace("_", " "), part["claims"], label, name,
+                             _with_ci(point, "precision"), _with_ci(point, "recall"),
+                             "–" if auc is None else auc))
     return Table(
-        "What the judge adds: the learned aggregator without and with it, each at its "
-        "calibrated P ≥ 0.95 point",
-        ("claims", "n", "views", "precision [95% CI]", "recall [95% CI]", "ROC-AUC"),
+        "What the judge adds: each aggregator without and with it",
+        ("claims", "n", "aggregator and operating point", "views", "precision [95% CI]",
+         "recall [95% CI]", "ROC-AUC"),
         rows,
-        note=f"encoders: {', '.join(gain['encoder_views'])}. Borderline: the claims the "
-        "shipped default leaves Uncertain (τ' < score < τ), which the engine sends the judge. "
+        note=f"encoders: {', '.join(gain['encoder_views'])}. The learned aggregators are "
+        "fitted on the calibration questions; their thresholds are chosen there, on all "
+        "claims or on the non-verbatim ones. Borderline: the claims the shipped default's "
+        "encoders leave Uncertain (τ' < score < τ), which the engine sends the judge. "
         "Intervals resample held-out questions.",
     )
 

@@ -233,10 +233,13 @@ def _view_points(main: dict[str, Any], views: Sequence[str]) -> dict[str, float]
     if gain is not None:
         for name, key in (("encoders", "judge_off"), ("encoders+judge", "judge_on")):
             for subset in ("held_out", "non_verbatim", "borderline"):
-                if subset in gain:
-                    point = gain[subset]["at_cal_p95"][name]
-                    points[f"{key}_{subset}_precision_at_cal_p95"] = point["precision"]
-                    points[f"{key}_{subset}_recall_at_cal_p95"] = point["recall"]
+                for at, suffix in (("at_cal_p95", "at_cal_p95"),
+                                   ("at_cal_p95_non_verbatim", "at_non_verbatim_cal_p95"),
+                                   ("shipped_default", "of_shipped_default")):
+                    point = gain.get(subset, {}).get(at, {}).get(name)
+                    if point is not None:
+                        points[f"{key}_{subset}_precision_{suffix}"] = point["precision"]
+                        points[f"{key}_{subset}_recall_{suffix}"] = point["recall"]
     return points
 
 

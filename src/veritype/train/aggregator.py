@@ -2,15 +2,15 @@
 
 The data are pairs neither shipped verifier was trained on: HaluEval dialogue rows 4000–6999
 (the ``align`` model read rows 0–3999; rows 7000 and above are kept for calibration and
-evaluation elsewhere), and the NLI pool's MRPC paraphrases, COVID-Fact claims and DNC recast
-pairs (``nli/train``, added after both models were trained). Groups (a premise, a HaluEval
-row) fall whole into one of three parts: *fit* (the logistic regression), *choose* (the
-fitting data, the features, the thresholds τ and τ', and the contradiction veto) and
-*check* (the figures in the card, read once after every choice is made). Choices and
-figures are read on the HaluEval dialogue rows, the part that is like veritype's own work.
+evaluation elsewhere), a response checked against the knowledge it should rest on, which is
+what veritype does. The NLI pool's ``train/`` files are all ``nli``'s training data, so none
+is used: a fit on pairs a view has read trusts it more than it deserves. Rows fall whole
+into one of three parts: *fit* (the logistic regression), *choose* (the features, the
+thresholds τ and τ', and the contradiction veto) and *check* (the figures in the card, read
+once after every choice is made).
 
 With ``judge=True`` a second stage is fitted for the claims the chosen model leaves
-borderline (Uncertain): a sample of them, from every source, is asked of the ``judge`` view,
+borderline (Uncertain): a sample of them is asked of the ``judge`` view,
 a model over the first stage's features and the judge's P(yes) is fitted on their *fit*
 part, and its threshold is chosen on *choose* and checked on *check* as above. The result
 is a :class:`~veritype.aggregate.StagedAggregator`.
@@ -26,7 +26,6 @@ import itertools
 import json
 import math
 import platform
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ import numpy.typing as npt
 from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, StagedAggregator, Veto
 from veritype.errors import DataError
 from veritype.evaluation.configurations import view_results, vote_score
-from veritype.evaluation.data import Example, halueval_examples, is_verbatim, read_jsonl
+from veritype.evaluation.data import Example, halueval_examples, is_verbatim
 from veritype.evaluation.metrics import (
     Bools,
     Bootstrap,
@@ -64,45 +63,22 @@ from veritype.train.aggregator_card import (
 from veritype.verdicts import ViewResult
 
 VIEWS = ("numeric", "lexical", "nli", "align")
-NLI_SETS = {"mrpc_train_2way": 3667, "covidfact_train_2way": 3263, "dnc_recast_train_2way": 3000}
 DIALOGUE_ROWS = (4000, 7000)
 PARTS = ("fit", "choose", "check")
 VALIDATION_SOURCE = "halueval_dialogue"
-# The data each candidate may be fitted on; every one is validated on HaluEval dialogue.
-DATA_OPTIONS = {
-    "HaluEval dialogue": {"halueval_dialogue"},
-    "HaluEval dialogue + NLI sets": {"halueval_dialogue", *NLI_SETS},
-}
 VETO_FLOORS = (0.0, 0.8, 0.9, 0.95, 0.98)
 L2 = 1e-2
 JUDGE = "judge"
-# Borderline claims asked of the judge per source (about 0.7 s each on 2 cores).
-JUDGE_SAMPLE = {VALIDATION_SOURCE: 1000, **dict.fromkeys(NLI_SETS, 200)}
+# Borderline claims asked of the judge (about 0.7 s each on 2 cores).
+JUDGE_SAMPLE = 1000
 JUDGE_CHUNK = 100
 
 
-def training_examples(data_dir: Path, seed: int = 0) -> list[Example]:
-    """The sampled training-side pairs, each group named by its source and premise or row."""
-    rng = random.Random(seed)
-    examples: list[Example] = []
-    for name, count in NLI_SETS.items():
-        rows = list(read_jsonl(data_dir / "nli" / "train" / f"{name}.jsonl"))
-        for number in sorted(rng.sample(range(len(rows)), min(count, len(rows)))):
-            row = rows[number]
-            premise = str(row["premise"])
-            examples.append(Example(
-                example_id=f"{name}-{number}",
-                group=f"{name}:{hashlib.sha1(premise.encode()).hexdigest()[:16]}",
-                evidence=(premise,),
-                claim=str(row["hypothesis"]),
-                label="supported" if row["label"] == "entailment" else "unsupported",
-                meta={"source": name},
-            ))
-    for example in halueval_examples(data_dir, "dialogue", *DIALOGUE_ROWS):
-        examples.append(Example(example.example_id, f"dialogue:{example.group}",
-                                example.evidence, example.claim, example.label,
-                                {"source": "halueval_dialogue"}))
-    return examples
+def training_examples(data_dir: Path) -> list[Example]:
+    """The training-side pairs, each group named by its HaluEval row."""
+    return [Example(example.example_id, f"dialogue:{example.group}", example.evidence,
+                    example.claim, example.label, {"source": VALIDATION_SOURCE})
+            for example in halueval_examples(data_dir, "dialogue", *DIALOGUE_ROWS)]
 
 
 def part_of(group: str, seed: int) -> str:
@@ -162,14 +138,7 @@ def _fit_monotone(
     if candidate.contradiction_features:
         names += [view + NOT_CONTRADICTED for view in candidate.views if view != "numeric"]
     strong = [view for view in candidate.views if view in table.strong]
-    labels = [bool(t) for t in truth]
-    while names:
-        model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, strong=strong,
-                                      products=False)
-        if all(weight >= 0 for weight in model.weights):
-            return model
-        names.remove(min(zip(model.weights, model.view_names, strict=True))[1])
-    return None
+    return _monotone_fit(results, truth, names, strong)
 
 
 def _veto_options(table: ScoreTable, truth: Bools, rows: Bools) -> list[dict[str, Any]]:
@@ -223,7 +192,7 @@ def fit_default(
     on *choose*, report on *check*; with ``judge``, fit the judge stage too; write
     ``aggregator.json``, ``fit_report.json`` and ``model_card.md`` into ``output_dir``.
     Returns the report."""
-    examples = training_examples(data_dir, seed)
+    examples = training_examples(data_dir)
     done = 0
 
     def score_new(new: list[Example]) -> ScoreTable:
@@ -241,12 +210,8 @@ def fit_default(
     truth = np.array([example.supported for example in examples])
     groups = [example.group for example in examples]
     parts = np.array([part_of(group, seed) for group in groups])
-    sources = np.array([example.meta["source"] for example in examples])
     masks = {part: parts == part for part in PARTS}
-
-    # Validation and check read the deployment-like part: a response against its knowledge.
-    target = sources == VALIDATION_SOURCE
-    choose, check = masks["choose"] & target, masks["check"] & target
+    choose, check = masks["choose"], masks["check"]
     vetoes = _veto_options(table, truth, choose)
     reliable = [v for v in vetoes if v["precision"] is not None
                 and v["precision"] >= VETO_PRECISION and v["vetoed"] >= MIN_VETOED]
@@ -254,32 +219,30 @@ def fit_default(
     most = max(reliable, key=lambda v: v["vetoed"], default=None)
     chosen_veto = None if most is None else Veto(most["quorum"], most["floor"], most["views"])
     choices: list[dict[str, Any]] = []
-    fitted: dict[tuple[str, str], LearnedAggregator] = {}
-    for data_name, data_sources in DATA_OPTIONS.items():
-        for candidate in CANDIDATES:
-            rows = np.nonzero(masks["fit"] & np.isin(sources, list(data_sources)))[0]
-            model = _fit_monotone(table.select(rows), truth[rows], [groups[i] for i in rows],
-                                  candidate, seed)
-            entry: dict[str, Any] = {"data": data_name, "candidate": candidate.name,
-                                     "tau": None, "choose_recall": 0.0, "choose_auc": None,
-                                     "features": []}
-            choices.append(entry)
-            if model is None:
-                continue
-            fitted[data_name, candidate.name] = model.with_settings(veto=chosen_veto)
-            score = _effective(fitted[data_name, candidate.name], table, candidate)
-            tau = threshold_for_precision(score[choose], truth[choose], TARGET_PRECISION)
-            entry.update({
-                "tau": tau, "features": list(model.view_names),
-                "choose_recall": 0.0 if tau is None else binary_metrics(
-                    score[choose] >= tau, truth[choose])["recall"],
-                "choose_auc": roc_auc(score[choose], truth[choose]),
-            })
+    fitted: dict[str, LearnedAggregator] = {}
+    rows = np.nonzero(masks["fit"])[0]
+    for candidate in CANDIDATES:
+        model = _fit_monotone(table.select(rows), truth[rows], [groups[i] for i in rows],
+                              candidate, seed)
+        entry: dict[str, Any] = {"candidate": candidate.name, "tau": None,
+                                 "choose_recall": 0.0, "choose_auc": None, "features": []}
+        choices.append(entry)
+        if model is None:
+            continue
+        fitted[candidate.name] = model.with_settings(veto=chosen_veto)
+        score = _effective(fitted[candidate.name], table, candidate)
+        tau = threshold_for_precision(score[choose], truth[choose], TARGET_PRECISION)
+        entry.update({
+            "tau": tau, "features": list(model.view_names),
+            "choose_recall": 0.0 if tau is None else binary_metrics(
+                score[choose] >= tau, truth[choose])["recall"],
+            "choose_auc": roc_auc(score[choose], truth[choose]),
+        })
     if all(c["tau"] is None for c in choices):
         raise DataError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
     best = max(choices, key=lambda c: c["choose_recall"])
     candidate = next(c for c in CANDIDATES if c.name == best["candidate"])
-    chosen_model = fitted[best["data"], candidate.name]
+    chosen_model = fitted[candidate.name]
     score = _effective(chosen_model, table, candidate)
     tau = float(best["tau"])
     tau_low = highest_low_threshold(score[choose], truth[choose], UNSUPPORTED_PRECISION, tau)
@@ -292,7 +255,7 @@ def fit_default(
     verbatim = np.array([is_verbatim(example) for example in examples])
     report: dict[str, Any] = {
         "data": {
-            "nli_sets": NLI_SETS, "halueval_dialogue_rows": list(DIALOGUE_ROWS),
+            "halueval_dialogue_rows": list(DIALOGUE_ROWS),
             "examples": len(examples), "pairs_scored": table.pairs,
             "parts": {part: {"examples": int(mask.sum()),
                              "supported": int(truth[mask].sum())}
@@ -301,7 +264,7 @@ def fit_default(
         },
         "vetoes": vetoes,
         "candidates": choices,
-        "chosen": {"data": best["data"], "candidate": candidate.name,
+        "chosen": {"candidate": candidate.name,
                    "views": list(candidate.views),
                    "features": list(model.view_names), "products": model.products,
                    "contradiction_features": candidate.contradiction_features,
@@ -316,11 +279,6 @@ def fit_default(
             "vote_at_0_8": _precision_and_recall(
                 vote_score(table, list(table.views))[check] >= 0.8, truth[check]),
             "verbatim_baseline": _precision_and_recall(verbatim[check], truth[check]),
-            "other_sources": {
-                str(source): _precision_and_recall(score[rows] >= tau, truth[rows])
-                for source in sorted(set(sources) - {VALIDATION_SOURCE})
-                for rows in [masks["check"] & (sources == source)]
-            },
             "unsupported_share_at_or_below_tau_low": float(np.mean(
                 ~truth[check][score[check] <= tau_low])) if np.any(score[check] <= tau_low)
             else None,
@@ -331,8 +289,7 @@ def fit_default(
     }
     shipped: LearnedAggregator | StagedAggregator = model
     if judge:
-        stage = JudgeStage(examples, table, candidate, model, truth, parts, sources, score,
-                           seed)
+        stage = JudgeStage(examples, table, candidate, model, truth, parts, score, seed)
         second, report["judge_stage"] = stage.fit(output_dir / "judge_scores.npz", on_progress)
         if second is not None:
             shipped = StagedAggregator(model, second, JUDGE)
@@ -357,18 +314,14 @@ class JudgeStage:
     first: LearnedAggregator
     truth: Bools
     parts: npt.NDArray[np.str_]
-    sources: npt.NDArray[np.str_]
     first_score: Floats
     seed: int
 
     def sample(self, tau: float, tau_low: float) -> npt.NDArray[np.intp]:
-        """Up to ``JUDGE_SAMPLE`` borderline rows per source, in a fixed hashed order."""
-        borderline = (self.first_score > tau_low) & (self.first_score < tau)
-        chosen: list[int] = []
-        for source, count in JUDGE_SAMPLE.items():
-            candidates = np.nonzero(borderline & (self.sources == source))[0].tolist()
-            chosen += sorted(candidates, key=lambda row: hashlib.sha256(
-                f"{self.seed}:{self.examples[row].example_id}".encode()).digest())[:count]
+        """Up to ``JUDGE_SAMPLE`` borderline rows, the first in a fixed hashed order."""
+        borderline = np.nonzero((self.first_score > tau_low) & (self.first_score < tau))[0]
+        chosen = sorted(borderline.tolist(), key=lambda row: hashlib.sha256(
+            f"{self.seed}:{self.examples[row].example_id}".encode()).digest())[:JUDGE_SAMPLE]
         return np.array(sorted(chosen), dtype=np.intp)
 
     def fit(
@@ -385,16 +338,15 @@ class JudgeStage:
                                 contradiction_features=self.candidate.contradiction_features)
         results = [a + b for a, b in zip(encoders, view_results(judged, (JUDGE,)), strict=True)]
         truth, parts = self.truth[rows], self.parts[rows]
-        dialogue = self.sources[rows] == VALIDATION_SOURCE
         fit_rows = np.nonzero(parts == "fit")[0]
-        choose, check = (parts == "choose") & dialogue, (parts == "check") & dialogue
+        choose, check = parts == "choose", parts == "check"
         candidates: dict[str, list[str]] = {"judge": [JUDGE],
                                             "first stage + judge": [*self.first.view_names,
                                                                     JUDGE]}
         choices: list[dict[str, Any]] = []
         best: tuple[float, LearnedAggregator, float] | None = None
         for name, names in candidates.items():
-            model = _monotone_fit([results[i] for i in fit_rows], truth[fit_rows], names)
+            model = _monotone_fit([results[i] for i in fit_rows], truth[fit_rows], names, None)
             entry: dict[str, Any] = {"candidate": name, "features": [], "threshold": None,
                                      "choose_recall": 0.0}
             choices.append(entry)
@@ -411,8 +363,7 @@ class JudgeStage:
             if threshold is not None and (best is None or recall > best[0]):
                 best = (recall, model, threshold)
         report: dict[str, Any] = {
-            "sample": {source: int(np.sum(self.sources[rows] == source))
-                       for source in JUDGE_SAMPLE},
+            "sample": len(rows),
             "sample_parts": {part: int(np.sum(parts == part)) for part in PARTS},
             "borderline_band": [tau_low, tau],
             "candidates": choices,
@@ -442,22 +393,19 @@ class JudgeStage:
             "ci95": {name: list(intervals[name]) for name in ("precision", "recall")},
             "judge_auc": roc_auc(np.array([r[-1].score for r in results])[check],
                                  truth[check]),
-            "other_sources": {
-                source: _precision_and_recall(accepted[mask], truth[mask])
-                for source in JUDGE_SAMPLE if source != VALIDATION_SOURCE
-                for mask in [(parts == "check") & (self.sources[rows] == source)]
-            },
         }
         return shifted, report
 
 
-def _monotone_fit(results: list[list[ViewResult]], truth: Bools, names: list[str]
-                  ) -> LearnedAggregator | None:
-    """Fitted on ``names``, dropping the most negative weight until none is negative."""
+def _monotone_fit(results: Sequence[Sequence[ViewResult]], truth: Bools, names: list[str],
+                  strong: list[str] | None) -> LearnedAggregator | None:
+    """Fitted on ``names`` (penalty ``L2``, no pairwise products), dropping the most
+    negative weight and refitting until none is negative; None when no feature is left."""
     names = list(names)
     labels = [bool(t) for t in truth]
     while names:
-        model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, products=False)
+        model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, strong=strong,
+                                      products=False)
         if all(weight >= 0 for weight in model.weights):
             return model
         names.remove(min(zip(model.weights, model.view_names, strict=True))[1])

@@ -25,7 +25,7 @@ def model_card(report: dict[str, Any]) -> str:
     features = ", ".join(chosen["features"])
     products = " and their pairwise products" if chosen["products"] else ""
     rows = "\n".join(
-        f"| {c['data']} | {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
+        f"| {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
         f"{_number(c['tau'])} | {c['choose_recall']:.3f} | {_number(c['choose_auc'])} |"
         for c in report["candidates"]
     )
@@ -43,11 +43,8 @@ def model_card(report: dict[str, Any]) -> str:
         f"{', '.join(veto['views']) if veto.get('views') else 'the strong views'} say "
         f"contradicted with a contradiction score of at least {veto['floor']:.2f}"
     )
-    sources = "\n".join(f"| {name} | {v['precision']:.3f} | {v['recall']:.3f} |"
-                        for name, v in check["other_sources"].items())
     parts = ", ".join(f"{name} {v['examples']:,} ({v['supported']:,} supported)"
                       for name, v in data["parts"].items())
-    sampled = ", ".join(f"{name} {count:,}" for name, count in data["nli_sets"].items())
     first, stop = data["halueval_dialogue_rows"]
     ci, verbatim, machine = check["ci95"], check["verbatim_baseline"], report["machine"]
     vote = check["vote_at_0_8"]
@@ -61,21 +58,19 @@ the data below.
 
 ## Data: training-side only
 
-- HaluEval dialogue rows {first}–{stop - 1}: the knowledge as evidence, the right response
-  supported, the hallucinated response not. Neither shipped verifier read these rows (`align`
-  trained on rows 0–3999; rows 7000 and above are kept for calibration and evaluation
-  elsewhere). The *choose* and *check* parts are drawn from these rows only: a response
-  checked against the passage it should rest on is what veritype does.
-- NLI pool `train/`, sampled (seed {data['seed']}): {sampled}; added to the pool after both
-  verifiers were trained, so neither has read them. Offered as extra fitting data (below).
-  Licences: MRPC research use; COVID-Fact none stated; DNC per item (see the pool's
-  `sources/added_2026_11_23.txt`).
+- HaluEval dialogue rows {first}–{stop - 1} (MIT; the dialogues come from OpenDialKG,
+  CC BY-NC 4.0): the knowledge as evidence, the right response supported, the hallucinated
+  response not. Neither shipped verifier read these rows (`align` trained on rows 0–3999;
+  rows 7000 and above are kept for calibration and evaluation elsewhere). A response checked
+  against the passage it should rest on is what veritype does.
+- Not the NLI pool: its `train/` files are all `nli`'s training data, and a fit on pairs a
+  view has read trusts it more than it deserves.
 - Nothing from an evaluation split (NLI `eval/`, HaluEval rows ≥ 7000, SciFact dev,
   TruthfulQA).
 
-{data['examples']:,} examples, split by group (premise or HaluEval row): {parts}.
+{data['examples']:,} examples, split by HaluEval row (seed {data['seed']}): {parts}.
 
-## Choices, made on the *choose* part of the HaluEval dialogue rows
+## Choices, made on the *choose* part
 
 First the contradiction veto. A veto is reliable when at least {VETO_PRECISION} of the claims
 it fires on are unsupported, over at least {MIN_VETOED} claims:
@@ -86,22 +81,22 @@ it fires on are unsupported, over at least {MIN_VETOED} claims:
 
 A contradiction vetoes a claim {veto_rule}.
 
-Then the fitting data and the features, each fitted on the *fit* part with that veto and
+Then the features, each set fitted on the *fit* part with that veto and
 kept monotone (more support from any view never lowers P(supported): a feature whose weight
 comes out negative is dropped and the rest refitted). `align` was trained on other rows of
 the same HaluEval tasks, so it reads these rows as its own kind of data; it enters only
 through its agreement with `nli` (`nli*align`, high only when both entail):
 
-| data | candidate | features kept | τ at P ≥ {TARGET_PRECISION} | recall | ROC-AUC |
-|---|---|---|---|---|---|
+| candidate | features kept | τ at P ≥ {TARGET_PRECISION} | recall | ROC-AUC |
+|---|---|---|---|---|
 {rows}
 
-Chosen: **{chosen['candidate']}** fitted on **{chosen['data']}**, τ = {chosen['tau']:.3f}
+Chosen: **{chosen['candidate']}**, τ = {chosen['tau']:.3f}
 (the lowest threshold whose Verified claims reach precision {TARGET_PRECISION} on *choose*)
 and τ' = {chosen['tau_low']:.3f} (the highest threshold at or below which
 {UNSUPPORTED_PRECISION:.0%} of claims are unsupported).
 
-## Figures on the *check* part of the HaluEval dialogue rows (read once, after the choices)
+## Figures on the *check* part (read once, after the choices)
 
 | | precision | recall |
 |---|---|---|
@@ -111,14 +106,6 @@ and τ' = {chosen['tau_low']:.3f} (the highest threshold at or below which
 | verbatim substring | {verbatim['precision']:.3f} | {verbatim['recall']:.3f} |
 
 95% intervals: group bootstrap, 1,000 resamples. ROC-AUC {check['auc']:.3f}.
-
-The same model at τ on the *check* part of the other sets (not a target, and not like
-veritype's claims: MRPC labels paraphrase, COVID-Fact's refuted claims were generated
-automatically, DNC recasts veridicality):
-
-| set | precision | recall |
-|---|---|---|
-{sources}
 
 {judge_stage_section(report.get("judge_stage"))}
 Machine: {machine['cpu']}, Python {machine['python']}, numpy {machine['numpy']}.
@@ -130,7 +117,6 @@ def judge_stage_section(stage: dict[str, Any] | None) -> str:
     if stage is None:
         return ""
     low, high = stage["borderline_band"]
-    sample = ", ".join(f"{name} {count:,}" for name, count in stage["sample"].items())
     rows = "\n".join(
         f"| {c['candidate']} | {', '.join(c['features']) or 'not monotone'} | "
         f"{_number(c['threshold'])} | {c['choose_recall']:.3f} | "
@@ -147,10 +133,10 @@ model's features and the judge's P(yes), scores those claims; where it reaches �
 the claim to Verified. It never lowers a claim: a yes/no judge cannot tell a refuted claim
 from an unstated one.
 
-Data: borderline claims of the same training-side pairs, sampled per source: {sample}.
-The judge took {cost} per claim on this machine. The model is fitted on their *fit* part;
-its threshold is the lowest whose lifted claims reach precision {TARGET_PRECISION} on the
-borderline HaluEval dialogue claims of *choose*:
+Data: {stage['sample']:,} borderline claims of the same rows, sampled in a fixed order. The
+judge took {cost} per claim on this machine. The model is fitted on their *fit* part; its
+threshold is the lowest whose lifted claims reach precision {TARGET_PRECISION} on those of
+*choose*:
 
 | candidate | features kept | threshold | recall | ROC-AUC |
 |---|---|---|---|---|
@@ -160,11 +146,9 @@ borderline HaluEval dialogue claims of *choose*:
         return head + (f"\nNo candidate reached precision {TARGET_PRECISION}, so no judge stage "
                        "ships: with the judge on, its answers do not change any claim's type.\n")
     check = stage["check"]
-    sources = "\n".join(f"| {name} | {v['precision']:.3f} | {v['recall']:.3f} |"
-                        for name, v in check["other_sources"].items())
     return head + f"""
-Chosen: **{', '.join(stage['chosen']['features'])}**. On the borderline HaluEval dialogue
-claims of *check* ({check['borderline_claims']:,}, read once):
+Chosen: **{', '.join(stage['chosen']['features'])}**. On the borderline claims of *check*
+({check['borderline_claims']:,}, read once):
 
 | | precision | recall |
 |---|---|---|
@@ -172,10 +156,5 @@ claims of *check* ({check['borderline_claims']:,}, read once):
 {_with_ci(check['recall'], check['ci95']['recall'])} |
 | accept every borderline claim | {check['accept_all_precision']:.3f} | 1.000 |
 
-The judge's own ROC-AUC there: {check['judge_auc']:.3f}. On the borderline *check* claims
-of the other sets:
-
-| set | precision | recall |
-|---|---|---|
-{sources}
+The judge's own ROC-AUC there: {check['judge_auc']:.3f}.
 """

@@ -49,6 +49,8 @@ class TrainConfig(Settings):
     epochs: float = 1.0
     warmup_ratio: float = 0.05
     weight_decay: float = 0.01
+    # Frozen embeddings skip the gradient and optimizer update of the largest matrix.
+    freeze_embeddings: bool = False
     threads: int = 2
     checkpoint_every: int = 200
     eval_sets: list[str] = Field(default_factory=list)

@@ -167,14 +167,19 @@ class Trainer:
         total_steps = max(1, math.ceil(per_epoch * config.epochs))
 
         model = fresh_classifier(self.base)
+        if config.freeze_embeddings:
+            for name, parameter in model.named_parameters():
+                if ".embeddings." in name:
+                    parameter.requires_grad_(False)
+        trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
         no_decay = ("bias", "LayerNorm.weight")
         groups = [
             {
-                "params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
+                "params": [p for n, p in trained if not n.endswith(no_decay)],
                 "weight_decay": config.weight_decay,
             },
             {
-                "params": [p for n, p in model.named_parameters() if n.endswith(no_decay)],
+                "params": [p for n, p in trained if n.endswith(no_decay)],
                 "weight_decay": 0.0,
             },
         ]

