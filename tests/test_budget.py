@@ -152,3 +152,17 @@ def test_a_borderline_only_view_is_asked_only_about_uncertain_claims() -> None:
     assert lexical.seen == ["c1", "c2", "c3"]
     assert costly.seen == ["c2"]
     assert spend.saved_by_early_stop == 2
+
+
+def test_a_contradiction_settles_a_claim_only_where_the_aggregator_vetoes() -> None:
+    vetoing = LearnedAggregator(["numeric", "lexical"], [1.0, 1.0], 0.0, products=False)
+    lenient = vetoing.with_settings(veto=None)
+    for aggregator, asked in ((vetoing, []), (lenient, ["c1"])):
+        graph = graph_of("The tower is 300 metres tall.")
+        lexical = CountingView(LexicalSupportView(), cost=1.0)
+        run_views(graph, {"c1": EVIDENCE}, [NumericConsistencyView(), lexical],
+                  aggregator=aggregator, thresholds=Thresholds(tau=0.9, tau_low=0.1))
+        assert graph.node("c1").results[0].verdict is Verdict.CONTRADICTED
+        # A contradiction the aggregator does not let override the score leaves the claim
+        # open for the views after it.
+        assert lexical.seen == asked

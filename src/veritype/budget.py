@@ -78,10 +78,13 @@ def _settled(
     remaining: Sequence[VerificationView],
     strong: frozenset[str],
     thresholds: Thresholds,
-    vote: bool,
+    aggregator: Aggregator,
 ) -> bool:
-    if _contradicted(node, strong):
+    # A strong view's contradiction settles the claim only where the aggregator lets it
+    # override the score: the default vetoes nothing, so the views after it still count.
+    if _contradicted(node, strong) and aggregator.aggregate(node.results).contradicted:
         return True
+    vote = isinstance(aggregator, VoteAggregator)
     if not vote:
         return False
     low, high = _mass_range(node, len(remaining))
@@ -130,14 +133,13 @@ def run_views(
         raise ConfigurationError(f"each view may run once per claim; duplicate names in {names}")
     ordered = sorted(views, key=lambda view: view.cost)
     strong = frozenset(view.name for view in ordered if view.strong)
-    vote = isinstance(aggregator, VoteAggregator)
     spent, calls, saved, cut = 0.0, 0, 0, 0
     for index, view in enumerate(ordered):
         remaining = ordered[index:]
         open_nodes = list(graph)
         if budget.early_stop:
             open_nodes = [
-                n for n in open_nodes if not _settled(n, remaining, strong, thresholds, vote)
+                n for n in open_nodes if not _settled(n, remaining, strong, thresholds, aggregator)
             ]
         if getattr(view, "borderline_only", False):
             open_nodes = [n for n in open_nodes if _borderline(n, aggregator, thresholds)]

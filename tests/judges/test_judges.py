@@ -111,3 +111,27 @@ def test_view_options_must_name_configured_views() -> None:
     with pytest.raises(ValidationError, match="view_options names views that are not "
                        "configured: judge"):
         EngineConfig(views=["nli"], view_options={"judge": {"judge": "openai"}})
+
+
+@pytest.mark.needs_judge
+def test_the_default_aggregator_lets_the_judge_lift_a_paraphrase_the_encoders_doubt(
+    judge_model: Path, tmp_path: Path
+) -> None:
+    from veritype.engine import Engine, EngineConfig
+    from veritype.graph import EvidenceType
+
+    paraphrase, wrong = "The Eiffel Tower stands in the French capital.", UNSUPPORTED
+    encoders = ["numeric", "lexical", "nli", "align"]
+    types: dict[str, list[EvidenceType]] = {}
+    for name, views in (("encoders", encoders), ("judge", [*encoders, "judge"])):
+        config = EngineConfig(store=f"sqlite:///{tmp_path / name}.sqlite", views=views,
+                              view_options={"judge": {"model_path": str(judge_model)}}
+                              if name == "judge" else {})
+        with Engine(config) as engine:
+            types[name] = [engine.verify(claim, [TOWER]).claims[0].type
+                           for claim in (paraphrase, wrong)]
+    # The encoders leave the paraphrase Uncertain (nli even reads it as contradicted); the
+    # judge, asked because it is borderline, lifts it; the wrong year stays unverified.
+    assert types["encoders"][0] is EvidenceType.UNCERTAIN
+    assert types["judge"][0] is EvidenceType.VERIFIED
+    assert types["judge"][1] is not EvidenceType.VERIFIED
