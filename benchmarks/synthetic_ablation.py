@@ -10,7 +10,10 @@ statements with the right and the hallucinated answer (``qa``), everything toget
 A variant named ``KIND@TEACHER`` is distillation: the same extra pairs as ``KIND``, each
 carrying the soft label a teacher gave it (``--teacher NAME=judge`` or ``NAME=MODEL_DIR``,
 labelled with ``veritype.train.label`` and kept under ``--work``), so comparing it with
-``KIND`` shows what the teacher's labels add over the gold ones.
+``KIND`` shows what the teacher's labels add over the gold ones. ``--soft NAME=FILE`` adds a
+variant training on a soft-label file written elsewhere, such as the judge's answers of
+``veritype train aggregator --judge`` beside the gold labels of the same pairs
+(``benchmarks/judged_pairs.py``).
 Each variant is exported to ONNX int8 and scored on validation data no variant trained on
 and no evaluation figure comes from: TruthfulQA's calibration questions (the 30% of the
 fixed split; all claims and those that are not verbatim copies of their evidence) and
@@ -133,6 +136,8 @@ def main() -> None:
                         help="Comma-separated variants (default: every undistilled one).")
     parser.add_argument("--teacher", action="append", default=[], metavar="NAME=SPEC",
                         help="A teacher for KIND@NAME variants: judge, or an exported model.")
+    parser.add_argument("--soft", action="append", default=[], metavar="NAME=FILE",
+                        help="A variant training on the replay plus this soft-label file.")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--output", type=Path,
@@ -148,6 +153,9 @@ def main() -> None:
         chosen = {name: made[name] if name in made else distilled(
             name, made, teachers, args.data_dir, args.work, args.threads)
             for name in args.only.split(",")}
+    for spec in args.soft:
+        name, _, path = spec.partition("=")
+        chosen[name] = {"soft_label_files": [path]}
     sets = validation(args.data_dir)
     results: dict[str, Any] = {}
     scores: dict[str, dict[str, np.ndarray]] = {}
