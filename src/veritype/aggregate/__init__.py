@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Collection, Mapping
-from pathlib import Path
 from typing import Any
 
 from veritype._registry import Registry
@@ -30,6 +29,7 @@ from veritype.aggregate._base import (
     VoteAggregator,
     evidence_union,
     is_contradicted,
+    read_model,
     support_mass,
 )
 from veritype.aggregate._learned import LearnedAggregator
@@ -52,11 +52,12 @@ def _make_vote(**options: Any) -> Aggregator:
 
 def load_fitted(path: str | os.PathLike[str]) -> LearnedAggregator | StagedAggregator:
     """A fitted aggregator saved as JSON: a learned one, or a staged one (its format says)."""
-    try:
-        staged = '"veritype.staged-aggregator"' in Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigurationError(f"{os.fspath(path)}: cannot be read ({err.strerror})") from None
-    return StagedAggregator.load(path) if staged else LearnedAggregator.load(path)
+
+    def parse(text: str) -> LearnedAggregator | StagedAggregator:
+        staged = '"veritype.staged-aggregator"' in text
+        return StagedAggregator.from_json(text) if staged else LearnedAggregator.from_json(text)
+
+    return read_model(path, parse)
 
 
 def _make_learned(**options: Any) -> Aggregator:

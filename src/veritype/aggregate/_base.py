@@ -3,10 +3,11 @@ Aggregator protocol and the vote."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import os
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Span
@@ -17,6 +18,20 @@ from veritype.verdicts import Verdict, ViewResult
 NOT_CONTRADICTED = ".not_contradicted"
 AGREEMENT = "*"
 DEFAULT_AGGREGATOR = Path(__file__).parent.parent / "models" / "aggregator" / "aggregator.json"
+
+
+_Model = TypeVar("_Model")
+
+
+def read_model(path: str | os.PathLike[str], parse: Callable[[str], _Model]) -> _Model:
+    """A fitted model read from a JSON file; an unreadable or malformed file raises a
+    ``ConfigurationError`` that names it."""
+    try:
+        return parse(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigurationError(f"{os.fspath(path)}: cannot be read ({err.strerror})") from None
+    except ValueError as err:
+        raise ConfigurationError(f"{os.fspath(path)}: {err}") from None
 
 
 def support_mass(results: Sequence[ViewResult]) -> float:

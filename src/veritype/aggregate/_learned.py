@@ -22,6 +22,7 @@ from veritype.aggregate._base import (
     Veto,
     by_view,
     is_real,
+    read_model,
     strong_set,
     voted,
 )
@@ -248,14 +249,7 @@ class LearnedAggregator:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> LearnedAggregator:
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except OSError as err:
-            raise ConfigurationError(
-                f"{os.fspath(path)}: cannot be read ({err.strerror})"
-            ) from None
-        except ValueError as err:
-            raise ConfigurationError(f"{os.fspath(path)}: {err}") from None
+        return read_model(path, cls.from_json)
 
 
 def feature_matrix(

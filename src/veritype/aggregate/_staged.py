@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from veritype._text import json_object
-from veritype.aggregate._base import Aggregate, by_view, voted
+from veritype.aggregate._base import Aggregate, by_view, read_model, voted
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.errors import ConfigurationError
 from veritype.verdicts import ViewResult
@@ -119,9 +119,4 @@ class StagedAggregator:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> StagedAggregator:
-        try:
-            return cls.from_json(Path(path).read_text(encoding="utf-8"))
-        except OSError as err:
-            raise ConfigurationError(
-                f"{os.fspath(path)}: cannot be read ({err.strerror})"
-            ) from None
+        return read_model(path, cls.from_json)
