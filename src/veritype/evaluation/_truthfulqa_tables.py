@@ -74,8 +74,10 @@ def _judge_table(gain: dict[str, Any]) -> Table:
         for key, label in _JUDGE_POINTS:
             for name, point in part.get(key, {}).items():
                 auc = part["roc_auc"][name] if key.startswith("at_cal") else None
-                rows.append((subset.replace("_", " "), part["claims"], label, name,
-                             _with_ci(point, "precision"), _with_ci(point, "recall"),
+                # No threshold reached the target on calibration: the point accepts nothing.
+                figures = (("accepts nothing", "–") if point["threshold"] is None else
+                           (_with_ci(point, "precision"), _with_ci(point, "recall")))
+                rows.append((subset.replace("_", " "), part["claims"], label, name, *figures,
                              "–" if auc is None else auc))
     return Table(
         "What the judge adds: each aggregator without and with it",
