@@ -29,11 +29,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from veritype.evaluation.machine import machine
+from _report import write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))
@@ -46,6 +45,7 @@ REPEATS = 3
 _MEASURE = """
 import json, sys, time
 from pathlib import Path
+
 from veritype.evidence import Document
 from veritype.ingest import read_file
 from veritype.store import Chunking
@@ -185,14 +185,12 @@ def main() -> None:
                 largest["memory_x_file"] / smallest["memory_x_file"],
         }
     ten = next((r for r in runs if r["kind"] == "prose" and r["mb"] == 10), None)
-    report = {
-        "benchmark": "ingest_scaling",
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": machine(),
-        "chunk_chars": CHUNK_CHARS,
-        "runs": runs,
-        "linearity": linearity,
-        "targets": {
+    write_report(
+        args.output, "ingest_scaling",
+        chunk_chars=CHUNK_CHARS,
+        runs=runs,
+        linearity=linearity,
+        targets={
             "linear_within_20_percent": all(
                 abs(v["seconds_per_mb_ratio_largest_to_smallest"] - 1) <= 0.2
                 for v in linearity.values()),
@@ -202,10 +200,7 @@ def main() -> None:
                 for kind in KINDS},
             "every_chunk_within_bound": all(r["longest_chunk"] <= CHUNK_CHARS for r in runs),
         },
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.output}")
+    )
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _report import write_report
 
 from veritype.claims import Claim
 from veritype.evaluation.data import (
@@ -39,7 +40,6 @@ from veritype.evaluation.data import (
     scifact_claims,
     truthfulqa_examples,
 )
-from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.views import create_view
@@ -131,17 +131,12 @@ def main() -> None:
               f"{results[name]['judge_auc']:.3f} (gain {results[name]['gain_ci95']}), "
               f"{judge_seconds:.2f} s per claim for the judge, {nli_seconds:.3f} for nli",
               flush=True)
-    report = {
-        "benchmark": "judge_quality",
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": machine(),
-        "config": {"pairs": args.pairs, "judge_options": json.loads(args.judge_options),
-                   "resamples": RESAMPLES, "seed": 0},
-        "sets": results,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.output}")
+    write_report(
+        args.output, "judge_quality",
+        config={"pairs": args.pairs, "judge_options": json.loads(args.judge_options),
+                "resamples": RESAMPLES, "seed": 0},
+        sets=results,
+    )
 
 
 if __name__ == "__main__":

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _report import write_report
 
 from veritype.claims import Claim, decompose
-from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -101,17 +101,13 @@ def main() -> None:
             }
             print(f"{model}: {label}: AUC {results[f'{model}: {label}']['roc_auc']:.3f} "
                   f"in {seconds:.1f} s", file=sys.stderr)
-    report = {
-        "benchmark": "long_evidence",
-        "data": {"set": "HaluEval summarization", "rows": [FIRST_ROW, FIRST_ROW + args.rows],
-                 "summaries": len(summaries),
-                 "median_document_chars": float(np.median(lengths)),
-                 "claims": sum(len(claims) for _, claims, _, _ in summaries)},
-        "results": results,
-        "machine": machine(),
-    }
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report["results"], indent=2))
+    write_report(
+        args.output, "long_evidence",
+        data={"set": "HaluEval summarization", "rows": [FIRST_ROW, FIRST_ROW + args.rows],
+              "summaries": len(summaries), "median_document_chars": float(np.median(lengths)),
+              "claims": sum(len(claims) for _, claims, _, _ in summaries)},
+        results=results,
+    )
 
 
 if __name__ == "__main__":

@@ -30,12 +30,12 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _report import write_report
 
 from veritype.evaluation.data import (
     Example,
@@ -43,7 +43,6 @@ from veritype.evaluation.data import (
     is_verbatim,
     truthfulqa_examples,
 )
-from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evaluation.runner import SPLIT_SEED, split_by_group
 from veritype.models.cross_encoder import CrossEncoder
@@ -108,18 +107,19 @@ def validation(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], np.ndar
             for name, subset in named.items()}
 
 
-def paired_gain(base: np.ndarray, other: np.ndarray, truth: np.ndarray,
-                groups: Sequence[str], seed: int = 0) -> list[float]:
-    """95% interval of ROC-AUC(other) − ROC-AUC(base), resampling whole groups."""
+def paired_gain(base: np.ndarray, other: np.ndarray, truth: np.ndarray, groups: Sequence[str],
+                seed: int = 0,
+                metric: Callable[[np.ndarray, np.ndarray], float] = roc_auc) -> list[float]:
+    """95% interval of metric(other) − metric(base), resampling whole groups."""
     names, index = np.unique(np.asarray(groups), return_inverse=True)
     members = [np.nonzero(index == g)[0] for g in range(len(names))]
     rng = np.random.default_rng(seed)
     gains = []
     for _ in range(RESAMPLES):
         rows = np.concatenate([members[g] for g in rng.integers(0, len(names), len(names))])
-        if truth[rows].all() or not truth[rows].any():
+        if len(np.unique(truth[rows])) < 2:
             continue
-        gains.append(roc_auc(other[rows], truth[rows]) - roc_auc(base[rows], truth[rows]))
+        gains.append(metric(other[rows], truth[rows]) - metric(base[rows], truth[rows]))
     return [round(float(np.percentile(gains, 2.5)), 4), round(float(np.percentile(gains, 97.5)), 4)]
 
 
@@ -193,19 +193,12 @@ def main() -> None:
                 label: paired_gain(scores["replay"][label], scores[name][label], truth, groups)
                 for label, (_, truth, groups) in sets.items()
             }
-    report = {
-        "benchmark": "synthetic_ablation",
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "base": str(args.base),
-        "replay_files": REPLAY,
-        "validation": {label: {"pairs": len(pairs), "supported": int(truth.sum())}
-                       for label, (pairs, truth, _) in sets.items()},
-        "variants": results,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_report(
+        args.output, "synthetic_ablation", base=str(args.base), replay_files=REPLAY,
+        validation={label: {"pairs": len(pairs), "supported": int(truth.sum())}
+                    for label, (pairs, truth, _) in sets.items()},
+        variants=results,
+    )
 
 
 if __name__ == "__main__":

