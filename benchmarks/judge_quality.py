@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import write_report
+from _common import write_report
 
 from veritype.claims import Claim
 from veritype.evaluation.data import (

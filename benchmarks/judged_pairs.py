@@ -10,24 +10,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 import numpy as np
+from _common import add_data_dir
 
 from veritype.train.aggregator import training_examples
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", type=Path, help="The --output-dir of the aggregator fit.")
     parser.add_argument("out_dir", type=Path)
-    parser.add_argument(
-        "--data-dir", type=Path,
-        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
-    )
+    add_data_dir(parser)
     args = parser.parse_args()
     judged = np.load(args.run_dir / "judge_scores.npz", allow_pickle=False)
     column = [str(view) for view in judged["views"]].index("judge")

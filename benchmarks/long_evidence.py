@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import write_report
+from _common import write_report
 
 from veritype.claims import Claim, decompose
 from veritype.evaluation.metrics import roc_auc

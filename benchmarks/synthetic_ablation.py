@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import write_report
+from _common import add_data_dir, write_report
 
 from veritype.evaluation.data import (
     Example,
@@ -127,10 +126,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, required=True,
                         help="A trained NLI checkpoint folder (a run's final/).")
-    parser.add_argument(
-        "--data-dir", type=Path,
-        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
-    )
+    add_data_dir(parser)
     parser.add_argument("--work", type=Path, default=Path("runs") / "ablation")
     parser.add_argument("--only", default=None,
                         help="Comma-separated variants (default: every undistilled one).")

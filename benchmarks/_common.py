@@ -1,14 +1,27 @@
-"""Writing a benchmark's figures: one JSON file that names the benchmark, the time and the
-machine (CPU and library versions) beside the figures themselves."""
+"""What benchmark scripts share: the data directory option, and writing the figures as one
+JSON file that names the benchmark, the time and the machine (CPU and library versions)."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from veritype.evaluation.machine import machine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir``: the shared datasets, by default ``$VERITYPE_DATA_DIR`` or the
+    ``shared/data`` folder beside the repository."""
+    parser.add_argument(
+        "--data-dir", type=Path,
+        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data")),
+    )
 
 
 def write_report(path: Path, benchmark: str, **figures: Any) -> dict[str, Any]:
