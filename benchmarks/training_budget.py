@@ -171,12 +171,12 @@ def main() -> None:
         for number, (name, (changes, _)) in enumerate(VARIANTS.items()):
             config = TrainConfig(
                 name=f"budget_{number}_seed{seed}", base_model=args.base, seed=seed,
-                batch_size=recipe.batch_size, learning_rate=recipe.learning_rate, epochs=1.0,
-                warmup_ratio=recipe.warmup_ratio, threads=args.threads, checkpoint_every=200,
-                output_dir=str(args.work),
+                batch_size=recipe.batch_size, epochs=1.0, warmup_ratio=recipe.warmup_ratio,
+                threads=args.threads, checkpoint_every=200, output_dir=str(args.work),
                 data=DataConfig(nli_files=recipe.data.nli_files,
                                 max_pairs=results[name]["pairs"]),
-                **{"max_length": recipe.max_length, **changes},
+                **{"max_length": recipe.max_length, "learning_rate": recipe.learning_rate,
+                   **changes},
             )
             scores[name] = score_variant(config, pool, every, set(nli_sets), args.threads)
             seconds = float((config.run_dir / SECONDS_FILE).read_text())
