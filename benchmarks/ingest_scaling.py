@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
@@ -32,10 +31,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import write_report
+from _common import add_data_dir, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "ingest_scaling.json"
 MB = 1_000_000
 CHUNK_CHARS = 1000
@@ -141,7 +139,7 @@ def run_script(script: str, *args: str, repeats: int = 1) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 50], help="MB")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    add_data_dir(parser)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args()
     source = prose_source(args.data_dir)

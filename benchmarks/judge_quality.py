@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import write_report
+from _common import add_data_dir, write_report
 
 from veritype.claims import Claim
 from veritype.evaluation.data import (
@@ -45,7 +44,6 @@ from veritype.evidence import EvidencePack
 from veritype.views import create_view
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "judge_quality.json"
 RESAMPLES = 1000
 
@@ -102,7 +100,7 @@ def bootstrap(truth: np.ndarray, first: np.ndarray, second: np.ndarray) -> dict[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    add_data_dir(parser)
     parser.add_argument("--pairs", type=int, default=80, help="pairs per set")
     parser.add_argument("--judge-options", default="{}", help="JSON options for the judge view")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from _common import write_report
+from _common import add_data_dir, write_report
 
 from veritype.claims import Claim, decompose
 from veritype.evaluation.metrics import roc_auc
@@ -54,9 +53,7 @@ def rows(data_dir: Path, count: int) -> list[dict[str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path,
-                        default=Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared"
-                                                    / "data")))
+    add_data_dir(parser)
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--output", type=Path,
                         default=ROOT / "benchmarks" / "results" / "long_evidence.json")

@@ -38,6 +38,7 @@ import numpy as np
 from _common import add_data_dir, write_report
 from synthetic_ablation import paired_gain, validation
 
+from veritype.evaluation.data import read_jsonl
 from veritype.evaluation.metrics import roc_auc
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.config import DataConfig, TrainConfig
@@ -62,11 +63,6 @@ VARIANTS: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 Rows = list[dict[str, Any]]
-
-
-def _read(path: Path) -> Rows:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def _rank(premise: str) -> str:
@@ -96,7 +92,7 @@ def split_pool(data_dir: Path, files: Iterable[str], work: Path,
     held: dict[str, Rows] = {}
     premises: set[str] = set()
     for name in HELD_OUT_FILES:
-        rows = _read(source / f"{name}.jsonl")
+        rows = list(read_jsonl(source / f"{name}.jsonl"))
         chosen = held_out_premises(rows, size)
         held[name] = [row for row in rows if row["premise"] in chosen]
         premises |= chosen
@@ -104,7 +100,7 @@ def split_pool(data_dir: Path, files: Iterable[str], work: Path,
     (pool / "nli" / "train").mkdir(parents=True, exist_ok=True)
     removed: dict[str, int] = {}
     for name in files:
-        rows = _read(source / f"{name}.jsonl")
+        rows = list(read_jsonl(source / f"{name}.jsonl"))
         kept = [row for row in rows if row["premise"] not in premises]
         removed[name] = len(rows) - len(kept)
         (pool / "nli" / "train" / f"{name}.jsonl").write_text(
