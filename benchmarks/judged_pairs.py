@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from _common import add_data_dir
 
-from veritype.train.aggregator import training_examples
+from veritype.train.fitting_data import fitting_examples
 
 
 def main() -> None:
@@ -29,7 +29,7 @@ def main() -> None:
     support = {str(example_id): float(score)
                for example_id, score in zip(judged["ids"], judged["score"][:, column],
                                             strict=True)}
-    examples = [e for e in training_examples(args.data_dir) if e.example_id in support]
+    examples = [e for e in fitting_examples(args.data_dir) if e.example_id in support]
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for name, probability in (("judge", lambda e: support[e.example_id]),
                               ("gold", lambda e: 1.0 if e.supported else 0.0)):
@@ -37,7 +37,7 @@ def main() -> None:
             for example in examples:
                 handle.write(json.dumps({
                     "premise": "\n".join(example.evidence), "hypothesis": example.claim,
-                    "source": f"halueval_dialogue_{name}",
+                    "source": f"{example.meta['source']}_{name}",
                     "probabilities": [round(probability(example), 5)],
                 }) + "\n")
     print(f"{len(examples)} judged pairs -> {args.out_dir}/judge.jsonl, gold.jsonl")

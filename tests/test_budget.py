@@ -166,3 +166,21 @@ def test_a_contradiction_settles_a_claim_only_where_the_aggregator_vetoes() -> N
         # A contradiction the aggregator does not let override the score leaves the claim
         # open for the views after it.
         assert lexical.seen == asked
+
+
+def test_a_costly_view_alone_still_examines_every_claim() -> None:
+    # A view asked only about borderline claims (the judge) must still hear a claim no other
+    # view has voted on: a type is never given without evidence examined.
+    graph = graph_of("The tower is 330 metres tall.", "Bread is baked daily.")
+    lexical = CountingView(LexicalSupportView(), cost=10.0)
+    lexical.borderline_only = True  # type: ignore[attr-defined]
+    numeric = CountingView(NumericConsistencyView(), cost=0.5)
+    spend = run_views(graph, {n.claim.claim_id: EVIDENCE for n in graph}, [lexical],
+                      aggregator=VoteAggregator(), thresholds=Thresholds())
+    assert lexical.seen == ["c1", "c2"] and spend.saved_by_early_stop == 0
+    # After a view that abstained ("The bread is baked daily." has no value), likewise.
+    lexical.seen.clear()
+    graph = graph_of("The bread is baked daily.")
+    run_views(graph, {n.claim.claim_id: EVIDENCE for n in graph}, [numeric, lexical],
+              aggregator=VoteAggregator(), thresholds=Thresholds())
+    assert lexical.seen == ["c1"]

@@ -95,8 +95,11 @@ def _settled(
 
 
 def _borderline(node: Node, aggregator: Aggregator, thresholds: Thresholds) -> bool:
-    """Whether the views so far leave the claim Uncertain: the only claims a view marked
-    ``borderline_only`` (a costly one, such as the judge) is asked about."""
+    """Whether the views so far leave the claim Uncertain, or no view has voted on it yet:
+    the only claims a view marked ``borderline_only`` (a costly one, such as the judge) is
+    asked about. A claim no view has examined is never typed unasked."""
+    if all(r.verdict is Verdict.ABSTAINED for r in node.results):
+        return True
     aggregate = aggregator.aggregate(node.results)
     return not aggregate.contradicted and (
         thresholds.band(aggregate.score) is EvidenceType.UNCERTAIN

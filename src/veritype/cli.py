@@ -271,14 +271,16 @@ def train_aggregator(
     output_dir: Annotated[
         Path, typer.Option("--output-dir", help="Where aggregator.json and its card go.")
     ],
-    seed: Annotated[int, typer.Option("--seed", help="Sampling and split seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed of the made-up pairs.")] = 0,
     judge: Annotated[
-        bool, typer.Option("--judge", help="Also fit the judge stage for borderline claims "
-                           "(needs the judge extra; about 20 minutes on 2 cores).")
+        bool, typer.Option("--judge", help="Also fit the judge's head on a judged sample of "
+                           "borderline claims (needs the judge extra; about 15 minutes on 2 "
+                           "cores).")
     ] = False,
 ) -> None:
-    """Fit the default aggregator on training-side data; choose its features, thresholds and
-    contradiction quorum on a held-apart part; write the model, its report and its card."""
+    """Fit the default aggregator on training-side data from several sources; choose its views
+    by leave-one-source-out and its thresholds on the pooled data; write the model, its report
+    and its card. Scores are cached in the output folder: a rerun scores only what is new."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from veritype.train.aggregator import fit_default
@@ -294,13 +296,13 @@ def train_aggregator(
             )
         except VeritypeError as error:
             raise _fail(str(error)) from None
-    chosen, check = report["chosen"], report["check"]
-    veto = chosen["veto"]
-    rule = "never" if veto is None else ", ".join(f"{key} {value}" for key, value in veto.items())
+    chosen = report["chosen"]
+    mean = report["leave_one_source_out"][chosen["candidate"]]["mean_balanced_accuracy"]
+    single = report["leave_one_source_out"][chosen["best_single_view"]]
     typer.echo(
-        f"{chosen['candidate']}, veto {rule}, "
-        f"tau {chosen['tau']:.3f}, tau_low {chosen['tau_low']:.3f}; check precision "
-        f"{check['precision']:.3f}, recall {check['recall']:.3f} -> {output_dir}"
+        f"views {chosen['candidate']}: tau {chosen['tau']:.3f}, tau_low {chosen['tau_low']:.3f}, "
+        f"kappa {chosen['kappa']:.3f}; held-out balanced accuracy {mean:.3f} (best single view "
+        f"{chosen['best_single_view']}: {single['mean_balanced_accuracy']:.3f}) -> {output_dir}"
     )
 
 

@@ -22,8 +22,8 @@ from veritype.evaluation.halueval import (
 )
 from veritype.evaluation.metrics import Bootstrap
 from veritype.evaluation.runner import EvalSettings, score
-from veritype.train.aggregator import DIALOGUE_ROWS
 from veritype.train.config import TrainConfig
+from veritype.train.fitting_data import DIALOGUE_ROWS, PERTURBED_ROWS, SUMMARIZATION_ROWS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,6 +41,8 @@ def test_trained_rows_follow_the_recipes_and_calibration_avoids_them() -> None:
     # The perturbations are made from qa knowledge and summarization documents.
     assert spec.synthetic_halueval_rows <= min(align["qa"], align["summarization"])
     assert TRAINED_ROWS["dialogue"]["default aggregator"] == DIALOGUE_ROWS
+    assert TRAINED_ROWS["summarization"]["default aggregator"] == (PERTURBED_ROWS[0],
+                                                                  SUMMARIZATION_ROWS[1])
     for task, models in TRAINED_ROWS.items():
         rows = calibration_rows(task)
         assert rows is None or not any(_overlaps(rows, trained) for trained in models.values())

@@ -135,3 +135,17 @@ def test_the_default_aggregator_lets_the_judge_lift_a_paraphrase_the_encoders_do
     assert types["encoders"][0] is EvidenceType.UNCERTAIN
     assert types["judge"][0] is EvidenceType.VERIFIED
     assert types["judge"][1] is not EvidenceType.VERIFIED
+
+
+@pytest.mark.needs_judge
+def test_the_judge_alone_examines_every_claim(judge_model: Path, tmp_path: Path) -> None:
+    from veritype.engine import Engine, EngineConfig
+
+    config = EngineConfig(store=f"sqlite:///{tmp_path / 'judge.sqlite'}", views=["judge"],
+                          view_options={"judge": {"model_path": str(judge_model)}})
+    with Engine(config) as engine:
+        claims = engine.verify(f"{SUPPORTED} {UNSUPPORTED}", [TOWER]).claims
+    assert len(claims) == 2
+    for claim in claims:
+        assert [view.name for view in claim.views] == ["judge"]
+    assert claims[0].type.value == "verified" and claims[1].type.value != "verified"

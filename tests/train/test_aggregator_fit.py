@@ -1,78 +1,142 @@
-"""Fitting the default aggregator: training-side data only, groups kept whole, a monotone
-model, and thresholds that reach their precision."""
+"""Fitting the default aggregator: training-side sources only, each wholly held out in turn,
+weights on their allowed sides, thresholds that mean what they say, and a default at least as
+good as its best single view."""
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from veritype.aggregate import LearnedAggregator, StagedAggregator, create_aggregator
-from veritype.evaluation.data import Example
-from veritype.evaluation.metrics import threshold_for_precision
-from veritype.train.aggregator import (
-    CANDIDATES,
-    JUDGE_SAMPLE,
-    JudgeStage,
-    is_monotone,
-    part_of,
-    training_examples,
+from veritype.aggregate import (
+    CalibratedAggregator,
+    LearnedAggregator,
+    StagedAggregator,
+    Veto,
+    create_aggregator,
+    load_fitted,
 )
+from veritype.aggregate._calibrated import SUPPORT_SIGN, split_feature
+from veritype.evaluation.data import Example
+from veritype.train.aggregator import (
+    choose_tau,
+    highest_tau_low,
+    lowest_precise_floor,
+    mean_balanced_accuracy,
+)
+from veritype.train.fitting_data import (
+    CONTRADICTED,
+    SOURCES,
+    fitting_examples,
+    perturbed_examples,
+)
+from veritype.train.judge_head import borderline_sample
+
+CANDIDATE = (Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+             / "calibrated_aggregator")
 
 
-def test_monotone_means_more_support_never_lowers_the_score() -> None:
-    assert is_monotone(LearnedAggregator(["nli", "align"], [1.0, 2.0], -1.0, products=False))
-    assert not is_monotone(LearnedAggregator(["nli", "align"], [1.0, -0.5], 0.0,
-                                             products=False))
-    # A positive product cannot rescue a negative score weight at the grid's corner.
-    assert not is_monotone(LearnedAggregator(["nli", "align"], [-1.0, 1.0, 0.5], 0.0))
-    assert is_monotone(LearnedAggregator(["nli", "align"], [1.0, 1.0, 0.5], 0.0))
+def test_the_fitted_candidate_keeps_every_weight_on_its_side() -> None:
+    model = load_fitted(CANDIDATE / "aggregator.json")
+    assert isinstance(model, CalibratedAggregator)
+    for head in model.heads:
+        for logistic, sign in ((head.support, +1), (head.contradiction, -1)):
+            for name, weight in zip(logistic.features, logistic.weights, strict=True):
+                assert weight * sign * SUPPORT_SIGN[split_feature(name)[1]] >= 0, name
 
 
-def test_the_shipped_aggregator_is_monotone() -> None:
-    model = create_aggregator("default")
-    stages = [model.first, model.second] if isinstance(model, StagedAggregator) else [model]
-    assert all(isinstance(stage, LearnedAggregator) and is_monotone(stage) for stage in stages)
+def test_the_default_vetoes_on_the_numeric_rule_the_fit_measured_precise() -> None:
+    report = json.loads((CANDIDATE / "fit_report.json").read_text())
+    (rule,) = report["chosen"]["decisive"]
+    floors = {f["floor"]: f for f in report["rules"]["numeric"]["floors"]}
+    assert floors[rule["floor"]]["balanced_precision"] >= 0.95
+    assert floors[rule["floor"]]["fired"] >= 30
+    shipped = create_aggregator("default")
+    first = shipped.first if isinstance(shipped, StagedAggregator) else shipped
+    assert isinstance(first, LearnedAggregator)
+    assert first.veto == Veto(1, rule["floor"], ("numeric",))
 
 
-def test_the_judge_is_asked_about_a_fixed_sample_of_borderline_claims() -> None:
+def test_the_candidate_is_at_least_its_best_single_view_held_out() -> None:
+    report = json.loads((CANDIDATE / "fit_report.json").read_text())
+    loso, chosen = report["leave_one_source_out"], report["chosen"]
+    singles = [r["mean_balanced_accuracy"] for r in loso.values() if len(r["views"]) == 1]
+    assert loso[chosen["candidate"]]["mean_balanced_accuracy"] >= max(singles)
+
+
+def test_tau_maximises_the_mean_balanced_accuracy_over_sources() -> None:
+    support = np.array([0.1, 0.2, 0.6, 0.9, 0.1, 0.5, 0.55, 0.95])
+    truth = np.array([False, False, True, True, False, False, True, True])
+    sources = np.array(["a"] * 4 + ["b"] * 4)
+    tau = choose_tau(support, np.zeros(8, dtype=bool), truth, sources)
+    assert mean_balanced_accuracy(support >= tau, truth, sources) == 1.0
+    assert 0.5 < tau <= 0.55
+
+
+def test_tau_low_holds_its_precision_in_every_source() -> None:
+    support = np.array([0.05, 0.1, 0.2, 0.3, 0.05, 0.1, 0.2, 0.3])
+    truth = np.array([False, False, True, True, False, False, False, True])
+    sources = np.array(["a"] * 4 + ["b"] * 4)
+    # Up to 0.1 every source's claims are unsupported; at 0.2 source a's are not.
+    assert highest_tau_low(support, truth, sources, tau=0.9) == 0.1
+
+
+def test_a_rule_decides_only_at_a_floor_precise_in_every_source() -> None:
+    scores = np.array([0.6] * 40 + [0.9] * 40)
+    fired = np.ones(80, dtype=bool)
+    truth = np.array([True] * 10 + [False] * 30 + [False] * 40)
+    sources = np.array(["a", "b"] * 40)
+    floor, table = lowest_precise_floor(scores, fired, truth, sources, (0.5, 0.8, 1.0))
+    assert floor == 0.8
+    assert table[0]["precision"] == pytest.approx(70 / 80)
+    assert table[2]["fired"] == 0
+
+
+def test_perturbations_keep_their_labels() -> None:
+    documents = [
+        "The Eiffel Tower opened in Paris in 1889 after two years of work. The tower is 330 "
+        "metres tall and was the tallest structure in the world until 1930.",
+        "The Golden Gate Bridge opened to traffic on May 27, 1937, after four years of work. "
+        "Its main span is 1,280 metres long and it is painted International Orange.",
+    ]
+    examples = perturbed_examples(documents, seed=1)
+    kinds = {(e.group, e.meta["kind"]): e for e in examples}
+    for (_, kind), example in kinds.items():
+        if kind == "copy":
+            assert example.claim in example.evidence[0] and example.label == "supported"
+        if kind in ("value", "negation"):
+            assert example.claim not in example.evidence[0] and example.label == CONTRADICTED
+        if kind == "unmentioned":
+            assert example.claim not in example.evidence[0]
+
+
+def test_the_judge_sample_takes_as_many_borderline_claims_from_each_source() -> None:
     examples = [Example(f"e{i}", f"g{i}", ("evidence",), "claim", "supported")
-                for i in range(5000)]
-    first_score = np.linspace(0.0, 1.0, 5000)
-    first = LearnedAggregator(["nli"], [1.0], 0.0, thresholds=(0.6, 0.3), products=False)
-    stage = JudgeStage(examples, None, CANDIDATES[0], first,  # type: ignore[arg-type]
-                       np.ones(5000, dtype=bool), np.array(["fit"] * 5000), first_score,
-                       seed=0)
-    rows = stage.sample(0.6, 0.3)
-    assert len(rows) == JUDGE_SAMPLE
-    assert np.all((first_score[rows] > 0.3) & (first_score[rows] < 0.6))
-    assert np.array_equal(rows, stage.sample(0.6, 0.3)) and np.all(np.diff(rows) > 0)
-    # Drawn across the band, not its first rows.
-    assert first_score[rows].min() < 0.31 and first_score[rows].max() > 0.59
-    # A narrower band holding fewer claims than the sample gives every one of them.
-    assert len(stage.sample(0.35, 0.3)) == np.sum((first_score > 0.3) & (first_score < 0.35))
-
-
-def test_the_lowest_threshold_reaching_a_precision() -> None:
-    scores = np.array([0.1, 0.4, 0.6, 0.7, 0.9, 0.95])
-    truth = np.array([False, True, False, True, True, True])
-    assert threshold_for_precision(scores, truth, 0.95) == 0.7
-    assert threshold_for_precision(scores, truth, 0.7) == 0.4
-    assert threshold_for_precision(scores, np.zeros(6, dtype=bool), 0.5) is None
-
-
-def test_parts_keep_groups_whole_and_have_their_shares() -> None:
-    groups = [f"g{i}" for i in range(5000)]
-    parts = [part_of(group, 0) for group in groups]
-    assert part_of("g1", 0) == part_of("g1", 0)
-    shares = {name: parts.count(name) / len(parts) for name in ("fit", "choose", "check")}
-    assert abs(shares["fit"] - 0.6) < 0.03 and abs(shares["check"] - 0.2) < 0.03
+                for i in range(300)]
+    sources = np.array(["a"] * 200 + ["b"] * 100)
+    borderline = np.arange(300) % 2 == 0
+    rows = borderline_sample(examples, borderline, sources, 60, seed=0)
+    assert len(rows) == 60 and np.all(borderline[rows])
+    assert np.sum(sources[rows] == "a") == np.sum(sources[rows] == "b") == 30
+    assert np.array_equal(rows, borderline_sample(examples, borderline, sources, 60, seed=0))
 
 
 @pytest.mark.slow
-def test_training_examples_come_from_training_side_rows_only(data_dir: Path) -> None:
-    examples = training_examples(data_dir)
-    assert {example.meta["source"] for example in examples} == {"halueval_dialogue"}
-    rows = [int(example.example_id.split("-")[1]) for example in examples
-            if example.meta["source"] == "halueval_dialogue"]
-    assert min(rows) >= 4000 and max(rows) < 7000  # align read rows < 4000; >= 7000 are eval
-    assert {example.label for example in examples} == {"supported", "unsupported"}
+def test_fitting_examples_come_from_training_side_rows_only(data_dir: Path) -> None:
+    examples = fitting_examples(data_dir)
+    assert {example.meta["source"] for example in examples} == set(SOURCES)
+    for source, task, low, high in (("dialogue", "dialogue", 4000, 5500),
+                                    ("summarization", "summarization", 4000, 4600)):
+        rows = [int(e.example_id.split("-")[1]) for e in examples
+                if e.meta["source"] == source]
+        assert min(rows) >= low and max(rows) < high, task
+    # A group never spans two sources, so leaving a source out leaves it wholly unseen.
+    groups: dict[str, set[str]] = {}
+    for example in examples:
+        groups.setdefault(example.group, set()).add(example.meta["source"])
+    assert all(len(sources) == 1 for sources in groups.values())
+    labels = {e.meta["source"]: set() for e in examples}
+    for example in examples:
+        labels[example.meta["source"]].add(example.label)
+    assert labels["perturbed"] == {"supported", "contradicted", "unsupported"}
+    assert labels["covidfact"] == {"supported", "contradicted"}

@@ -255,3 +255,33 @@ def test_verify_batch_length_mismatch(view: NumericConsistencyView, pack: Eviden
     with pytest.raises(ValueError, match="one evidence pack per claim"):
         view.verify_batch([Claim("c1", "The tower is 330 metres tall.")], [pack, pack])
     assert view.verify_batch([], []) == []
+
+
+def test_a_value_stated_for_another_subject_is_contradicted(
+    view: NumericConsistencyView,
+) -> None:
+    evidence = EvidencePack.from_texts([
+        "Marrowick has a population of 18,500, while its neighbour Caldry is home to 7,200 "
+        "people. The Nile is about 6,650 kilometres long. The Amazon is about 6,400 "
+        "kilometres long."])
+    result = check(view, "Caldry has a population of 18,500.", evidence)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert result.detail.startswith("claim says 18,500, evidence says 7,200 of Caldry")
+    assert check(view, "The Nile is about 6,400 kilometres long.",
+                 evidence).verdict is Verdict.CONTRADICTED
+    assert check(view, "The Amazon is about 6,400 kilometres long.",
+                 evidence).verdict is Verdict.ENTAILED
+    assert check(view, "Marrowick has a population of 18,500.",
+                 evidence).verdict is Verdict.ENTAILED
+
+
+def test_a_value_after_a_pronoun_belongs_to_the_name_before(
+    view: NumericConsistencyView,
+) -> None:
+    evidence = EvidencePack.from_texts([
+        "Halden Foods was founded in 1990. In 2001, it moved to Bristol. Crestwell Snacks "
+        "was founded in 1985."])
+    assert check(view, "In 2001, Halden Foods moved to Bristol.",
+                 evidence).verdict is Verdict.ENTAILED
+    # A shorter form of the name ("Halden") names the same subject.
+    assert check(view, "Halden moved to Bristol in 2001.", evidence).verdict is Verdict.ENTAILED

@@ -32,6 +32,7 @@ from veritype.aggregate._base import (
     read_model,
     support_mass,
 )
+from veritype.aggregate._calibrated import CalibratedAggregator, Decisive, Head, Logistic
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.aggregate._rule import RuleAggregator, RuleThresholds
 from veritype.aggregate._staged import StagedAggregator
@@ -50,12 +51,19 @@ def _make_vote(**options: Any) -> Aggregator:
     return VoteAggregator(**options)
 
 
-def load_fitted(path: str | os.PathLike[str]) -> LearnedAggregator | StagedAggregator:
-    """A fitted aggregator saved as JSON: a learned one, or a staged one (its format says)."""
+FittedAggregator = LearnedAggregator | StagedAggregator | CalibratedAggregator
 
-    def parse(text: str) -> LearnedAggregator | StagedAggregator:
-        staged = '"veritype.staged-aggregator"' in text
-        return StagedAggregator.from_json(text) if staged else LearnedAggregator.from_json(text)
+
+def load_fitted(path: str | os.PathLike[str]) -> FittedAggregator:
+    """A fitted aggregator saved as JSON: a learned, staged or calibrated one (its format
+    says)."""
+
+    def parse(text: str) -> FittedAggregator:
+        if '"veritype.calibrated-aggregator"' in text:
+            return CalibratedAggregator.from_json(text)
+        if '"veritype.staged-aggregator"' in text:
+            return StagedAggregator.from_json(text)
+        return LearnedAggregator.from_json(text)
 
     return read_model(path, parse)
 
@@ -71,7 +79,7 @@ def _make_learned(**options: Any) -> Aggregator:
 
 
 @functools.cache
-def _shipped_default() -> LearnedAggregator | StagedAggregator:
+def _shipped_default() -> FittedAggregator:
     """The shipped default model, read once per process (it never changes while running)."""
     return load_fitted(DEFAULT_AGGREGATOR)
 
@@ -125,7 +133,12 @@ __all__ = [
     "NOT_CONTRADICTED",
     "Aggregate",
     "Aggregator",
+    "CalibratedAggregator",
+    "Decisive",
+    "FittedAggregator",
+    "Head",
     "LearnedAggregator",
+    "Logistic",
     "RuleAggregator",
     "RuleThresholds",
     "StagedAggregator",

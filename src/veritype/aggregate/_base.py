@@ -140,11 +140,13 @@ def voted(results: Mapping[str, ViewResult], view: str) -> ViewResult | None:
 
 @dataclass(frozen=True, slots=True)
 class Aggregate:
-    """One claim's aggregate: support ``score`` in [0, 1], the contradiction flag, the method."""
+    """One claim's aggregate: support ``score`` in [0, 1], the contradiction flag, the method,
+    and P(contradicted) where the aggregator gives one."""
 
     score: float
     contradicted: bool
     method: str
+    contradiction: float | None = None
 
 
 @runtime_checkable

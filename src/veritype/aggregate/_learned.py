@@ -282,9 +282,11 @@ def _objective(
     y: npt.NDArray[np.float64],
     penalty: npt.NDArray[np.float64],
     theta: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
 ) -> float:
     z = design @ theta
-    return float(np.mean(np.logaddexp(0.0, z) - y * z) + 0.5 * np.sum(penalty * theta**2))
+    loss = np.logaddexp(0.0, z) - y * z
+    return float(np.sum(weights * loss) + 0.5 * np.sum(penalty * theta**2))
 
 
 def newton(
@@ -292,17 +294,21 @@ def newton(
     y: npt.NDArray[np.float64],
     penalty: npt.NDArray[np.float64],
     max_iter: int,
+    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Penalised logistic regression by Newton steps with backtracking (Armijo)."""
+    """Penalised logistic regression by Newton steps with backtracking (Armijo); the loss is
+    the mean over rows, or the ``sample_weight``-weighted mean."""
     n = design.shape[0]
+    weights = (np.full(n, 1.0 / n) if sample_weight is None
+               else np.asarray(sample_weight, dtype=np.float64) / float(np.sum(sample_weight)))
     theta = np.zeros(design.shape[1], dtype=np.float64)
-    current = _objective(design, y, penalty, theta)
+    current = _objective(design, y, penalty, theta, weights)
     for _ in range(max_iter):
         p = sigmoid(design @ theta)
-        gradient = design.T @ (p - y) / n + penalty * theta
+        gradient = design.T @ (weights * (p - y)) + penalty * theta
         if float(np.max(np.abs(gradient))) < 1e-10:
             return theta
-        hessian = (design.T * (p * (1.0 - p))) @ design / n + np.diag(penalty)
+        hessian = (design.T * (weights * p * (1.0 - p))) @ design + np.diag(penalty)
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -314,7 +320,7 @@ def newton(
         # Newton's full step can overshoot far from the optimum; halve until it helps.
         while size > 1e-10:
             candidate = theta - size * step
-            value = _objective(design, y, penalty, candidate)
+            value = _objective(design, y, penalty, candidate, weights)
             if value <= current - 1e-4 * size * decrease:
                 break
             size /= 2.0

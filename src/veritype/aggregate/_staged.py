@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from veritype._text import json_object
-from veritype.aggregate._base import Aggregate, by_view, read_model, voted
+from veritype.aggregate._base import Aggregate, by_view, is_real, read_model, voted
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.errors import ConfigurationError
 from veritype.verdicts import ViewResult
 
 _FORMAT = "veritype.staged-aggregator"
+
+
+def second_floor(first: LearnedAggregator) -> float:
+    """τ' of the first model: a sink must lie below it, so a sunk claim is Unsupported."""
+    return 0.0 if first.thresholds is None else first.thresholds[1]
 _VERSION = 1
 
 
@@ -24,14 +29,17 @@ class StagedAggregator:
     (the claim is Uncertain), no veto fires and ``view`` voted, ``second`` (a model that
     reads ``view``, fitted on such borderline claims only) scores the claim too, and a score
     of τ or more replaces the first: the costly view can lift a borderline claim to
-    Verified, never lower it. A yes/no judge cannot tell a refuted claim from an unstated
-    one, so its "no" leaves the claim Uncertain.
+    Verified. With ``sink``, a second score at or below it (below τ') replaces the first
+    too, so the view's clear "no" makes the claim Unsupported (not supported, whether
+    refuted or unstated: a yes/no judge cannot tell which); without, a "no" leaves the
+    claim Uncertain.
 
     ``second``'s bias is set so that τ is its own chosen threshold; the thresholds, the
     strong views and the veto are the first model's.
     """
 
-    def __init__(self, first: LearnedAggregator, second: LearnedAggregator, view: str) -> None:
+    def __init__(self, first: LearnedAggregator, second: LearnedAggregator, view: str,
+                 sink: float | None = None) -> None:
         if first.thresholds is None:
             raise ConfigurationError("a staged aggregator's first model needs thresholds")
         if view not in second.view_names:
@@ -39,9 +47,13 @@ class StagedAggregator:
                 f"the second model must read the {view!r} view; it reads "
                 f"{list(second.view_names)}"
             )
+        if sink is not None and not (is_real(sink) and 0.0 <= sink < second_floor(first)):
+            raise ConfigurationError(
+                f"sink must be a score in [0, tau_low), got {sink!r}")
         self.first = first
         self.second = second
         self.view = view
+        self.sink = None if sink is None else float(sink)
 
     def __repr__(self) -> str:
         return f"StagedAggregator(first={self.first!r}, second={self.second!r}, view={self.view!r})"
@@ -66,7 +78,8 @@ class StagedAggregator:
         second = self.second
         if "strong" in changes:
             second = second.with_settings(strong=changes["strong"])
-        return StagedAggregator(self.first.with_settings(**changes), second, self.view)
+        return StagedAggregator(self.first.with_settings(**changes), second, self.view,
+                                self.sink)
 
     def aggregate(self, results: Sequence[ViewResult]) -> Aggregate:
         return self.aggregate_batch([results])[0]
@@ -83,7 +96,7 @@ class StagedAggregator:
             return aggregates
         second = self.second.scores([results[row] for row in asked])
         for row, score in zip(asked, second, strict=True):
-            if score >= tau:
+            if score >= tau or (self.sink is not None and score <= self.sink):
                 aggregates[row] = Aggregate(score, False, f"learned+{self.view}")
         return aggregates
 
@@ -94,6 +107,7 @@ class StagedAggregator:
             "view": self.view,
             "first": json.loads(self.first.to_json()),
             "second": json.loads(self.second.to_json()),
+            **({} if self.sink is None else {"sink": self.sink}),
         }
         return json.dumps(payload, indent=2, allow_nan=False) + "\n"
 
@@ -105,14 +119,17 @@ class StagedAggregator:
                 f"staged aggregator: need format {_FORMAT!r} version {_VERSION}, got "
                 f"{data.get('format')!r} version {data.get('version')!r}"
             )
-        if sorted(data) != ["first", "format", "second", "version", "view"]:
+        if not {"first", "format", "second", "version", "view"} <= set(data) <= {
+                "first", "format", "second", "version", "view", "sink"}:
             raise ConfigurationError(
-                "staged aggregator: keys must be format, version, view, first and second"
+                "staged aggregator: keys must be format, version, view, first and second, "
+                "and optionally sink"
             )
         if not isinstance(data["view"], str):
             raise ConfigurationError("staged aggregator: view must be a view name")
         return cls(LearnedAggregator.from_json(json.dumps(data["first"])),
-                   LearnedAggregator.from_json(json.dumps(data["second"])), data["view"])
+                   LearnedAggregator.from_json(json.dumps(data["second"])), data["view"],
+                   data.get("sink"))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")

@@ -1,30 +1,29 @@
-"""Fit the default aggregator on training-side data only, and write its card.
+"""Fit the default aggregator on training-side data from several sources, and write its card.
 
-The data are pairs neither shipped verifier was trained on: HaluEval dialogue rows 4000–6999
-(the ``align`` model read rows 0–3999; rows 7000 and above are kept for calibration and
-evaluation elsewhere), a response checked against the knowledge it should rest on, which is
-what veritype does. The NLI pool's ``train/`` files are all ``nli``'s training data, so none
-is used: a fit on pairs a view has read trusts it more than it deserves. Rows fall whole
-into one of three parts: *fit* (the logistic regression), *choose* (the features, the
-thresholds τ and τ', and the contradiction veto) and *check* (the figures in the card, read
-once after every choice is made).
+Every view scores every pair of :mod:`veritype.train.fitting_data` once (cached, so a rerun
+scores only what is new). Then, for each candidate set of views, by leave-one-source-out:
+the two models (P(supported) over every source, P(contradicted) over the sources that label
+contradictions) and τ are fitted on the other sources and judged on the held-out one. The
+candidate with the best mean held-out balanced accuracy is the default, so a view is in it
+only where held-out sources say it helps; every single view is fitted and judged the same
+way beside it. The shipped model is then refitted on every source, with τ, τ' and κ chosen
+on the pooled data:
 
-With ``judge=True`` a second stage is fitted for the claims the chosen model leaves
-borderline (Uncertain): a sample of them is asked of the ``judge`` view,
-a model over the first stage's features and the judge's P(yes) is fitted on their *fit*
-part, and its threshold is chosen on *choose* and checked on *check* as above. The result
-is a :class:`~veritype.aggregate.StagedAggregator`.
+- τ maximises the mean over sources of the balanced accuracy of "Verified" against
+  "supported";
+- τ' is the highest P(supported) at or below which {UNSUPPORTED_PRECISION:.0%} of the claims
+  are not supported, in every source;
+- κ is the lowest P(contradicted) at or above which {CONTRADICTION_PRECISION:.0%} of the claims
+  are not supported, in every source;
+- a rule view's contradiction decides Unsupported alone at the lowest contradiction floor
+  where {CONTRADICTION_PRECISION:.0%} of the claims it fires on are not supported.
 
-Needs only the core install (the views run on onnxruntime); the judge stage needs the
-``judge`` extra.
+Needs only the core install (the views run on onnxruntime).
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
-import math
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,150 +33,279 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import NOT_CONTRADICTED, LearnedAggregator, StagedAggregator, Veto
-from veritype.errors import DataError
-from veritype.evaluation.configurations import view_results, vote_score
-from veritype.evaluation.data import Example, halueval_examples, is_verbatim
-from veritype.evaluation.metrics import (
-    Bools,
-    Bootstrap,
-    Floats,
-    binary_metrics,
-    roc_auc,
-    threshold_for_precision,
-)
-from veritype.evaluation.scoring import (
-    ABSTAINED,
+from veritype.aggregate._calibrated import (
     CONTRADICTED,
-    LocalEngine,
-    ScoreTable,
-    score_examples,
+    CONTRADICTION,
+    ENTAILED,
+    ENTAILMENT,
+    SUPPORT_SIGN,
+    VERDICT_CODES,
+    CalibratedAggregator,
+    Decisive,
+    Head,
+    Logistic,
+    features_from_arrays,
+    split_feature,
 )
-from veritype.train.aggregator_card import (
-    MIN_VETOED,
-    TARGET_PRECISION,
-    UNSUPPORTED_PRECISION,
-    VETO_PRECISION,
-    model_card,
-)
-from veritype.verdicts import ViewResult
+from veritype.aggregate._learned import newton
+from veritype.errors import DataError
+from veritype.evaluation.data import Example, is_verbatim
+from veritype.evaluation.metrics import Bools, Floats, roc_auc
+from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
+from veritype.train._score_cache import cached_scores
+from veritype.train.aggregator_card import model_card
+from veritype.train.fitting_data import SOURCES, fitting_examples, label_arrays
+from veritype.train.judge_head import fit_judge_head
+from veritype.verdicts import Verdict
 
 VIEWS = ("numeric", "lexical", "nli", "align")
-DIALOGUE_ROWS = (4000, 7000)
-PARTS = ("fit", "choose", "check")
-VALIDATION_SOURCE = "halueval_dialogue"
-VETO_FLOORS = (0.0, 0.8, 0.9, 0.95, 0.98)
-L2 = 1e-2
-JUDGE = "judge"
-# Borderline claims asked of the judge (about 0.7 s each on 2 cores).
-JUDGE_SAMPLE = 1000
-JUDGE_CHUNK = 100
-
-
-def training_examples(data_dir: Path) -> list[Example]:
-    """The training-side pairs, each group named by its HaluEval row."""
-    return [Example(example.example_id, f"dialogue:{example.group}", example.evidence,
-                    example.claim, example.label, {"source": VALIDATION_SOURCE})
-            for example in halueval_examples(data_dir, "dialogue", *DIALOGUE_ROWS)]
-
-
-def part_of(group: str, seed: int) -> str:
-    """Which part a group belongs to: 60% fit, 20% choose, 20% check, fixed by a hash."""
-    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
-    share = int.from_bytes(digest[:8], "big") / 2**64
-    return "fit" if share < 0.6 else "choose" if share < 0.8 else "check"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    name: str
-    views: tuple[str, ...]
-    contradiction_features: bool
-    features: tuple[str, ...]
-
-
-# ``align`` was trained on HaluEval (rows 0-3999 of the same tasks): on the validation rows
-# it reads data like its own training data, so a fit there trusts it more than it deserves
-# elsewhere. The candidates therefore let it count only through its agreement with ``nli``
-# ("nli*align"), or leave it out.
-CANDIDATES = tuple(
-    Candidate(f"{label}{' + contradiction' if contradiction else ''}", views, contradiction,
-              features)
-    for label, views, features in (
-        ("numeric, nli, nli*align", ("numeric", "nli", "align"), ("numeric", "nli", "nli*align")),
-        ("numeric, nli*align", ("numeric", "nli", "align"), ("numeric", "nli*align")),
-        ("numeric, nli", ("numeric", "nli"), ("numeric", "nli")),
-    )
-    for contradiction in (False, True)
+RULE_VIEWS = ("numeric",)
+MODEL_FREE = ("numeric", "lexical")
+UNSUPPORTED_PRECISION = 0.95
+CONTRADICTION_PRECISION = 0.95
+MIN_FIRED = 30
+RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+L2 = 1e-3
+SCORE_CHUNK = 1500
+# Which features each view offers: the model views their two scores, the rule views their
+# verdicts (a rule's "score" is a share of matched values, not a probability).
+VIEW_FEATURES = {
+    "nli": (ENTAILMENT, CONTRADICTION),
+    "align": (ENTAILMENT, CONTRADICTION),
+    "judge": (ENTAILMENT,),
+    "numeric": (ENTAILED, CONTRADICTED),
+    "lexical": (ENTAILMENT, ENTAILED),
+}
+CANDIDATES: tuple[tuple[str, ...], ...] = (
+    ("nli",), ("align",), ("numeric",), ("lexical",),
+    ("numeric", "nli"), ("numeric", "lexical", "nli"), ("nli", "align"),
+    ("numeric", "nli", "align"), ("numeric", "lexical", "nli", "align"),
 )
+CONTRADICTION_SOURCES = ("covidfact", "perturbed")
+
+__doc__ = (__doc__ or "").format(UNSUPPORTED_PRECISION=UNSUPPORTED_PRECISION,
+                                 CONTRADICTION_PRECISION=CONTRADICTION_PRECISION)
 
 
-def is_monotone(model: LearnedAggregator, steps: int = 5) -> bool:
-    """Whether more support from any view (a higher score, or a lower contradiction score)
-    never lowers P(supported), checked on a grid over every feature's [0, 1]."""
-    count = len(model.view_names)
-    grid = np.array(list(itertools.product(np.linspace(0.0, 1.0, steps), repeat=count)))
-    features = grid
-    if model.products:
-        left, right = np.triu_indices(count, k=1)
-        features = np.hstack([grid, grid[:, left] * grid[:, right]])
-    z = (features @ np.asarray(model.weights)).reshape((steps,) * count)
-    return all(bool(np.all(np.diff(z, axis=axis) >= -1e-12)) for axis in range(count))
+def features_for(views: Sequence[str]) -> list[str]:
+    return [f"{view}.{suffix}" for view in views for suffix in VIEW_FEATURES[view]]
 
 
-def _fit_monotone(
-    table: ScoreTable, truth: Bools, candidate: Candidate
-) -> LearnedAggregator | None:
-    """The candidate fitted on ``table`` (penalty ``L2``; no pairwise products: with them
-    most fits came out non-monotone, and agreement is its own feature here); features whose
-    weight comes out negative are dropped one at a time (the most negative first) and the
-    rest refitted, so the model is monotone. None when no feature is left."""
-    results = view_results(table, candidate.views,
-                           contradiction_features=candidate.contradiction_features)
-    names = list(candidate.features)
-    if candidate.contradiction_features:
-        names += [view + NOT_CONTRADICTED for view in candidate.views if view != "numeric"]
-    strong = [view for view in candidate.views if view in table.strong]
-    return _monotone_fit(results, truth, names, strong)
+def source_weights(sources: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
+    """Weights giving every source the same total, so no one source's size decides."""
+    _, inverse, counts = np.unique(sources, return_inverse=True, return_counts=True)
+    weights: npt.NDArray[np.float64] = 1.0 / counts[inverse]
+    return weights
 
 
-def _veto_options(table: ScoreTable, truth: Bools, rows: Bools) -> list[dict[str, Any]]:
-    """Each veto's precision (the share of vetoed claims that are unsupported) and count on
-    ``rows``: any one strong view, two of them, and each strong view on its own, at each
-    contradiction-score floor."""
-    options = []
-    groups: list[tuple[int, tuple[str, ...] | None]] = [(1, None), (2, None)]
-    groups += [(1, (view,)) for view in table.strong]
-    for quorum, views in groups:
-        columns = [table.column(view) for view in (views or table.strong)]
-        verdict = table.verdict[rows][:, columns]
-        contradiction = table.contradiction[rows][:, columns]
-        voting = np.sum(verdict != ABSTAINED, axis=1)
-        for floor in VETO_FLOORS:
-            saying = np.sum((verdict == CONTRADICTED) & (contradiction >= floor), axis=1)
-            vetoed = (voting > 0) & (saying >= np.maximum(1, np.minimum(quorum, voting)))
-            options.append({
-                "quorum": quorum, "floor": floor, "views": views, "vetoed": int(vetoed.sum()),
-                "precision": float(np.mean(~truth[rows][vetoed])) if vetoed.any() else None,
-            })
-    return options
-
-
-def _precision_and_recall(accepted: Bools, truth: Bools) -> dict[str, float]:
-    metrics = binary_metrics(accepted, truth)
-    return {"precision": metrics["precision"], "recall": metrics["recall"]}
-
-
-def highest_low_threshold(scores: Floats, truth: Bools, precision: float, tau: float) -> float:
-    """The highest τ' < τ below which claims are unsupported with ``precision`` (0 if none)."""
-    best = 0.0
-    for threshold in np.unique(scores):
-        if threshold >= tau:
+def fit_logistic(matrix: npt.NDArray[np.float64], labels: Bools, names: Sequence[str],
+                 sign: int, weights: npt.NDArray[np.float64] | None = None) -> Logistic:
+    """Penalised logistic regression whose weights keep their allowed signs: ``sign`` +1
+    for P(supported) (support features may only raise it), −1 for P(contradicted). A
+    feature whose weight comes out with the wrong sign is dropped (its weight set to 0) and
+    the rest refitted."""
+    y = np.asarray(labels, dtype=np.float64)
+    if y.size == 0 or y.min() == y.max():
+        raise DataError("a fit needs examples of both classes")
+    active = list(range(len(names)))
+    while True:
+        design = np.hstack([matrix[:, active], np.ones((len(y), 1))])
+        penalty = np.full(design.shape[1], L2)
+        penalty[-1] = 0.0
+        theta = newton(design, y, penalty, 200, weights)
+        signed = [(theta[i] * sign * SUPPORT_SIGN[split_feature(names[j])[1]], j)
+                  for i, j in enumerate(active)]
+        worst = min(signed, default=(0.0, -1))
+        if worst[0] >= 0:
             break
-        below = scores <= threshold
-        if np.sum(~truth[below]) / max(int(np.sum(below)), 1) >= precision:
+        active.remove(worst[1])
+    weights = np.zeros(len(names))
+    weights[active] = theta[:-1]
+    return Logistic(tuple(names), tuple(float(w) for w in weights), float(theta[-1]))
+
+
+def balanced_accuracy(accepted: Bools, truth: Bools) -> float:
+    positives, negatives = truth, ~truth
+    if not positives.any() or not negatives.any():
+        return float("nan")
+    return 0.5 * (float(accepted[positives].mean()) + float((~accepted[negatives]).mean()))
+
+
+def mean_balanced_accuracy(accepted: Bools, truth: Bools, sources: npt.NDArray[np.str_]
+                           ) -> float:
+    values = [balanced_accuracy(accepted[sources == s], truth[sources == s])
+              for s in np.unique(sources)]
+    return float(np.nanmean(values))
+
+
+def choose_tau(support: Floats, blocked: Bools, truth: Bools,
+               sources: npt.NDArray[np.str_]) -> float:
+    """The τ with the best mean per-source balanced accuracy of "Verified" (P ≥ τ, not
+    contradicted) against "supported"."""
+    grid = np.unique(np.round(np.quantile(support, np.linspace(0.01, 0.99, 197)), 4))
+    best = max(grid, key=lambda t: mean_balanced_accuracy((support >= t) & ~blocked, truth,
+                                                          sources))
+    return float(best)
+
+
+def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_],
+                    tau: float) -> float:
+    """The highest τ' < τ at or below which claims are unsupported with
+    ``UNSUPPORTED_PRECISION``, every source weighing the same (0 when none)."""
+    weights = source_weights(sources)
+    best = 0.0
+    for threshold in np.unique(np.round(support[support < tau], 4)):
+        below = support <= threshold
+        if _balanced_share(~truth, below, weights) >= UNSUPPORTED_PRECISION:
             best = float(threshold)
     return best
+
+
+def _balanced_share(hits: Bools, where: Bools, weights: npt.NDArray[np.float64]) -> float:
+    """The share of ``hits`` among the rows ``where``, each row weighted."""
+    total = float(np.sum(weights[where]))
+    return float(np.sum(weights[where & hits])) / total if total else float("nan")
+
+
+def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,
+                         sources: npt.NDArray[np.str_], floors: Sequence[float]
+                         ) -> tuple[float | None, list[dict[str, Any]]]:
+    """The lowest floor at which claims with ``fired`` and a score ≥ floor are not supported
+    with ``CONTRADICTION_PRECISION``, every source weighing the same (and ≥ ``MIN_FIRED``
+    claims fire), and the precision and count at every floor."""
+    table = []
+    chosen = None
+    for floor in floors:
+        hit = fired & (scores >= floor)
+        per_source = {str(s): {"fired": int(np.sum(hit & (sources == s))),
+                               "precision": _share(~truth[hit & (sources == s)])}
+                      for s in np.unique(sources)}
+        precision = _share(~truth[hit])
+        table.append({"floor": floor, "fired": int(hit.sum()), "precision": precision,
+                      "per_source": per_source})
+        balanced = _balanced_share(~truth, hit, source_weights(sources))
+        table[-1]["balanced_precision"] = None if balanced != balanced else balanced
+        precise = balanced >= CONTRADICTION_PRECISION
+        if chosen is None and precise and int(hit.sum()) >= MIN_FIRED:
+            chosen = float(floor)
+    return chosen, table
+
+
+def _share(values: Bools) -> float | None:
+    return float(values.mean()) if values.size else None
+
+
+@dataclass
+class Fitted:
+    """One candidate fitted on some rows: its models and thresholds."""
+
+    views: tuple[str, ...]
+    support: Logistic
+    contradiction: Logistic | None
+    tau: float
+    kappa: float
+
+    def probabilities(self, table: ScoreTable) -> tuple[Floats, Floats]:
+        support = self.support.predict(_matrix(table, self.support.features))
+        if self.contradiction is None:
+            return support, np.zeros_like(support)
+        return support, self.contradiction.predict(_matrix(table, self.contradiction.features))
+
+
+def _matrix(table: ScoreTable, names: Sequence[str]) -> npt.NDArray[np.float64]:
+    return features_from_arrays(names, table.views, table.score, table.contradiction,
+                                _codes(table))
+
+
+def _codes(table: ScoreTable) -> npt.NDArray[np.int8]:
+    # ScoreTable codes verdicts in scoring.VERDICTS order; the aggregator in its own.
+    from veritype.evaluation.scoring import VERDICTS
+
+    mapping = np.array([VERDICT_CODES[v] for v in VERDICTS], dtype=np.int8)
+    codes: npt.NDArray[np.int8] = mapping[table.verdict]
+    return codes
+
+
+def fit_candidate(table: ScoreTable, supported: Bools, contradicted: Bools,
+                  sources: npt.NDArray[np.str_], views: Sequence[str]) -> Fitted:
+    """Both models and τ, κ of ``views`` fitted on every row of ``table``."""
+    names = features_for(views)
+    support = fit_logistic(_matrix(table, names), supported, names, +1, source_weights(sources))
+    labelled = np.isin(sources, CONTRADICTION_SOURCES)
+    contradiction_names = [n for n in names if split_feature(n)[1] in
+                           (CONTRADICTION, CONTRADICTED, ENTAILMENT, ENTAILED)]
+    contradiction: Logistic | None = None
+    kappa = 1.0
+    if labelled.any() and contradicted[labelled].any():
+        matrix = _matrix(table.select(np.nonzero(labelled)[0]), contradiction_names)
+        contradiction = fit_logistic(matrix, contradicted[labelled], contradiction_names, -1,
+                                     source_weights(sources[labelled]))
+        p_contradicted = contradiction.predict(_matrix(table, contradiction_names))
+        kappa = _lowest_kappa(p_contradicted, supported, sources)
+    fitted = Fitted(tuple(views), support, contradiction, 0.5, kappa)
+    p_support, p_contradicted = fitted.probabilities(table)
+    fitted.tau = choose_tau(p_support, p_contradicted >= kappa, supported, sources)
+    return fitted
+
+
+def _lowest_kappa(p_contradicted: Floats, supported: Bools, sources: npt.NDArray[np.str_]
+                  ) -> float:
+    grid = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99]
+    floor, _ = lowest_precise_floor(p_contradicted, np.ones_like(supported), supported,
+                                    sources, grid)
+    return 1.0 if floor is None else floor
+
+
+def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools) -> dict[str, Any]:
+    p_support, p_contradicted = fitted.probabilities(table)
+    blocked = p_contradicted >= fitted.kappa
+    verified = (p_support >= fitted.tau) & ~blocked
+    return {"balanced_accuracy": balanced_accuracy(verified, supported),
+            "auc": roc_auc(p_support, supported),
+            "verified": float(verified.mean()),
+            "contradicted": float(blocked.mean())}
+
+
+def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
+                         sources: npt.NDArray[np.str_]) -> dict[str, dict[str, Any]]:
+    """Each candidate fitted without one source and judged on it, for every source."""
+    results: dict[str, dict[str, Any]] = {}
+    for views in CANDIDATES:
+        per_source: dict[str, Any] = {}
+        for source in np.unique(sources):
+            train = np.nonzero(sources != source)[0]
+            held = np.nonzero(sources == source)[0]
+            fitted = fit_candidate(table.select(train), supported[train], contradicted[train],
+                                   sources[train], views)
+            per_source[str(source)] = evaluate(fitted, table.select(held), supported[held])
+        mean = float(np.mean([v["balanced_accuracy"] for v in per_source.values()]))
+        results[", ".join(views)] = {"views": list(views), "mean_balanced_accuracy": mean,
+                                     "per_source": per_source}
+    return results
+
+
+def baselines(examples: Sequence[Example], supported: Bools, sources: npt.NDArray[np.str_]
+              ) -> dict[str, dict[str, float]]:
+    verbatim = np.array([is_verbatim(e) for e in examples])
+    return {str(s): {"verbatim_balanced_accuracy": balanced_accuracy(
+                         verbatim[sources == s], supported[sources == s]),
+                     "accept_all_balanced_accuracy": 0.5,
+                     "supported_share": float(supported[sources == s].mean()),
+                     "claims": int(np.sum(sources == s))}
+            for s in np.unique(sources)}
+
+
+def rescored(table: ScoreTable, examples: Sequence[Example], views: Sequence[str] = MODEL_FREE
+             ) -> ScoreTable:
+    """``table`` with the columns of ``views`` scored afresh: the model-free views are cheap,
+    and a cached result of an older rule would silently fit the model to it."""
+    fresh = score_examples(LocalEngine(tuple(views)), examples)
+    for view in views:
+        column, source = table.column(view), fresh.column(view)
+        table.score[:, column] = fresh.score[:, source]
+        table.contradiction[:, column] = fresh.contradiction[:, source]
+        table.verdict[:, column] = fresh.verdict[:, source]
+    return table
 
 
 def fit_default(
@@ -188,16 +316,16 @@ def fit_default(
     judge: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Score the training-side pairs with every view, fit each candidate on *fit*, choose
-    on *choose*, report on *check*; with ``judge``, fit the judge stage too; write
-    ``aggregator.json``, ``fit_report.json`` and ``model_card.md`` into ``output_dir``.
-    Returns the report."""
-    examples = training_examples(data_dir)
+    """Score the fitting pairs with every view, choose the views by leave-one-source-out,
+    fit the shipped model on every source (with ``judge``, a judge head too: see
+    :mod:`veritype.train.judge_head`), and write ``aggregator.json``,
+    ``fit_report.json`` and ``model_card.md`` into ``output_dir``. Returns the report."""
+    examples = fitting_examples(data_dir, seed=seed)
     done = 0
 
-    def score_new(new: list[Example]) -> ScoreTable:
-        distinct = len({(example.evidence, example.claim) for example in new})
+    distinct = len({(example.evidence, example.claim) for example in examples})
 
+    def score_new(new: list[Example]) -> ScoreTable:
         def progress(pairs: int) -> None:
             nonlocal done
             done += pairs
@@ -206,279 +334,77 @@ def fit_default(
 
         return score_examples(LocalEngine(VIEWS), new, on_block=progress)
 
-    table = _cached_scores(output_dir / "scores.npz", examples, score_new)
-    truth = np.array([example.supported for example in examples])
-    groups = [example.group for example in examples]
-    parts = np.array([part_of(group, seed) for group in groups])
-    masks = {part: parts == part for part in PARTS}
-    choose, check = masks["choose"], masks["check"]
-    vetoes = _veto_options(table, truth, choose)
-    reliable = [v for v in vetoes if v["precision"] is not None
-                and v["precision"] >= VETO_PRECISION and v["vetoed"] >= MIN_VETOED]
-    # The reliable veto that catches most, else none: the score alone then decides.
-    most = max(reliable, key=lambda v: v["vetoed"], default=None)
-    chosen_veto = None if most is None else Veto(most["quorum"], most["floor"], most["views"])
-    choices: list[dict[str, Any]] = []
-    fitted: dict[str, LearnedAggregator] = {}
-    rows = np.nonzero(masks["fit"])[0]
-    for candidate in CANDIDATES:
-        model = _fit_monotone(table.select(rows), truth[rows], candidate)
-        entry: dict[str, Any] = {"candidate": candidate.name, "tau": None,
-                                 "choose_recall": 0.0, "choose_auc": None, "features": []}
-        choices.append(entry)
-        if model is None:
-            continue
-        fitted[candidate.name] = model.with_settings(veto=chosen_veto)
-        score = _effective(fitted[candidate.name], table, candidate)
-        tau = threshold_for_precision(score[choose], truth[choose], TARGET_PRECISION)
-        entry.update({
-            "tau": tau, "features": list(model.view_names),
-            "choose_recall": 0.0 if tau is None else binary_metrics(
-                score[choose] >= tau, truth[choose])["recall"],
-            "choose_auc": roc_auc(score[choose], truth[choose]),
-        })
-    if all(c["tau"] is None for c in choices):
-        raise DataError(f"no candidate reaches precision {TARGET_PRECISION} on the choose part")
-    best = max(choices, key=lambda c: c["choose_recall"])
-    candidate = next(c for c in CANDIDATES if c.name == best["candidate"])
-    chosen_model = fitted[candidate.name]
-    score = _effective(chosen_model, table, candidate)
-    tau = float(best["tau"])
-    tau_low = highest_low_threshold(score[choose], truth[choose], UNSUPPORTED_PRECISION, tau)
-    model = chosen_model.with_settings(thresholds=(tau, tau_low))
+    # A chunk at a time, so a killed run loses at most one chunk (``cached_scores`` resumes).
+    for end in range(SCORE_CHUNK, len(examples) + SCORE_CHUNK, SCORE_CHUNK):
+        table = cached_scores(output_dir / "scores.npz", examples[:end], score_new)
+    table = rescored(table, examples)
+    supported_list, contradicted_list = label_arrays(examples)
+    supported, contradicted = np.array(supported_list), np.array(contradicted_list)
+    sources = np.array([e.meta["source"] for e in examples])
 
-    check_groups = [g for g, keep in zip(groups, check, strict=True) if keep]
-    accepted = score[check] >= tau
-    metrics = binary_metrics(accepted, truth[check])
-    intervals = Bootstrap.draw(check_groups, 1000, seed).intervals(accepted, truth[check])
-    verbatim = np.array([is_verbatim(example) for example in examples])
+    loso = leave_one_source_out(table, supported, contradicted, sources)
+    multi = {name: r for name, r in loso.items() if len(r["views"]) > 1}
+    singles = {name: r for name, r in loso.items() if len(r["views"]) == 1}
+    # Fewer views win ties: each view costs time on every claim.
+    best_name = max(multi, key=lambda n: (round(multi[n]["mean_balanced_accuracy"], 3),
+                                          -len(multi[n]["views"])))
+    best_single = max(singles, key=lambda n: singles[n]["mean_balanced_accuracy"])
+    if singles[best_single]["mean_balanced_accuracy"] > multi[best_name]["mean_balanced_accuracy"]:
+        best_name = best_single
+    views = tuple(loso[best_name]["views"])
+    fitted = fit_candidate(table, supported, contradicted, sources, views)
+    p_support, p_contradicted = fitted.probabilities(table)
+    tau_low = highest_tau_low(p_support, supported, sources, fitted.tau)
+
+    rules: list[Decisive] = []
+    rule_report: dict[str, Any] = {}
+    for view in RULE_VIEWS:
+        if view not in views:
+            continue
+        column = table.column(view)
+        fired = _codes(table)[:, column] == VERDICT_CODES[Verdict.CONTRADICTED]
+        floor, floors = lowest_precise_floor(table.contradiction[:, column], fired, supported,
+                                             sources, RULE_FLOORS)
+        rule_report[view] = {"floor": floor, "floors": floors}
+        if floor is not None:
+            rules.append(Decisive(view, floor))
+
+    # Without contradiction data for these views, P(contradicted) is a constant near 0.
+    heads = [Head((), fitted.support, fitted.contradiction or Logistic((), (), -30.0))]
+    model = CalibratedAggregator(heads, thresholds=(fitted.tau, tau_low), kappa=fitted.kappa,
+                                 decisive=rules)
     report: dict[str, Any] = {
-        "data": {
-            "halueval_dialogue_rows": list(DIALOGUE_ROWS),
-            "examples": len(examples), "pairs_scored": table.pairs,
-            "parts": {part: {"examples": int(mask.sum()),
-                             "supported": int(truth[mask].sum())}
-                      for part, mask in masks.items()},
-            "seed": seed,
-        },
-        "vetoes": vetoes,
-        "candidates": choices,
-        "chosen": {"candidate": candidate.name,
-                   "views": list(candidate.views),
-                   "features": list(model.view_names), "products": model.products,
-                   "contradiction_features": candidate.contradiction_features,
-                   "veto": None if chosen_veto is None else chosen_veto.to_dict(),
-                   "tau": tau, "tau_low": tau_low,
-                   "l2_weights": list(model.weights), "bias": model.bias},
-        "check": {
-            "precision": metrics["precision"], "recall": metrics["recall"],
-            "ci95": {name: list(intervals[name]) for name in ("precision", "recall")},
-            "auc": roc_auc(score[check], truth[check]),
-            "accept_all_precision": float(truth[check].mean()),
-            "vote_at_0_8": _precision_and_recall(
-                vote_score(table, list(table.views))[check] >= 0.8, truth[check]),
-            "verbatim_baseline": _precision_and_recall(verbatim[check], truth[check]),
-            "unsupported_share_at_or_below_tau_low": float(np.mean(
-                ~truth[check][score[check] <= tau_low])) if np.any(score[check] <= tau_low)
-            else None,
-        },
+        "data": {"sources": list(SOURCES), "examples": len(examples), "pairs_scored": table.pairs,
+                 "seed": seed, "per_source": baselines(examples, supported, sources),
+                 "contradiction_sources": list(CONTRADICTION_SOURCES)},
+        "leave_one_source_out": loso,
+        "chosen": {"candidate": best_name, "views": list(views),
+                   "best_single_view": best_single,
+                   "support": fitted.support.to_dict(),
+                   "contradiction": None if fitted.contradiction is None
+                   else fitted.contradiction.to_dict(),
+                   "tau": fitted.tau, "tau_low": tau_low, "kappa": fitted.kappa,
+                   "decisive": [{"view": r.view, "floor": r.floor} for r in rules]},
+        "rules": rule_report,
         "machine": {"cpu": platform.processor() or platform.machine(),
                     "python": platform.python_version(), "numpy": np.__version__},
         "timings": table.timings,
     }
-    shipped: LearnedAggregator | StagedAggregator = model
     if judge:
-        stage = JudgeStage(examples, table, candidate, model, truth, parts, score, seed)
-        second, report["judge_stage"] = stage.fit(output_dir / "judge_scores.npz", on_progress)
-        if second is not None:
-            shipped = StagedAggregator(model, second, JUDGE)
+        decided = np.zeros(len(examples), dtype=bool)
+        for rule in rules:
+            column = table.column(rule.view)
+            decided |= ((_codes(table)[:, column] == VERDICT_CODES[Verdict.CONTRADICTED])
+                        & (table.contradiction[:, column] >= rule.floor))
+        borderline = ((p_support > tau_low) & (p_support < fitted.tau)
+                      & (p_contradicted < fitted.kappa) & ~decided)
+        model, report["judge_head"] = fit_judge_head(
+            model, lambda matrix, labels, names: fit_logistic(matrix, labels, names, +1),
+            lambda rows, names: _matrix(table.select(rows), names),
+            examples, supported, sources, borderline, output_dir / "judge_scores.npz",
+            seed=seed, on_progress=on_progress)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shipped.save(output_dir / "aggregator.json")
+    model.save(output_dir / "aggregator.json")
     (output_dir / "fit_report.json").write_text(json.dumps(report, indent=2) + "\n")
     (output_dir / "model_card.md").write_text(model_card(report))
     return report
-
-
-def _logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
-
-
-@dataclass
-class JudgeStage:
-    """The second stage's data and fit: borderline claims, a sample of them judged."""
-
-    examples: list[Example]
-    table: ScoreTable
-    candidate: Candidate
-    first: LearnedAggregator
-    truth: Bools
-    parts: npt.NDArray[np.str_]
-    first_score: Floats
-    seed: int
-
-    def sample(self, tau: float, tau_low: float) -> npt.NDArray[np.intp]:
-        """Up to ``JUDGE_SAMPLE`` borderline rows, the first in a fixed hashed order."""
-        borderline = np.nonzero((self.first_score > tau_low) & (self.first_score < tau))[0]
-        chosen = sorted(borderline.tolist(), key=lambda row: hashlib.sha256(
-            f"{self.seed}:{self.examples[row].example_id}".encode()).digest())[:JUDGE_SAMPLE]
-        return np.array(sorted(chosen), dtype=np.intp)
-
-    def fit(
-        self, cache: Path, on_progress: Callable[[int, int], None] | None
-    ) -> tuple[LearnedAggregator | None, dict[str, Any]]:
-        """The fitted second stage (None when no candidate reaches the target precision on
-        the borderline *choose* claims) and its report."""
-        assert self.first.thresholds is not None
-        tau, tau_low = self.first.thresholds
-        rows = self.sample(tau, tau_low)
-        sampled = [self.examples[row] for row in rows]
-        judged = _judge_scores(cache, sampled, on_progress)
-        encoders = view_results(self.table.select(rows), self.candidate.views,
-                                contradiction_features=self.candidate.contradiction_features)
-        results = [a + b for a, b in zip(encoders, view_results(judged, (JUDGE,)), strict=True)]
-        truth, parts = self.truth[rows], self.parts[rows]
-        fit_rows = np.nonzero(parts == "fit")[0]
-        choose, check = parts == "choose", parts == "check"
-        candidates: dict[str, list[str]] = {"judge": [JUDGE],
-                                            "first stage + judge": [*self.first.view_names,
-                                                                    JUDGE]}
-        choices: list[dict[str, Any]] = []
-        best: tuple[float, LearnedAggregator, float] | None = None
-        for name, names in candidates.items():
-            model = _monotone_fit([results[i] for i in fit_rows], truth[fit_rows], names, None)
-            entry: dict[str, Any] = {"candidate": name, "features": [], "threshold": None,
-                                     "choose_recall": 0.0}
-            choices.append(entry)
-            if model is None or JUDGE not in model.view_names:
-                continue
-            second = np.array(model.scores(results))
-            threshold = threshold_for_precision(second[choose], truth[choose],
-                                                TARGET_PRECISION)
-            recall = 0.0 if threshold is None else binary_metrics(
-                second[choose] >= threshold, truth[choose])["recall"]
-            entry.update({"features": list(model.view_names), "threshold": threshold,
-                          "choose_recall": recall,
-                          "choose_auc": roc_auc(second[choose], truth[choose])})
-            if threshold is not None and (best is None or recall > best[0]):
-                best = (recall, model, threshold)
-        report: dict[str, Any] = {
-            "sample": len(rows),
-            "sample_parts": {part: int(np.sum(parts == part)) for part in PARTS},
-            "borderline_band": [tau_low, tau],
-            "candidates": choices,
-            "judge_seconds_per_claim": None if math.isnan(
-                judged.timings["seconds_per_claim"]) else judged.timings["seconds_per_claim"],
-            "chosen": None,
-        }
-        if best is None:
-            return None, report
-        _, model, threshold = best
-        # The second model's own threshold is moved onto τ, the one typing compares with.
-        shifted = LearnedAggregator(model.view_names, model.weights,
-                                    model.bias + _logit(tau) - _logit(threshold),
-                                    strong=model.strong, veto=None, products=False)
-        second = np.array(shifted.scores(results))
-        accepted = second >= tau
-        check_groups = [sampled[i].group for i in np.nonzero(check)[0]]
-        intervals = Bootstrap.draw(check_groups, 1000, self.seed).intervals(
-            accepted[check], truth[check])
-        report["chosen"] = {"features": list(shifted.view_names),
-                            "weights": list(shifted.weights), "bias": shifted.bias,
-                            "threshold_before_shift": threshold}
-        report["check"] = {
-            "borderline_claims": int(check.sum()),
-            "accept_all_precision": float(truth[check].mean()),
-            **_precision_and_recall(accepted[check], truth[check]),
-            "ci95": {name: list(intervals[name]) for name in ("precision", "recall")},
-            "judge_auc": roc_auc(np.array([r[-1].score for r in results])[check],
-                                 truth[check]),
-        }
-        return shifted, report
-
-
-def _monotone_fit(results: Sequence[Sequence[ViewResult]], truth: Bools, names: list[str],
-                  strong: list[str] | None) -> LearnedAggregator | None:
-    """Fitted on ``names`` (penalty ``L2``, no pairwise products), dropping the most
-    negative weight and refitting until none is negative; None when no feature is left."""
-    names = list(names)
-    labels = [bool(t) for t in truth]
-    while names:
-        model = LearnedAggregator.fit(results, labels, view_names=names, l2=L2, strong=strong,
-                                      products=False)
-        if all(weight >= 0 for weight in model.weights):
-            return model
-        names.remove(min(zip(model.weights, model.view_names, strict=True))[1])
-    return None
-
-
-def _judge_scores(path: Path, examples: list[Example],
-                  on_progress: Callable[[int, int], None] | None) -> ScoreTable:
-    """The judge view's scores of ``examples``, cached in ``path`` a chunk at a time, so a
-    killed run loses at most one chunk."""
-    engine: LocalEngine | None = None
-    table: ScoreTable | None = None
-    judged, seconds = 0, 0.0
-    for end in range(JUDGE_CHUNK, len(examples) + JUDGE_CHUNK, JUDGE_CHUNK):
-        def compute(new: list[Example]) -> ScoreTable:
-            nonlocal engine, judged, seconds
-            engine = engine or LocalEngine((JUDGE,))
-            scored = score_examples(engine, new)
-            judged += len(new)
-            seconds += scored.timings.get(f"view:{JUDGE}", 0.0)
-            return scored
-
-        table = _cached_scores(path, examples[:end], compute)
-        if on_progress is not None:
-            on_progress(min(end, len(examples)), len(examples))
-    assert table is not None
-    # Seconds per claim as measured in this run; None when every score came from the cache.
-    table.timings["seconds_per_claim"] = seconds / judged if judged else float("nan")
-    return table
-
-
-def _cached_scores(
-    path: Path, examples: Sequence[Example], compute: Callable[[list[Example]], ScoreTable]
-) -> ScoreTable:
-    """The views' scores of ``examples``: those an earlier run wrote to ``path`` are read
-    back (scoring is the long part: a rerun that changes only the choices, or adds data,
-    scores only what is new), the rest computed; the union is written back."""
-    known: dict[str, int] = {}
-    saved: Any = None
-    if path.exists():
-        saved = np.load(path, allow_pickle=False)
-        known = {str(example_id): row for row, example_id in enumerate(saved["ids"])}
-    missing = [example for example in examples if example.example_id not in known]
-    stored: list[tuple[Any, ...]] = []
-    if saved is not None:
-        stored.append((saved["views"], saved["strong"], saved["score"], saved["contradiction"],
-                       saved["verdict"]))
-    if missing:
-        new = compute(missing)
-        stored.append((new.views, new.strong, new.score, new.contradiction, new.verdict))
-    views = tuple(str(view) for view in stored[0][0])
-    strong = tuple(str(view) for view in stored[0][1])
-    score, contradiction, verdict = (np.concatenate([part[i] for part in stored])
-                                     for i in (2, 3, 4))
-    ids = [*known, *(example.example_id for example in missing)]
-    if missing:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, ids=np.array(ids), views=np.array(views), strong=np.array(strong),
-                 score=score, contradiction=contradiction, verdict=verdict)
-    row = {example_id: index for index, example_id in enumerate(ids)}
-    order = np.array([row[example.example_id] for example in examples], dtype=np.intp)
-    return ScoreTable(views, strong, score[order], contradiction[order],
-                      verdict[order].astype(np.int8),
-                      [[() for _ in views] for _ in examples], len(examples), {})
-
-
-def _effective(model: LearnedAggregator, table: ScoreTable, candidate: Candidate) -> Floats:
-    """P(supported), or 0 where the model's veto fires: what typing compares with τ."""
-    results = view_results(table, candidate.views,
-                           contradiction_features=candidate.contradiction_features)
-    strong = set(table.strong)
-    effective: Floats = np.array([
-        0.0 if model.veto is not None and model.veto.fires(
-            [r for r in row if r.view in strong], model.strong) else score
-        for row, score in zip(results, model.scores(results), strict=True)
-    ])
-    return effective

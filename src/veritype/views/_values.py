@@ -320,10 +320,11 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
             alias = unit_match.group("word") or unit_match.group("symbol")
             kind, unit = ValueKind.QUANTITY, _UNIT_BY_ALIAS[" ".join(alias.lower().split())]
             end = unit_match.end()
-        # "1980s", "3rd", "A4": digits glued to letters that are no unit are no value.
+        # "1980s", "3rd", "A4": digits glued to letters that are no unit are no value; nor
+        # are those closing a hyphenated name ("COVID-19", "SARS-CoV-2").
         if (end < len(text) and (text[end].isalnum() or text[end] == "_")) or not _free(
             taken, start, end
-        ):
+        ) or _closes_a_name(text, start):
             continue
         taken.append((start, end))
         surface = text[start:end]
@@ -336,6 +337,10 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         found.append(Value(kind, float(amount), start, end, surface, unit=unit,
                            hedged=_hedged(text, start)))
     return found
+
+
+def _closes_a_name(text: str, start: int) -> bool:
+    return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
 
 
 # --- names -------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ claim's other content words) states a different value of the same kind in its pl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from veritype._text import content_words
+from veritype._text import ANAPHORIC_LEAD, content_words, sentence_spans
 from veritype.claims import Claim
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
@@ -18,6 +19,12 @@ from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._matching import TextValues
 from veritype.views._values import Value, ValueKind, extract_values
 
+_DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
+# Where a sentence joins two statements, each about its own subject.
+_CLAUSE_BREAK = re.compile(
+    r",\s*(?:while|whereas|but|and|compared with|against)\s+|;\s*|\s+while\s+")
+_PRONOUN = re.compile(r"\b(?:it|its|they|their|he|his|she|her)\b", re.IGNORECASE)
+_MAX_NAMES = 3
 # Share of the claim's non-value content words a sentence needs to count as aligned.
 _ALIGNMENT = 0.5
 
@@ -27,6 +34,14 @@ class _Sentence:
     span: Span
     values: TextValues
     words: frozenset[str]
+    clauses: tuple[_Clause, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Clause:
+    values: TextValues
+    # Whether it opens with a pronoun or "The <noun>", naming its subject in the one before.
+    continues: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +84,14 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         score = len(found) / len(claim_values)
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
+            swapped = _swapped(claim_values, sentences) if _one_statement(claim.text) else None
+            if swapped is not None:
+                value, other, index = swapped
+                return ViewResult(
+                    self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
+                    spans=(sentences[index].span,),
+                    detail=f"claim says {value.label}, evidence says {other.label} of "
+                           f"{_labels(_names(claim_values))} ({value.label} is another's)")
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -101,8 +124,84 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
     sentences: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text))))
+        clauses = tuple(_Clause(TextValues.of(part), _leans_back(part))
+                        for part in _CLAUSE_BREAK.split(text) if part.strip())
+        sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
+                                   clauses))
     return sentences
+
+
+def _leans_back(text: str) -> bool:
+    stripped = text.lstrip()
+    return bool(_DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped)
+                or _PRONOUN.search(stripped))
+
+
+def _names(values: list[Value]) -> list[Value]:
+    return [value for value in values if value.kind is ValueKind.ENTITY]
+
+
+def _named(name: Value, values: TextValues) -> bool:
+    """Whether a text names ``name``: in full, or by a shorter name made of its words
+    ("Crestwell" for "Crestwell Snacks", "Beethoven" for "Ludwig van Beethoven"; not
+    "Solvik Trail" for "Solvik City")."""
+    return values.contains(name) or any(
+        value.kind is ValueKind.ENTITY and _is_run_of(value.words, name.words)
+        and max(len(word) for word in value.words) >= 4 for value in values.values)
+
+
+def _is_run_of(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    return len(short) > 0 and any(long[i:i + len(short)] == short
+                                  for i in range(len(long) - len(short) + 1))
+
+
+def _one_statement(text: str) -> bool:
+    """A single sentence with at most a few names: several sentences, or a list of names,
+    bind their values to more subjects than one clause of evidence holds."""
+    return len(sentence_spans(text.strip())) == 1 and len(
+        [v for v in extract_values(text) if v.kind is ValueKind.ENTITY]) <= _MAX_NAMES
+
+
+def _swapped(claim_values: list[Value], sentences: list[_Sentence]
+             ) -> tuple[Value, Value, int] | None:
+    """A number, date or amount of the claim that the evidence states only for another
+    subject, while a clause naming every name of the claim states a different value of
+    that kind: "Caldry has 18,500 people" against "Marrowick has a population of 18,500,
+    while Caldry is home to 7,200 people." Returns the claim's value, the evidence's and
+    the sentence that states it. A clause that opens with a pronoun or "The <noun>" reads
+    with the one before it, so a value stated after "It" is bound to the name before."""
+    units = [(index, clause) for index, sentence in enumerate(sentences)
+             for clause in sentence.clauses]
+    # Only names the evidence writes as names: capitalised inside a sentence, not just as
+    # the first word of one ("Belief in ..." names nothing).
+    names = [name for name in _names(claim_values) if any(
+        value.kind is ValueKind.ENTITY and value.start > 0
+        and (_is_run_of(value.words, name.words) or _is_run_of(name.words, value.words))
+        for _, clause in units for value in clause.values.values)]
+    if not names or len(names) < len(_names(claim_values)):
+        return None
+
+    def window(position: int) -> list[TextValues]:
+        clause = units[position][1]
+        if clause.continues and position > 0:
+            return [units[position - 1][1].values, clause.values]
+        return [clause.values]
+
+    def names_all(position: int) -> bool:
+        return all(any(_named(name, values) for values in window(position)) for name in names)
+
+    for value in claim_values:
+        if value.kind is ValueKind.ENTITY:
+            continue
+        if any(clause.values.contains(value) and names_all(position)
+               for position, (_, clause) in enumerate(units)):
+            continue
+        for position, (index, clause) in enumerate(units):
+            if names_all(position):
+                other = clause.values.conflict(value)
+                if other is not None:
+                    return value, other, index
+    return None
 
 
 def _labels(values: list[Value]) -> str:

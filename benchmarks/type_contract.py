@@ -1,0 +1,82 @@
+"""The type contract (``benchmarks/data/type_contract.jsonl``): the share of hand-written
+claims typed as a demanding user expects, per category, for the default views and
+aggregator beside a fitted candidate aggregator (``--candidate``: by default the calibrated
+aggregator ``veritype train aggregator`` wrote), each single view alone (typed by its own
+verdict: entailed → Verified, anything else → Unsupported) and the verbatim-substring
+baseline (a claim found word for word in its passage → Verified, anything else →
+Unsupported).
+
+With ``--judge`` the default views plus the ``judge`` view (the judge extra) are run too:
+the default aggregator's judge head types the claims the encoders leave Uncertain.
+
+    python benchmarks/type_contract.py [--views numeric,lexical,nli,align] [--single nli,align]
+                                       [--judge]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from _common import ROOT, write_report
+
+from veritype.aggregate import VoteAggregator, load_fitted
+from veritype.checking import DEFAULT_VIEWS
+from veritype.evaluation.contract import contract_report, load_contract, type_rows
+from veritype.graph import EvidenceType
+from veritype.thresholds import Thresholds
+from veritype.views import create_view
+
+SUITE = ROOT / "benchmarks" / "data" / "type_contract.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--suite", type=Path, default=SUITE)
+    parser.add_argument("--views", default=",".join(DEFAULT_VIEWS))
+    parser.add_argument("--single", default="numeric,lexical,nli,align")
+    parser.add_argument("--candidate", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "calibrated_aggregator"
+                        / "aggregator.json",
+                        help="a fitted aggregator (JSON) typed beside the default")
+    parser.add_argument("--judge", action="store_true",
+                        help="also type the contract with the judge view added")
+    parser.add_argument("--output", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "type_contract.json")
+    args = parser.parse_args()
+    rows = load_contract(args.suite)
+    names = [name for name in args.views.split(",") if name]
+    views = [create_view(name) for name in names]
+    started = time.perf_counter()
+    default = contract_report(rows, type_rows(rows, views))
+    seconds = time.perf_counter() - started
+    candidate = contract_report(rows, type_rows(rows, views, load_fitted(args.candidate)))
+    with_judge = None
+    if args.judge:
+        started = time.perf_counter()
+        judged = contract_report(rows, type_rows(rows, [*views, create_view("judge")]))
+        with_judge = {**judged, "seconds": time.perf_counter() - started}
+    singles = {}
+    for name in (n for n in args.single.split(",") if n):
+        view = next((v for v in views if v.name == name), None) or create_view(name)
+        types = type_rows(rows, [view], VoteAggregator(), Thresholds(0.5, 0.49))
+        report = contract_report(rows, types)
+        singles[name] = {key: report[key] for key in ("share", "lenient_share", "per_category")}
+    verbatim = [EvidenceType.VERIFIED if " ".join(row.claim.lower().split()).rstrip(".")
+                in " ".join(row.evidence.lower().split()) else EvidenceType.UNSUPPORTED
+                for row in rows]
+    baseline = contract_report(rows, verbatim)
+    write_report(args.output, "type_contract", suite=str(args.suite.relative_to(ROOT)),
+                 views=names, seconds=seconds,
+                 default=default,
+                 candidate={"file": str(args.candidate.relative_to(ROOT)), **candidate},
+                 with_judge=with_judge,
+                 single_views=singles,
+                 verbatim_baseline={key: baseline[key] for key in ("share", "per_category")},
+                 accept_all_share=sum(r.expected is EvidenceType.VERIFIED for r in rows)
+                 / len(rows))
+
+
+if __name__ == "__main__":
+    main()

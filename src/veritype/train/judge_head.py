@@ -1,0 +1,152 @@
+"""The judge's head of the default aggregator: P(supported) once the judge has voted.
+
+The judge is asked only about claims the encoders leave Uncertain, so its head is fitted on
+such claims: a sample of the fitting pairs the encoders' model leaves borderline, the same
+number from each source, judged once and cached. The head reads the encoders' features and
+the judge's P(yes); its bias is shifted so that its own best threshold (the mean per-source
+balanced accuracy on the judged claims) falls on τ, and a low P(yes) can take a claim to τ'
+or below: the judge moves a claim either way. Leave-one-source-out on the judged claims sets
+the head beside the encoders alone and the judge alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veritype.aggregate._calibrated import CalibratedAggregator, Head, Logistic
+from veritype.evaluation.data import Example
+from veritype.evaluation.metrics import Bools, roc_auc
+from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
+from veritype.train._score_cache import cached_scores
+
+JUDGE = "judge"
+JUDGE_FEATURE = "judge.entailment"
+JUDGE_SAMPLE = 400
+JUDGE_CHUNK = 50
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1.0 - p))
+
+
+def borderline_sample(examples: Sequence[Example], borderline: Bools,
+                      sources: npt.NDArray[np.str_], size: int, seed: int
+                      ) -> npt.NDArray[np.intp]:
+    """Up to ``size`` borderline rows, as many from each source, in a fixed hashed order."""
+    names = sorted(set(sources.tolist()))
+    per_source = size // max(len(names), 1)
+    chosen: list[int] = []
+    for source in names:
+        rows = np.nonzero(borderline & (sources == source))[0].tolist()
+        rows.sort(key=lambda row: hashlib.sha256(
+            f"{seed}:{examples[row].example_id}".encode()).digest())
+        chosen.extend(rows[:per_source])
+    return np.array(sorted(chosen), dtype=np.intp)
+
+
+def judged_scores(path: Path, examples: list[Example],
+                  on_progress: Callable[[int, int], None] | None) -> ScoreTable:
+    """The judge's scores of ``examples``, cached in ``path`` a chunk at a time."""
+    engine: LocalEngine | None = None
+    table: ScoreTable | None = None
+
+    def compute(new: list[Example]) -> ScoreTable:
+        nonlocal engine
+        engine = engine or LocalEngine((JUDGE,))
+        return score_examples(engine, new)
+
+    for end in range(JUDGE_CHUNK, len(examples) + JUDGE_CHUNK, JUDGE_CHUNK):
+        table = cached_scores(path, examples[:end], compute)
+        if on_progress is not None:
+            on_progress(min(end, len(examples)), len(examples))
+    assert table is not None
+    return table
+
+
+def fit_judge_head(
+    model: CalibratedAggregator,
+    fit_support: Callable[[npt.NDArray[np.float64], Bools, Sequence[str]], Logistic],
+    base_features: Callable[[npt.NDArray[np.intp], Sequence[str]], npt.NDArray[np.float64]],
+    examples: Sequence[Example],
+    supported: Bools,
+    sources: npt.NDArray[np.str_],
+    borderline: Bools,
+    cache: Path,
+    *,
+    seed: int = 0,
+    sample: int = JUDGE_SAMPLE,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[CalibratedAggregator, dict[str, Any]]:
+    """``model`` with a judge head in front of its heads, and the head's report.
+
+    ``fit_support(matrix, labels, names)`` fits a sign-constrained P(supported);
+    ``base_features(rows, names)`` gives the encoders' features of those rows."""
+    rows = borderline_sample(examples, borderline, sources, sample, seed)
+    judged = judged_scores(cache, [examples[row] for row in rows], on_progress)
+    p_yes = judged.score[:, judged.column(JUDGE)]
+    base = model.heads[-1]
+    names = [*base.support.features, JUDGE_FEATURE]
+    matrix = np.column_stack([base_features(rows, base.support.features), p_yes])
+    truth, groups = supported[rows], sources[rows]
+    base_p = base.support.predict(matrix[:, :-1])
+    tau, tau_low = model.thresholds
+
+    def best_threshold(scores: npt.NDArray[np.float64], labels: Bools,
+                       where: npt.NDArray[np.str_]) -> float:
+        grid = np.unique(np.round(np.quantile(scores, np.linspace(0.02, 0.98, 49)), 4))
+        return float(max(grid, key=lambda t: _mean_ba(scores >= t, labels, where)))
+
+    per_source: dict[str, Any] = {}
+    for source in np.unique(groups):
+        train, held = groups != source, groups == source
+        head = fit_support(matrix[train], truth[train], names)
+        p = head.predict(matrix[held])
+        threshold = best_threshold(head.predict(matrix[train]), truth[train], groups[train])
+        judge_threshold = best_threshold(p_yes[train], truth[train], groups[train])
+        per_source[str(source)] = {
+            "claims": int(held.sum()),
+            "head_balanced_accuracy": _ba(p >= threshold, truth[held]),
+            "encoders_balanced_accuracy": _ba(base_p[held] >= tau, truth[held]),
+            "judge_alone_balanced_accuracy": _ba(p_yes[held] >= judge_threshold, truth[held]),
+            "head_auc": roc_auc(p, truth[held]),
+            "judge_auc": roc_auc(p_yes[held], truth[held]),
+        }
+    head = fit_support(matrix, truth, names)
+    threshold = best_threshold(head.predict(matrix), truth, groups)
+    shifted = Logistic(head.features, head.weights, head.bias + _logit(tau) - _logit(threshold))
+    judged_model = CalibratedAggregator(
+        [Head((JUDGE,), shifted, base.contradiction), *model.heads],
+        thresholds=model.thresholds, kappa=model.kappa, decisive=model.decisive)
+    final = shifted.predict(matrix)
+    report = {
+        "sample": len(rows), "per_source_sample": {str(s): int(np.sum(groups == s))
+                                                   for s in np.unique(groups)},
+        "borderline_band": [tau_low, tau],
+        "leave_one_source_out": per_source,
+        "support": shifted.to_dict(),
+        "threshold_before_shift": threshold,
+        "on_judged_claims": {"verified": float(np.mean(final >= tau)),
+                             "unsupported": float(np.mean(final <= tau_low)),
+                             "supported_share": float(truth.mean())},
+        "judge_seconds": judged.timings.get(f"view:{JUDGE}"),
+    }
+    return judged_model, report
+
+
+def _ba(accepted: Bools, truth: Bools) -> float:
+    if truth.all() or not truth.any():
+        return float("nan")
+    return 0.5 * (float(accepted[truth].mean()) + float((~accepted[~truth]).mean()))
+
+
+def _mean_ba(accepted: Bools, truth: Bools, groups: npt.NDArray[np.str_]) -> float:
+    values = [_ba(accepted[groups == g], truth[groups == g]) for g in np.unique(groups)]
+    return float(np.nanmean(values)) if values else float("nan")

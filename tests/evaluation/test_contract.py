@@ -1,0 +1,64 @@
+"""The type contract (``benchmarks/data/type_contract.jsonl``): the file's shape, and the
+default views and aggregator typing its hand-written claims, reported per category.
+
+The floors below hold the figures measured for the shipped default
+(``benchmarks/results/type_contract.json``), so a change that types worse fails here. The
+contract's own target (95% overall, 90% in every category) is not met yet: the default
+leaves negations, swapped names and unmentioned facts Uncertain, and the README says so."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from veritype.checking import DEFAULT_VIEWS
+from veritype.errors import DataError
+from veritype.evaluation.contract import contract_report, load_contract, type_rows
+from veritype.graph import EvidenceType
+from veritype.views import create_view
+
+SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "type_contract.jsonl"
+CATEGORIES = {"verbatim_copy", "shortened_copy", "paraphrase", "changed_number", "changed_name",
+              "swapped_attribute", "negation", "unmentioned", "hedged"}
+# Share typed exactly as expected, per category, at or above which the default must stay.
+FLOORS = {"verbatim_copy": 1.0, "shortened_copy": 0.65, "paraphrase": 0.45,
+          "changed_number": 0.9, "swapped_attribute": 0.25}
+
+
+@pytest.mark.core
+def test_the_contract_covers_its_categories_and_domains() -> None:
+    rows = load_contract(SUITE)
+    assert len(rows) >= 300
+    assert len({row.domain for row in rows}) >= 8
+    per_category = Counter(row.category for row in rows)
+    assert set(per_category) == CATEGORIES and min(per_category.values()) >= 30
+    for row in rows:
+        copied = " ".join(row.claim.split()) in " ".join(row.evidence.split())
+        assert copied == (row.category == "verbatim_copy"), row.row_id
+
+
+@pytest.mark.core
+def test_a_malformed_contract_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "contract.jsonl"
+    path.write_text('{"id": "a", "domain": "d", "category": "c", "evidence": "E.", '
+                    '"claim": "C.", "expected": "maybe"}\n')
+    with pytest.raises(DataError, match=r"contract.jsonl:1: expected must be one of"):
+        load_contract(path)
+
+
+@pytest.mark.core
+@pytest.mark.slow
+def test_the_default_types_the_contract_per_category() -> None:
+    rows = load_contract(SUITE)
+    report = contract_report(rows, type_rows(rows, [create_view(name) for name in DEFAULT_VIEWS]))
+    print({name: round(v["share"], 3) for name, v in report["per_category"].items()})
+    for category, floor in FLOORS.items():
+        assert report["per_category"][category]["share"] >= floor, category
+    # Every type is reachable, and each is the most frequent where it should be.
+    typed = report["types_by_category"]
+    assert {kind for counts in typed.values() for kind in counts} == {
+        kind.value for kind in EvidenceType}
+    for category in ("verbatim_copy", "changed_number"):
+        expected = "verified" if category == "verbatim_copy" else "unsupported"
+        assert max(typed[category], key=typed[category].__getitem__) == expected
+    assert report["share"] >= 0.4
