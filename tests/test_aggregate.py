@@ -580,3 +580,28 @@ def test_a_staged_aggregator_round_trips_and_loads_by_name(tmp_path: Path) -> No
     path.write_text(json.dumps(broken))
     with pytest.raises(VeritypeError, match="2 views need 2 weights"):
         load_fitted(path)
+
+
+def test_with_a_sink_the_judges_clear_no_makes_a_borderline_claim_unsupported(
+        tmp_path: Path) -> None:
+    from veritype.aggregate import load_fitted
+    from veritype.graph import EvidenceType
+    from veritype.thresholds import Thresholds, type_claim
+
+    plain = _staged()
+    sinking = StagedAggregator(plain.first, plain.second, "judge", sink=0.1)
+    borderline = [_r("nli", U, 0.5)]
+    doubted = ViewResult("judge", Verdict.UNKNOWN, 0.05)  # second: sigmoid(-3.2) = 0.04
+    unsure = ViewResult("judge", Verdict.UNKNOWN, 0.4)  # second: sigmoid(-1.1) = 0.25
+    sunk = sinking.aggregate([*borderline, doubted])
+    assert sunk.method == "learned+judge" and sunk.score <= 0.1
+    assert type_claim(sunk.score, contradicted=sunk.contradicted,
+                      thresholds=Thresholds(0.8, 0.3)) is EvidenceType.UNSUPPORTED
+    # Between the sink and τ the first stage's score stands: still Uncertain.
+    assert sinking.aggregate([*borderline, unsure]) == plain.first.aggregate(borderline)
+    path = tmp_path / "sinking.json"
+    sinking.save(path)
+    again = load_fitted(path)
+    assert isinstance(again, StagedAggregator) and again.sink == 0.1
+    with pytest.raises(VeritypeError, match="sink must be a score in"):
+        StagedAggregator(plain.first, plain.second, "judge", sink=0.3)

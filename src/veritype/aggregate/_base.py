@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
+from veritype._text import json_object
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import Span
 from veritype.verdicts import Verdict, ViewResult
@@ -32,6 +33,16 @@ def read_model(path: str | os.PathLike[str], parse: Callable[[str], _Model]) -> 
         raise ConfigurationError(f"{os.fspath(path)}: cannot be read ({err.strerror})") from None
     except ValueError as err:
         raise ConfigurationError(f"{os.fspath(path)}: {err}") from None
+
+
+def model_object(text: str, label: str, model_format: str, version: int) -> dict[str, Any]:
+    """The JSON object of a saved model, checked to be ``model_format`` at ``version``."""
+    data = json_object(text, label, ConfigurationError)
+    if data.get("format") != model_format or data.get("version") != version:
+        raise ConfigurationError(
+            f"{label}: need format {model_format!r} version {version}, got "
+            f"{data.get('format')!r} version {data.get('version')!r}")
+    return data
 
 
 def support_mass(results: Sequence[ViewResult]) -> float:

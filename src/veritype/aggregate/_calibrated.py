@@ -30,8 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype._text import json_object
-from veritype.aggregate._base import Aggregate, by_view, is_real, read_model
+from veritype.aggregate._base import Aggregate, by_view, is_real, model_object, read_model
 from veritype.errors import ConfigurationError
 from veritype.verdicts import Verdict, ViewResult
 
@@ -295,11 +294,7 @@ class CalibratedAggregator:
 
     @classmethod
     def from_json(cls, text: str) -> CalibratedAggregator:
-        data = json_object(text, "calibrated aggregator", ConfigurationError)
-        if data.get("format") != _FORMAT or data.get("version") != _VERSION:
-            raise ConfigurationError(
-                f"calibrated aggregator: need format {_FORMAT!r} version {_VERSION}, got "
-                f"{data.get('format')!r} version {data.get('version')!r}")
+        data = model_object(text, "calibrated aggregator", _FORMAT, _VERSION)
         expected = {"format", "version", "heads", "thresholds", "kappa", "decisive"}
         if set(data) != expected:
             raise ConfigurationError(

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veritype._text import json_object
-from veritype.aggregate._base import Aggregate, by_view, is_real, read_model, voted
+from veritype.aggregate._base import Aggregate, by_view, is_real, model_object, read_model, voted
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.errors import ConfigurationError
 from veritype.verdicts import ViewResult
@@ -113,12 +112,7 @@ class StagedAggregator:
 
     @classmethod
     def from_json(cls, text: str) -> StagedAggregator:
-        data = json_object(text, "staged aggregator", ConfigurationError)
-        if data.get("format") != _FORMAT or data.get("version") != _VERSION:
-            raise ConfigurationError(
-                f"staged aggregator: need format {_FORMAT!r} version {_VERSION}, got "
-                f"{data.get('format')!r} version {data.get('version')!r}"
-            )
+        data = model_object(text, "staged aggregator", _FORMAT, _VERSION)
         if not {"first", "format", "second", "version", "view"} <= set(data) <= {
                 "first", "format", "second", "version", "view", "sink"}:
             raise ConfigurationError(
