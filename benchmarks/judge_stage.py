@@ -33,7 +33,7 @@ from veritype.train._score_cache import cached_scores
 from veritype.train.aggregator import VIEWS as ENCODERS
 from veritype.train.aggregator import rescored
 from veritype.train.fitting_data import fitting_examples
-from veritype.train.judge_head import borderline_sample, judged_scores
+from veritype.train.judge_head import borderline, borderline_sample, judged_scores
 from veritype.verdicts import Verdict, ViewResult
 
 # The precision the default's own τ' was chosen for: a sunk claim is Unsupported as one at
@@ -65,13 +65,13 @@ def main() -> None:
     table = rescored(cached_scores(args.work / "encoders.npz", examples,
                                    lambda new: score_examples(LocalEngine(ENCODERS), new)),
                      examples)
-    first = shipped.first.aggregate_batch(view_results(table, list(ENCODERS)))
     assert shipped.first.thresholds is not None
     tau, tau_low = shipped.first.thresholds
-    borderline = np.array([not a.contradicted and tau_low < a.score < tau for a in first])
+    uncertain = borderline(shipped.first.aggregate_batch(view_results(table, list(ENCODERS))),
+                           shipped.first.thresholds)
     sources = np.array([e.meta["source"] for e in examples])
     supported = np.array([e.supported for e in examples])
-    rows = borderline_sample(examples, borderline, sources,
+    rows = borderline_sample(examples, uncertain, sources,
                              args.per_source * len(np.unique(sources)), seed=0)
     judged = judged_scores(args.work / "judge.npz", [examples[row] for row in rows], None)
     p_yes = judged.score[:, judged.column("judge")]
@@ -96,7 +96,7 @@ def main() -> None:
         sink = min(sink, math.nextafter(tau_low, 0.0))
     report = {
         "borderline_band": [tau_low, tau],
-        "borderline_share": float(borderline.mean()),
+        "borderline_share": float(uncertain.mean()),
         "sample": {str(s): int(np.sum(groups == s)) for s in np.unique(groups)},
         "supported_share_of_sample": float(truth.mean()),
         "lift": {"lifted": int(lifted.sum()),

@@ -154,6 +154,9 @@ NEGATIONS = frozenset(
 ANAPHORIC_LEAD = re.compile(
     r"(?:he|she|it|they|its|his|her|their|this|that|these|those)\b", re.IGNORECASE
 )
+# Besides a pronoun, a definite description with a common noun ("The bridge ...") usually
+# points back to a name given earlier.
+DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 
 
 # "may" the modal, not May the month: lower-case anywhere, or capitalised at a sentence start

@@ -18,11 +18,11 @@ from veritype.aggregate import (
 )
 from veritype.aggregate._calibrated import SUPPORT_SIGN, split_feature
 from veritype.evaluation.data import Example
+from veritype.evaluation.metrics import mean_balanced_accuracy
 from veritype.train.aggregator import (
     choose_tau,
     highest_tau_low,
     lowest_precise_floor,
-    mean_balanced_accuracy,
 )
 from veritype.train.fitting_data import (
     CONTRADICTED,

@@ -46,8 +46,8 @@ SUFFIXES = (ENTAILMENT, CONTRADICTION, ENTAILED, CONTRADICTED)
 # Which features may only raise P(supported) (+1) or only lower it (−1).
 SUPPORT_SIGN = {ENTAILMENT: 1, ENTAILED: 1, CONTRADICTION: -1, CONTRADICTED: -1}
 
-VERDICT_CODES = {Verdict.ENTAILED: 0, Verdict.CONTRADICTED: 1, Verdict.UNKNOWN: 2,
-                 Verdict.ABSTAINED: 3}
+# A verdict's code is its place in the enum, as in evaluation score tables.
+VERDICT_CODES = {verdict: code for code, verdict in enumerate(Verdict)}
 ABSTAINED_CODE = VERDICT_CODES[Verdict.ABSTAINED]
 LOG_ODDS_EDGE = 1e-3
 

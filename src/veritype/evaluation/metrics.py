@@ -58,6 +58,23 @@ def binary_metrics(accepted: Bools, truth: Bools) -> dict[str, float]:
     return rates(confusion(accepted, truth))
 
 
+def balanced_accuracy(accepted: Bools, truth: Bools) -> float:
+    """The balanced accuracy of ``accepted`` against ``truth``; NaN when ``truth`` holds one
+    class only (it then says nothing about the other)."""
+    if truth.all() or not truth.any():
+        return float("nan")
+    return binary_metrics(accepted, truth)["balanced_accuracy"]
+
+
+def mean_balanced_accuracy(accepted: Bools, truth: Bools, groups: npt.NDArray[np.str_]
+                           ) -> float:
+    """The mean over ``groups`` (sources) of each group's balanced accuracy, every group
+    weighing the same; groups of one class are left out."""
+    values = [balanced_accuracy(accepted[groups == g], truth[groups == g])
+              for g in np.unique(groups)]
+    return float(np.nanmean(values)) if values else float("nan")
+
+
 def _vector_rates(tp: Floats, fp: Floats, fn: Floats, tn: Floats) -> dict[str, Floats]:
     with np.errstate(divide="ignore", invalid="ignore"):
         precision = np.where(tp + fp > 0, tp / (tp + fp), 0.0)
@@ -187,6 +204,20 @@ def roc_auc(scores: Floats, truth: Bools) -> float:
     negatives = len(truth) - positives
     return float((ranks[truth].sum() - positives * (positives + 1) / 2)
                  / max(positives * negatives, 1))
+
+
+def threshold_for_balanced_accuracy(
+    scores: Floats, truth: Bools, groups: npt.NDArray[np.str_], points: int,
+    blocked: Bools | None = None,
+) -> float:
+    """Among ``points`` quantiles of ``scores`` (1% to 99%, or 2% to 98% when few), the
+    threshold with the best mean per-group balanced accuracy of accepting ``scores ≥ t``
+    (never the ``blocked`` rows) against ``truth``."""
+    edge = 0.01 if points > 100 else 0.02
+    grid = np.unique(np.round(np.quantile(scores, np.linspace(edge, 1 - edge, points)), 4))
+    kept = np.ones_like(truth) if blocked is None else ~blocked
+    return float(max(grid, key=lambda t: mean_balanced_accuracy((scores >= t) & kept, truth,
+                                                                groups)))
 
 
 def threshold_for_precision(scores: Floats, truth: Bools, target: float, min_accepted: int = 1

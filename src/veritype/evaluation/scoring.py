@@ -24,7 +24,9 @@ from veritype.evaluation.data import Example
 from veritype.evidence import EvidencePack
 from veritype.views import Verdict, VerificationView, clear_model_caches, create_view
 
-VERDICTS = (Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.UNKNOWN, Verdict.ABSTAINED)
+# Verdict codes are the enum's order (entailed, contradicted, unknown, abstained): saved
+# score tables hold them, and the calibrated aggregator reads them as they are.
+VERDICTS = tuple(Verdict)
 ENTAILED, CONTRADICTED, UNKNOWN, ABSTAINED = range(4)
 DEFAULT_BLOCK_SIZE = 256
 

@@ -15,7 +15,6 @@ nor contradict it, and the model is the costly part.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from veritype._text import ANAPHORIC_LEAD, content_words, qualified_in, quoted_in
+from veritype._text import (
+    ANAPHORIC_LEAD,
+    DEFINITE_DESCRIPTION,
+    content_words,
+    qualified_in,
+    quoted_in,
+)
 from veritype.claims import Claim
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
@@ -43,9 +48,6 @@ class EvidenceWindow:
     words: frozenset[str]
 
 
-# Besides a pronoun, a definite description with a common noun ("The bridge ...") usually
-# points back to a name given earlier.
-_DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 
 
 def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceWindow]:
@@ -133,7 +135,7 @@ def closest_windows(
 
 
 def _leans_back(sentence: str) -> bool:
-    return bool(ANAPHORIC_LEAD.match(sentence) or _DEFINITE_DESCRIPTION.match(sentence))
+    return bool(ANAPHORIC_LEAD.match(sentence) or DEFINITE_DESCRIPTION.match(sentence))
 
 
 def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindow, bool] | None:

@@ -24,6 +24,7 @@ Needs only the core install (the views run on onnxruntime).
 from __future__ import annotations
 
 import json
+import math
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,13 +50,20 @@ from veritype.aggregate._calibrated import (
 )
 from veritype.aggregate._learned import newton
 from veritype.errors import DataError
+from veritype.evaluation.configurations import view_results
 from veritype.evaluation.data import Example, is_verbatim
-from veritype.evaluation.metrics import Bools, Floats, roc_auc
+from veritype.evaluation.metrics import (
+    Bools,
+    Floats,
+    balanced_accuracy,
+    roc_auc,
+    threshold_for_balanced_accuracy,
+)
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
 from veritype.train._score_cache import cached_scores
 from veritype.train.aggregator_card import model_card
 from veritype.train.fitting_data import SOURCES, fitting_examples, label_arrays
-from veritype.train.judge_head import fit_judge_head
+from veritype.train.judge_head import borderline, fit_judge_head
 from veritype.verdicts import Verdict
 
 VIEWS = ("numeric", "lexical", "nli", "align")
@@ -124,28 +132,11 @@ def fit_logistic(matrix: npt.NDArray[np.float64], labels: Bools, names: Sequence
     return Logistic(tuple(names), tuple(float(w) for w in weights), float(theta[-1]))
 
 
-def balanced_accuracy(accepted: Bools, truth: Bools) -> float:
-    positives, negatives = truth, ~truth
-    if not positives.any() or not negatives.any():
-        return float("nan")
-    return 0.5 * (float(accepted[positives].mean()) + float((~accepted[negatives]).mean()))
-
-
-def mean_balanced_accuracy(accepted: Bools, truth: Bools, sources: npt.NDArray[np.str_]
-                           ) -> float:
-    values = [balanced_accuracy(accepted[sources == s], truth[sources == s])
-              for s in np.unique(sources)]
-    return float(np.nanmean(values))
-
-
 def choose_tau(support: Floats, blocked: Bools, truth: Bools,
                sources: npt.NDArray[np.str_]) -> float:
     """The τ with the best mean per-source balanced accuracy of "Verified" (P ≥ τ, not
     contradicted) against "supported"."""
-    grid = np.unique(np.round(np.quantile(support, np.linspace(0.01, 0.99, 197)), 4))
-    best = max(grid, key=lambda t: mean_balanced_accuracy((support >= t) & ~blocked, truth,
-                                                          sources))
-    return float(best)
+    return threshold_for_balanced_accuracy(support, truth, sources, 197, blocked)
 
 
 def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_],
@@ -173,6 +164,7 @@ def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,
     """The lowest floor at which claims with ``fired`` and a score ≥ floor are not supported
     with ``CONTRADICTION_PRECISION``, every source weighing the same (and ≥ ``MIN_FIRED``
     claims fire), and the precision and count at every floor."""
+    weights = source_weights(sources)
     table = []
     chosen = None
     for floor in floors:
@@ -180,13 +172,11 @@ def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,
         per_source = {str(s): {"fired": int(np.sum(hit & (sources == s))),
                                "precision": _share(~truth[hit & (sources == s)])}
                       for s in np.unique(sources)}
-        precision = _share(~truth[hit])
-        table.append({"floor": floor, "fired": int(hit.sum()), "precision": precision,
-                      "per_source": per_source})
-        balanced = _balanced_share(~truth, hit, source_weights(sources))
-        table[-1]["balanced_precision"] = None if balanced != balanced else balanced
-        precise = balanced >= CONTRADICTION_PRECISION
-        if chosen is None and precise and int(hit.sum()) >= MIN_FIRED:
+        balanced = _balanced_share(~truth, hit, weights)
+        table.append({"floor": floor, "fired": int(hit.sum()), "precision": _share(~truth[hit]),
+                      "per_source": per_source,
+                      "balanced_precision": None if math.isnan(balanced) else balanced})
+        if chosen is None and balanced >= CONTRADICTION_PRECISION and hit.sum() >= MIN_FIRED:
             chosen = float(floor)
     return chosen, table
 
@@ -213,17 +203,9 @@ class Fitted:
 
 
 def _matrix(table: ScoreTable, names: Sequence[str]) -> npt.NDArray[np.float64]:
+    # A score table codes verdicts as the calibrated aggregator does (the enum's order).
     return features_from_arrays(names, table.views, table.score, table.contradiction,
-                                _codes(table))
-
-
-def _codes(table: ScoreTable) -> npt.NDArray[np.int8]:
-    # ScoreTable codes verdicts in scoring.VERDICTS order; the aggregator in its own.
-    from veritype.evaluation.scoring import VERDICTS
-
-    mapping = np.array([VERDICT_CODES[v] for v in VERDICTS], dtype=np.int8)
-    codes: npt.NDArray[np.int8] = mapping[table.verdict]
-    return codes
+                                table.verdict)
 
 
 def fit_candidate(table: ScoreTable, supported: Bools, contradicted: Bools,
@@ -232,15 +214,13 @@ def fit_candidate(table: ScoreTable, supported: Bools, contradicted: Bools,
     names = features_for(views)
     support = fit_logistic(_matrix(table, names), supported, names, +1, source_weights(sources))
     labelled = np.isin(sources, CONTRADICTION_SOURCES)
-    contradiction_names = [n for n in names if split_feature(n)[1] in
-                           (CONTRADICTION, CONTRADICTED, ENTAILMENT, ENTAILED)]
     contradiction: Logistic | None = None
     kappa = 1.0
     if labelled.any() and contradicted[labelled].any():
-        matrix = _matrix(table.select(np.nonzero(labelled)[0]), contradiction_names)
-        contradiction = fit_logistic(matrix, contradicted[labelled], contradiction_names, -1,
+        matrix = _matrix(table.select(np.nonzero(labelled)[0]), names)
+        contradiction = fit_logistic(matrix, contradicted[labelled], names, -1,
                                      source_weights(sources[labelled]))
-        p_contradicted = contradiction.predict(_matrix(table, contradiction_names))
+        p_contradicted = contradiction.predict(_matrix(table, names))
         kappa = _lowest_kappa(p_contradicted, supported, sources)
     fitted = Fitted(tuple(views), support, contradiction, 0.5, kappa)
     p_support, p_contradicted = fitted.probabilities(table)
@@ -353,7 +333,7 @@ def fit_default(
         best_name = best_single
     views = tuple(loso[best_name]["views"])
     fitted = fit_candidate(table, supported, contradicted, sources, views)
-    p_support, p_contradicted = fitted.probabilities(table)
+    p_support, _ = fitted.probabilities(table)
     tau_low = highest_tau_low(p_support, supported, sources, fitted.tau)
 
     rules: list[Decisive] = []
@@ -362,7 +342,7 @@ def fit_default(
         if view not in views:
             continue
         column = table.column(view)
-        fired = _codes(table)[:, column] == VERDICT_CODES[Verdict.CONTRADICTED]
+        fired = table.verdict[:, column] == VERDICT_CODES[Verdict.CONTRADICTED]
         floor, floors = lowest_precise_floor(table.contradiction[:, column], fired, supported,
                                              sources, RULE_FLOORS)
         rule_report[view] = {"floor": floor, "floors": floors}
@@ -391,17 +371,12 @@ def fit_default(
         "timings": table.timings,
     }
     if judge:
-        decided = np.zeros(len(examples), dtype=bool)
-        for rule in rules:
-            column = table.column(rule.view)
-            decided |= ((_codes(table)[:, column] == VERDICT_CODES[Verdict.CONTRADICTED])
-                        & (table.contradiction[:, column] >= rule.floor))
-        borderline = ((p_support > tau_low) & (p_support < fitted.tau)
-                      & (p_contradicted < fitted.kappa) & ~decided)
+        uncertain = borderline(model.aggregate_batch(view_results(table, list(table.views))),
+                               model.thresholds)
         model, report["judge_head"] = fit_judge_head(
             model, lambda matrix, labels, names: fit_logistic(matrix, labels, names, +1),
             lambda rows, names: _matrix(table.select(rows), names),
-            examples, supported, sources, borderline, output_dir / "judge_scores.npz",
+            examples, supported, sources, uncertain, output_dir / "judge_scores.npz",
             seed=seed, on_progress=on_progress)
     output_dir.mkdir(parents=True, exist_ok=True)
     model.save(output_dir / "aggregator.json")

@@ -20,9 +20,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from veritype.aggregate import Aggregate
 from veritype.aggregate._calibrated import CalibratedAggregator, Head, Logistic
 from veritype.evaluation.data import Example
-from veritype.evaluation.metrics import Bools, roc_auc
+from veritype.evaluation.metrics import (
+    Bools,
+    balanced_accuracy,
+    roc_auc,
+    threshold_for_balanced_accuracy,
+)
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
 from veritype.train._score_cache import cached_scores
 
@@ -37,7 +43,14 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def borderline_sample(examples: Sequence[Example], borderline: Bools,
+def borderline(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]) -> Bools:
+    """Which claims an aggregator leaves Uncertain: the only ones the judge is asked about."""
+    tau, tau_low = thresholds
+    return np.array([not a.contradicted and tau_low < a.score < tau for a in aggregates],
+                    dtype=bool)
+
+
+def borderline_sample(examples: Sequence[Example], uncertain: Bools,
                       sources: npt.NDArray[np.str_], size: int, seed: int
                       ) -> npt.NDArray[np.intp]:
     """Up to ``size`` borderline rows, as many from each source, in a fixed hashed order."""
@@ -45,7 +58,7 @@ def borderline_sample(examples: Sequence[Example], borderline: Bools,
     per_source = size // max(len(names), 1)
     chosen: list[int] = []
     for source in names:
-        rows = np.nonzero(borderline & (sources == source))[0].tolist()
+        rows = np.nonzero(uncertain & (sources == source))[0].tolist()
         rows.sort(key=lambda row: hashlib.sha256(
             f"{seed}:{examples[row].example_id}".encode()).digest())
         chosen.extend(rows[:per_source])
@@ -78,7 +91,7 @@ def fit_judge_head(
     examples: Sequence[Example],
     supported: Bools,
     sources: npt.NDArray[np.str_],
-    borderline: Bools,
+    uncertain: Bools,
     cache: Path,
     *,
     seed: int = 0,
@@ -89,7 +102,7 @@ def fit_judge_head(
 
     ``fit_support(matrix, labels, names)`` fits a sign-constrained P(supported);
     ``base_features(rows, names)`` gives the encoders' features of those rows."""
-    rows = borderline_sample(examples, borderline, sources, sample, seed)
+    rows = borderline_sample(examples, uncertain, sources, sample, seed)
     judged = judged_scores(cache, [examples[row] for row in rows], on_progress)
     p_yes = judged.score[:, judged.column(JUDGE)]
     base = model.heads[-1]
@@ -101,8 +114,7 @@ def fit_judge_head(
 
     def best_threshold(scores: npt.NDArray[np.float64], labels: Bools,
                        where: npt.NDArray[np.str_]) -> float:
-        grid = np.unique(np.round(np.quantile(scores, np.linspace(0.02, 0.98, 49)), 4))
-        return float(max(grid, key=lambda t: _mean_ba(scores >= t, labels, where)))
+        return threshold_for_balanced_accuracy(scores, labels, where, 49)
 
     per_source: dict[str, Any] = {}
     for source in np.unique(groups):
@@ -113,9 +125,10 @@ def fit_judge_head(
         judge_threshold = best_threshold(p_yes[train], truth[train], groups[train])
         per_source[str(source)] = {
             "claims": int(held.sum()),
-            "head_balanced_accuracy": _ba(p >= threshold, truth[held]),
-            "encoders_balanced_accuracy": _ba(base_p[held] >= tau, truth[held]),
-            "judge_alone_balanced_accuracy": _ba(p_yes[held] >= judge_threshold, truth[held]),
+            "head_balanced_accuracy": balanced_accuracy(p >= threshold, truth[held]),
+            "encoders_balanced_accuracy": balanced_accuracy(base_p[held] >= tau, truth[held]),
+            "judge_alone_balanced_accuracy": balanced_accuracy(p_yes[held] >= judge_threshold,
+                                                               truth[held]),
             "head_auc": roc_auc(p, truth[held]),
             "judge_auc": roc_auc(p_yes[held], truth[held]),
         }
@@ -136,17 +149,6 @@ def fit_judge_head(
         "on_judged_claims": {"verified": float(np.mean(final >= tau)),
                              "unsupported": float(np.mean(final <= tau_low)),
                              "supported_share": float(truth.mean())},
-        "judge_seconds": judged.timings.get(f"view:{JUDGE}"),
     }
     return judged_model, report
 
-
-def _ba(accepted: Bools, truth: Bools) -> float:
-    if truth.all() or not truth.any():
-        return float("nan")
-    return 0.5 * (float(accepted[truth].mean()) + float((~accepted[~truth]).mean()))
-
-
-def _mean_ba(accepted: Bools, truth: Bools, groups: npt.NDArray[np.str_]) -> float:
-    values = [_ba(accepted[groups == g], truth[groups == g]) for g in np.unique(groups)]
-    return float(np.nanmean(values)) if values else float("nan")

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from veritype.views._values import Value, ValueKind, extract_values, text_words
 
 
-def _contains_run(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+def contains_run(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` as a run of consecutive words."""
     size = len(needle)
     return size > 0 and any(
         haystack[i : i + size] == needle for i in range(len(haystack) - size + 1)
@@ -39,7 +40,7 @@ def matches(claim: Value, evidence: Value) -> bool:
     in order ("Eiffel" matches "Gustave Eiffel").
     """
     if claim.kind is ValueKind.ENTITY or evidence.kind is ValueKind.ENTITY:
-        return claim.kind is evidence.kind and _contains_run(evidence.words, claim.words)
+        return claim.kind is evidence.kind and contains_run(evidence.words, claim.words)
     if claim.kind is ValueKind.DATE and evidence.kind is ValueKind.DATE:
         return _date_matches(str(claim.value), str(evidence.value))
     if ValueKind.DATE in (claim.kind, evidence.kind):
@@ -81,7 +82,7 @@ class TextValues:
     def contains(self, claim_value: Value) -> bool:
         """Whether the text states ``claim_value``; a name may appear anywhere in the text."""
         if claim_value.kind is ValueKind.ENTITY:
-            return _contains_run(self.words, claim_value.words)
+            return contains_run(self.words, claim_value.words)
         return any(matches(claim_value, value) for value in self.values)
 
     def conflict(self, claim_value: Value) -> Value | None:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veritype._text import ANAPHORIC_LEAD, content_words, sentence_spans
+from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, sentence_spans
 from veritype.claims import Claim
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
-from veritype.views._matching import TextValues
+from veritype.views._matching import TextValues, contains_run
 from veritype.views._values import Value, ValueKind, extract_values
 
-_DEFINITE_DESCRIPTION = re.compile(r"The\s+[a-z]")
 # Where a sentence joins two statements, each about its own subject.
 _CLAUSE_BREAK = re.compile(
     r",\s*(?:while|whereas|but|and|compared with|against)\s+|;\s*|\s+while\s+")
@@ -84,7 +83,8 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         score = len(found) / len(claim_values)
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
-            swapped = _swapped(claim_values, sentences) if _one_statement(claim.text) else None
+            swapped = (_swapped(claim_values, sentences)
+                       if _one_statement(claim.text, claim_values) else None)
             if swapped is not None:
                 value, other, index = swapped
                 return ViewResult(
@@ -133,7 +133,7 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
 
 def _leans_back(text: str) -> bool:
     stripped = text.lstrip()
-    return bool(_DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped)
+    return bool(DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped)
                 or _PRONOUN.search(stripped))
 
 
@@ -146,20 +146,14 @@ def _named(name: Value, values: TextValues) -> bool:
     ("Crestwell" for "Crestwell Snacks", "Beethoven" for "Ludwig van Beethoven"; not
     "Solvik Trail" for "Solvik City")."""
     return values.contains(name) or any(
-        value.kind is ValueKind.ENTITY and _is_run_of(value.words, name.words)
+        value.kind is ValueKind.ENTITY and contains_run(name.words, value.words)
         and max(len(word) for word in value.words) >= 4 for value in values.values)
 
 
-def _is_run_of(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
-    return len(short) > 0 and any(long[i:i + len(short)] == short
-                                  for i in range(len(long) - len(short) + 1))
-
-
-def _one_statement(text: str) -> bool:
+def _one_statement(text: str, values: list[Value]) -> bool:
     """A single sentence with at most a few names: several sentences, or a list of names,
     bind their values to more subjects than one clause of evidence holds."""
-    return len(sentence_spans(text.strip())) == 1 and len(
-        [v for v in extract_values(text) if v.kind is ValueKind.ENTITY]) <= _MAX_NAMES
+    return len(sentence_spans(text.strip())) == 1 and len(_names(values)) <= _MAX_NAMES
 
 
 def _swapped(claim_values: list[Value], sentences: list[_Sentence]
@@ -176,7 +170,7 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
     # the first word of one ("Belief in ..." names nothing).
     names = [name for name in _names(claim_values) if any(
         value.kind is ValueKind.ENTITY and value.start > 0
-        and (_is_run_of(value.words, name.words) or _is_run_of(name.words, value.words))
+        and (contains_run(name.words, value.words) or contains_run(value.words, name.words))
         for _, clause in units for value in clause.values.values)]
     if not names or len(names) < len(_names(claim_values)):
         return None
