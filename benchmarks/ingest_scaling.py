@@ -8,9 +8,10 @@ character, and its peak memory is reported against the file and against the text
 
 Each file is read and chunked (1,000-character chunks, the ingest default) in a fresh
 process, which reports the wall time and its peak memory above what it held before
-reading; the fastest of three processes counts. Embedding is excluded: its cost is per
-chunk and measured in embedder.json. A full ingest into a SQLite store with a BM25 index
-is timed for the smaller files.
+reading; the fastest of three processes counts. Embedding is excluded there: its cost is
+per chunk. Full ingests into a SQLite store are timed for the smaller files in both layouts
+a user meets: a BM25 index alone, and the default layout (BM25 plus a dense index, which
+embeds every chunk), each with its chunks per second.
 
 Targets: time and memory grow linearly (seconds per MB within 20% from 1 to 50 MB), a
 10 MB prose file splits and chunks in at most 60 s, and peak memory stays within 3x the
@@ -82,16 +83,23 @@ print(json.dumps({"seconds": seconds, "read_s": read_s, "chunks": len(chunks),
 
 _INGEST = """
 import json, sys, time
+from dataclasses import replace
 from pathlib import Path
-from veritype.ingest import Corpus
+from veritype.ingest import DEFAULT_INDEXES, Corpus
 from veritype.store import Chunking, IndexSpec
-layout = [IndexSpec("bm25", "bm25", Chunking(max_chars=int(sys.argv[3])))]
+chunking = Chunking(max_chars=int(sys.argv[3]))
+if sys.argv[4] == "bm25":
+    layout = [IndexSpec("bm25", "bm25", chunking)]
+else:
+    layout = [replace(spec, chunking=chunking) for spec in DEFAULT_INDEXES]
 started = time.perf_counter()
 with Corpus.open(sys.argv[2], indexes=layout, index_dir=Path(sys.argv[2][10:] + ".idx")) as corpus:
     report = corpus.ingest([Path(sys.argv[1])])
-    corpus.retrieve("river", 3, retriever="bm25")
+    corpus.retrieve("river", 3)
 print(json.dumps({"seconds": time.perf_counter() - started, "chunks": report.chunks}))
 """
+# The store layouts a full ingest is timed in: BM25 alone, and the default (BM25 + dense).
+LAYOUTS = ("bm25", "default")
 
 
 def prose_source(data_dir: Path) -> str:
@@ -139,6 +147,9 @@ def run_script(script: str, *args: str, repeats: int = 1) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 50], help="MB")
+    parser.add_argument(
+        "--default-layout-kinds", nargs="*", default=["prose"], choices=KINDS,
+        help="texts also ingested in the default layout, which embeds every chunk (slow)")
     add_data_dir(parser)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args()
@@ -159,18 +170,24 @@ def main() -> None:
                     "memory_x_text": measured["peak_bytes_above_start"]
                     / (measured["text_bytes_per_char"] * measured["characters"]),
                 }
-                if size_mb <= FULL_INGEST_MAX_MB:
-                    store = f"sqlite:///{Path(work) / f'{kind}-{size_mb}.sqlite'}"
-                    ingest = run_script(_INGEST, str(path), store, str(CHUNK_CHARS))
-                    row["full_ingest_bm25_s"] = ingest["seconds"]
+                timed = []
+                for layout in LAYOUTS:
+                    if size_mb > FULL_INGEST_MAX_MB or (
+                            layout == "default" and kind not in args.default_layout_kinds):
+                        continue
+                    store = f"sqlite:///{Path(work) / f'{kind}-{size_mb}-{layout}.sqlite'}"
+                    ingest = run_script(_INGEST, str(path), store, str(CHUNK_CHARS), layout)
+                    row[f"full_ingest_{layout}_s"] = ingest["seconds"]
+                    row[f"full_ingest_{layout}_chunks_per_s"] = ingest["chunks"] / ingest["seconds"]
+                    timed.append(f"{layout} ingest {ingest['seconds']:.1f} s "
+                                 f"({row[f'full_ingest_{layout}_chunks_per_s']:,.0f} chunks/s)")
                 runs.append(row)
                 print(f"{kind:>12} {size_mb:>3} MB: {measured['seconds']:7.2f} s "
                       f"({row['seconds_per_mb']:.3f} s/MB), peak {row['memory_x_file']:.2f}x "
                       f"the file ({row['memory_x_text']:.2f}x the text held), "
                       f"{measured['chunks']} chunks, longest "
                       f"{measured['longest_chunk']}"
-                      + (f", full BM25 ingest {row['full_ingest_bm25_s']:.1f} s"
-                         if "full_ingest_bm25_s" in row else ""), flush=True)
+                      + "".join(f", {part}" for part in timed), flush=True)
                 path.unlink()
     linearity = {}
     for kind in KINDS:

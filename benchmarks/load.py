@@ -6,8 +6,14 @@ hallucinated answer) against its knowledge passage, so every request is distinct
 engine's caches do not flatter the figures. Reports p50/p95/p99 latency, throughput and
 errors (any non-200 answer or transport failure); exits 1 when there was an error.
 
-Run: ``python benchmarks/load.py [--requests 1000] [--concurrency 8]`` (writes
-``benchmarks/results/load.json``).
+Then a disconnect storm: ``--disconnects`` heavy requests (an answer of about 50 claims
+over forty passages, seconds of work each), ``--concurrency`` at a time, whose clients
+leave after ``--leave-after`` seconds. The service must drop the work of a client that
+left, so the small requests sent right behind the storm are served as fast as the same
+kind of requests before it: their p50/p95 are reported side by side.
+
+Run: ``python benchmarks/load.py [--requests 1000] [--concurrency 8] [--disconnects 64]``
+(writes ``benchmarks/results/load.json``).
 """
 
 from __future__ import annotations
@@ -54,6 +60,18 @@ def verify_requests(data_dir: Path, count: int) -> list[dict[str, Any]]:
             if len(bodies) == count:
                 return bodies
     raise SystemExit(f"error: {path} has only {len(bodies)} usable evaluation rows")
+
+
+def heavy_requests(bodies: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """``count`` bodies of seconds of work each: forty rows' passages as both the answer
+    (about 50 claims) and its evidence."""
+    group = 40
+    heavy = []
+    for start in range(count):
+        rows = [bodies[(start * group + offset) % len(bodies)] for offset in range(group)]
+        passages = [row["evidence"][0] for row in rows]
+        heavy.append({"answer": " ".join(passages)[:20_000], "evidence": passages})
+    return heavy
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -125,6 +143,74 @@ async def _run(
     }
 
 
+async def _timed(client: httpx.AsyncClient, bodies: list[dict[str, Any]]) -> dict[str, Any]:
+    """``bodies`` sent one after another; their latencies and statuses."""
+    latencies: list[float] = []
+    statuses: Counter[str] = Counter()
+    for body in bodies:
+        started = time.perf_counter()
+        try:
+            response = await client.post(ENDPOINT, json=body)
+            statuses[str(response.status_code)] += 1
+        except httpx.HTTPError as error:
+            statuses[type(error).__name__] += 1
+        latencies.append(time.perf_counter() - started)
+    return {
+        "requests": len(bodies),
+        "status_counts": dict(statuses),
+        "p50_ms": round(percentile(latencies, 0.50) * 1000, 1),
+        "p95_ms": round(percentile(latencies, 0.95) * 1000, 1),
+        "max_ms": round(max(latencies) * 1000, 1),
+    }
+
+
+async def _storm(
+    url: str, heavy: list[dict[str, Any]], small: list[dict[str, Any]], concurrency: int,
+    leave_after: float,
+) -> dict[str, Any]:
+    half = len(small) // 2
+    async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+        before = await _timed(client, small[:half])
+    outcomes: Counter[str] = Counter()
+    gate = asyncio.Semaphore(concurrency)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=0)
+
+    async def leave(leaving: httpx.AsyncClient, body: dict[str, Any]) -> None:
+        async with gate:
+            try:
+                response = await leaving.post(ENDPOINT, json=body)
+                outcomes[f"answered {response.status_code}"] += 1
+            except httpx.TimeoutException:
+                outcomes["left"] += 1
+
+    started = time.perf_counter()
+    async with httpx.AsyncClient(base_url=url, timeout=leave_after, limits=limits) as leaving:
+        await asyncio.gather(*(leave(leaving, body) for body in heavy))
+    storm_s = time.perf_counter() - started
+    async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+        behind = await _timed(client, small[half:])
+    return {
+        "heavy_requests": len(heavy),
+        "concurrency": concurrency,
+        "leave_after_s": leave_after,
+        "outcomes": dict(outcomes),
+        "storm_wall_s": round(storm_s, 1),
+        "small_before": before,
+        "small_behind": behind,
+    }
+
+
+def run_disconnect_storm(
+    url: str, heavy: list[dict[str, Any]], small: list[dict[str, Any]], concurrency: int,
+    leave_after: float,
+) -> dict[str, Any]:
+    """Half of ``small`` timed one by one, then ``heavy`` sent ``concurrency`` at a time by
+    clients that leave after ``leave_after`` seconds, then the other half of ``small``."""
+    if len(small) < 2:
+        raise ValueError("the storm needs at least two small requests, one before and after")
+    return asyncio.run(_storm(url, heavy, small, concurrency, leave_after))
+
+
 def run_load(
     url: str, bodies: list[dict[str, Any]], concurrency: int, console: Console | None = None
 ) -> dict[str, Any]:
@@ -179,22 +265,43 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--disconnects", type=int, default=64,
+                        help="heavy requests whose clients leave early (0: no storm)")
+    parser.add_argument("--leave-after", type=float, default=0.5,
+                        help="seconds a storm client waits before it leaves")
+    parser.add_argument("--behind", type=int, default=40,
+                        help="small requests timed, half before and half behind the storm")
     parser.add_argument("--url", help="Load this running service instead of starting one.")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args()
     if args.requests < 1 or args.concurrency < 1:
         raise SystemExit("error: --requests and --concurrency must be at least 1")
+    if args.disconnects < 0 or args.behind < 2 or args.leave_after <= 0:
+        raise SystemExit("error: --disconnects must be at least 0, --behind at least 2 and "
+                         "--leave-after above 0")
     console = Console(stderr=True)
-    bodies = verify_requests(args.data_dir, args.requests)
+    bodies = verify_requests(args.data_dir, args.requests + args.behind)
+    bodies, small = bodies[: args.requests], bodies[args.requests :]
+    heavy = heavy_requests(bodies, args.disconnects)
     # The machine may be shared: the load before the run says how idle it was.
     load_before = os.getloadavg()[0]
+
+    def measure(url: str) -> dict[str, Any]:
+        figures = run_load(url, bodies, args.concurrency, console)
+        if heavy:
+            console.print(f"disconnect storm: {len(heavy)} heavy requests, clients leave "
+                          f"after {args.leave_after:g} s", highlight=False)
+            figures["disconnect_storm"] = run_disconnect_storm(
+                url, heavy, small, args.concurrency, args.leave_after)
+        return figures
+
     if args.url:
-        result = run_load(args.url, bodies, args.concurrency, console)
+        result = measure(args.url)
         server = args.url
     else:
         with served(max_pending=2 * args.concurrency) as url:
-            result = run_load(url, bodies, args.concurrency, console)
+            result = measure(url)
         server = "veritype serve, 1 worker process, loopback"
     result.update({
         "data": "HaluEval QA rows 8000+ (answer alternately right and hallucinated)",

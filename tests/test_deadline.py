@@ -7,7 +7,13 @@ import time
 
 import pytest
 
-from veritype.deadline import Deadline, DeadlineExceededError, checkpoint, running_under
+from veritype.deadline import (
+    Deadline,
+    DeadlineExceededError,
+    checkpoint,
+    commit_point,
+    running_under,
+)
 
 
 def test_a_checkpoint_outside_a_deadline_does_nothing() -> None:
@@ -61,3 +67,20 @@ def test_a_deadline_belongs_to_its_own_thread() -> None:
         thread.join()
     assert seen == ["ran"]
 
+
+
+def test_a_commit_point_checks_once_more_then_lets_the_work_finish() -> None:
+    deadline = Deadline(10)
+    with running_under(deadline):
+        commit_point("storing")
+        assert deadline.cancel() is False  # too late: the work will finish
+        checkpoint("after storing")
+    assert deadline.committed
+
+
+def test_a_cancelled_deadline_stops_at_its_commit_point() -> None:
+    deadline = Deadline(10)
+    assert deadline.cancel() is True
+    with running_under(deadline), pytest.raises(DeadlineExceededError, match="before storing"):
+        commit_point("storing")
+    assert not deadline.committed

@@ -165,7 +165,7 @@ def test_a_bad_file_is_skipped_and_the_rest_is_ingested(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "good.txt").write_text("The Eiffel Tower is 330 metres tall.")
-    (folder / "bad.txt").write_bytes(b"\xff\xfe\x00\x00")
+    (folder / "bad.txt").write_bytes(b"\x00\x01\x02\x03\x04binary")
     with Corpus.open(f"sqlite:///{tmp_path / 's.sqlite'}", indexes=BM25_ONLY) as corpus:
         corpus.ingest_texts(["Kept from before."], sources=["earlier"])
         report = corpus.ingest([folder])
@@ -175,6 +175,28 @@ def test_a_bad_file_is_skipped_and_the_rest_is_ingested(tmp_path: Path) -> None:
         ]
         assert corpus.store.count_documents() == 2
         assert corpus.retrieve("Eiffel", 1, retriever="bm25")[0].title == "good.txt"
+
+
+def test_a_text_file_with_a_stray_nul_ingests_and_a_renamed_image_does_not(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.txt").write_bytes(b"The tower is 330 metres tall.\x00 It opened in 1889.")
+    (folder / "notes.md").write_bytes(b"# Bridge\n\nThe bridge\x00 opened in 1937.\n")
+    (folder / "rows.csv").write_bytes(b"title,text\nCats,\"Cats\x00 purr at night.\"\n")
+    (folder / "photo.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64))
+    with Corpus.open(f"sqlite:///{tmp_path / 's.sqlite'}", indexes=BM25_ONLY) as corpus:
+        report = corpus.ingest([folder])
+        assert report.added == 3
+        assert [(Path(s.path).name, s.reason) for s in report.skipped] == [
+            ("photo.txt", "looks like a PNG image, not text")
+        ]
+        assert sum("NUL" in warning for warning in report.warnings) == 3
+        texts = {record.document.title: record.document.text
+                 for record in corpus.store.documents(limit=10, offset=0)}
+    assert texts["notes.txt"] == "The tower is 330 metres tall.  It opened in 1889."
+    assert texts["Cats"] == "Cats  purr at night."
 
 
 def test_the_demo_corpus_is_small_licensed_and_ingests(tmp_path: Path) -> None:

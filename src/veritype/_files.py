@@ -6,12 +6,54 @@ from pathlib import Path
 
 from veritype.errors import InputError
 
-# A NUL byte in the first block is the same heuristic git and grep use for "binary".
+# How much of a file decides whether it is text.
 _SNIFF_BYTES = 8192
+# Formats that begin with a fixed signature, for a clear reason when one is named as text.
+_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive or Office document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\x7fELF", "an executable"),
+    (b"SQLite format 3\x00", "a SQLite database"),
+)
+# Byte order marks of encodings that are text, but not UTF-8 (the longer ones first).
+_WIDE_ENCODINGS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+# C0 control bytes that text does not hold (tab, line breaks, form feed and escape it may).
+_CONTROL_BYTES = bytes(set(range(32)) - {9, 10, 11, 12, 13, 27})
+# Share of control bytes above which a file is binary; real text has almost none, so a stray
+# NUL stays far below it, while compressed or encoded data holds about one byte in ten
+# (and is then no UTF-8 either: the lower share decides).
+_BINARY_SHARE = 0.10
+_BINARY_SHARE_NOT_UTF8 = 0.01
+
+
+def binary_reason(head: bytes, *, decodes: bool) -> str | None:
+    """Why a file that begins with ``head`` is not text, or ``None`` if it may be."""
+    for signature, kind in _SIGNATURES:
+        if head.startswith(signature):
+            return f"looks like {kind}, not text"
+    for mark, encoding in _WIDE_ENCODINGS:
+        if head.startswith(mark):
+            return f"is {encoding} text; save it as UTF-8"
+    if not head:
+        return None
+    share = sum(head.count(byte) for byte in _CONTROL_BYTES) / len(head)
+    if share > _BINARY_SHARE or (share > _BINARY_SHARE_NOT_UTF8 and not decodes):
+        return "looks like a binary file, not text"
+    return None
 
 
 def read_text_file(path: Path) -> str:
-    """Read ``path`` as UTF-8 text (a BOM is allowed); refuse binary or undecodable files."""
+    """Read ``path`` as UTF-8 text (a BOM is allowed); refuse binary or undecodable files,
+    but not text with a stray control character."""
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
@@ -20,11 +62,18 @@ def read_text_file(path: Path) -> str:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(f"{path}: cannot be read ({error.strerror})") from error
-    if b"\0" in data[:_SNIFF_BYTES]:
-        raise InputError(f"{path}: looks like a binary file, not text")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
+        undecodable: UnicodeDecodeError | None = error
+    else:
+        undecodable = None
+    binary = binary_reason(data[:_SNIFF_BYTES], decodes=undecodable is None)
+    if binary is not None:
+        raise InputError(f"{path}: {binary}")
+    if undecodable is not None:
         raise InputError(
-            f"{path}: is not valid UTF-8 text (byte {error.start}: {error.reason})"
-        ) from error
+            f"{path}: is not valid UTF-8 text (byte {undecodable.start}: {undecodable.reason})"
+        ) from undecodable
+    # Stray control characters (a NUL among them) stay: the ingest turns them into spaces.
+    return text

@@ -5,6 +5,10 @@ A server gives each request a :class:`Deadline` and runs the engine under it wit
 view batches. When the deadline passes, or its request is cancelled, the next checkpoint
 raises :class:`DeadlineExceededError`, so the worker is free again within one batch instead of
 finishing work nobody waits for. Outside :func:`running_under` a checkpoint does nothing.
+
+Work that changes something (an ingest's write) calls :func:`commit_point` before it starts:
+past it, neither the deadline nor a cancel stops the work, so a request either changed
+nothing or is answered with what it changed.
 """
 
 from __future__ import annotations
@@ -27,21 +31,39 @@ class Deadline:
 
     def __init__(self, seconds: float | None = None) -> None:
         self.at = None if seconds is None else time.monotonic() + seconds
-        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._committed = False
 
-    def cancel(self) -> None:
-        """Stop the work at its next checkpoint (safe to call from another thread)."""
-        self._cancelled.set()
+    def cancel(self) -> bool:
+        """Stop the work at its next checkpoint (safe to call from another thread); ``False``
+        when the work has passed its commit point and will finish."""
+        with self._lock:
+            if not self._committed:
+                self._cancelled = True
+            return not self._committed
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
 
     @property
     def expired(self) -> bool:
-        return self._cancelled.is_set() or (self.at is not None and time.monotonic() >= self.at)
+        return self._cancelled or (self.at is not None and time.monotonic() >= self.at)
 
     def check(self, stage: str) -> None:
-        if self._cancelled.is_set():
+        if self._committed:
+            return
+        if self._cancelled:
             raise DeadlineExceededError(f"cancelled before {stage}")
         if self.at is not None and time.monotonic() >= self.at:
             raise DeadlineExceededError(f"deadline passed before {stage}")
+
+    def commit(self, stage: str) -> None:
+        """The last check before ``stage``: from here on the work runs to its end."""
+        with self._lock:
+            self.check(stage)
+            self._committed = True
 
 
 _current: ContextVar[Deadline | None] = ContextVar("veritype_deadline", default=None)
@@ -62,3 +84,11 @@ def checkpoint(stage: str) -> None:
     deadline = _current.get()
     if deadline is not None:
         deadline.check(stage)
+
+
+def commit_point(stage: str) -> None:
+    """The last :func:`checkpoint` before ``stage``, which changes something: the work either
+    stops here or runs to its end, whatever its deadline."""
+    deadline = _current.get()
+    if deadline is not None:
+        deadline.commit(stage)

@@ -74,6 +74,10 @@ TOO_LONG_QUERY = "q" * 2001
     ("path", "body", "status", "field", "words"),
     [
         ("/qa", "{\"query\": ", 400, "body", "not valid JSON"),
+        ("/qa", b'{"query": "caf\xe9"}', 400, "body", "not valid UTF-8 at byte 14"),
+        ("/qa", "[" * 100_000 + "]" * 100_000, 400, "body",
+         "at character 99999: nested 100,000 levels deep"),
+        ("/v1/chat/completions", b'{"model": "\xff"}', 400, "body", "not valid UTF-8 at byte 11"),
         ("/qa", {"query": 5}, 422, "query", "valid string"),
         ("/qa", {"query": ""}, 422, "query", "at least 1"),
         ("/qa", {"query": "   \n "}, 422, "query", "empty"),
@@ -102,7 +106,7 @@ TOO_LONG_QUERY = "q" * 2001
 def test_bad_input_is_a_4xx_naming_the_field(
     client: httpx.Client, path: str, body: Any, status: int, field: str, words: str
 ) -> None:
-    if isinstance(body, str):
+    if isinstance(body, str | bytes):
         response = client.post(path, content=body, headers={"Content-Type": "application/json"})
     else:
         response = client.post(path, json=body)

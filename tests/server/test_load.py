@@ -31,3 +31,17 @@ def test_concurrent_verify_requests_all_succeed(base_url: str, data_dir: Path) -
     assert result["status_counts"] == {"200": 48}
     assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
     assert sum(result["claims_by_type"].values()) >= 40  # a few answers hold no claim
+
+
+@pytest.mark.slow
+def test_a_disconnect_storm_leaves_the_service_fast(base_url: str, data_dir: Path) -> None:
+    load = load_module()
+    bodies = load.verify_requests(data_dir, 50)
+    heavy = load.heavy_requests(bodies[:40], 6)
+    storm = load.run_disconnect_storm(base_url, heavy, bodies[40:], concurrency=3,
+                                      leave_after=0.5)
+    assert storm["outcomes"].get("left", 0) >= 4, storm
+    behind = storm["small_behind"]
+    assert behind["status_counts"] == {"200": 5}, storm
+    # Six abandoned requests hold about 20 s of work; none of it may run on.
+    assert behind["p95_ms"] < 1000, storm

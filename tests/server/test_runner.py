@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
+from veritype.deadline import checkpoint, commit_point
 from veritype.errors import DeadlineError
 from veritype.server.runner import EngineRunner, Finished, SaturatedError
 
@@ -70,3 +72,39 @@ def test_a_stream_yields_items_then_the_result() -> None:
     runner.shutdown()
     assert items[:3] == [0, 1, 2]
     assert isinstance(items[3], Finished) and items[3].result == "done"
+
+
+def test_work_past_its_commit_point_finishes_and_is_answered() -> None:
+    """An ingest that has started writing is not reported as failed: its request waits for it
+    and gets its result, though the deadline passed meanwhile."""
+    runner = EngineRunner(max_pending=2, timeout=0.1)
+
+    def write() -> str:
+        commit_point("storing")
+        time.sleep(0.4)
+        checkpoint("after storing")  # past the commit point the deadline no longer stops it
+        return "stored"
+
+    async def main() -> str:
+        return await runner.call(write)
+
+    assert asyncio.run(main()) == "stored"
+    runner.shutdown()
+
+
+def test_work_before_its_commit_point_stops_at_the_deadline() -> None:
+    runner = EngineRunner(max_pending=2, timeout=0.1)
+    stored: list[str] = []
+
+    def write() -> None:
+        time.sleep(0.3)
+        commit_point("storing")
+        stored.append("stored")
+
+    async def main() -> None:
+        with pytest.raises(DeadlineError):
+            await runner.call(write)
+
+    asyncio.run(main())
+    runner.shutdown()
+    assert stored == [] and runner.pending == 0

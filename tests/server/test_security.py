@@ -136,7 +136,8 @@ def test_an_allowed_host_must_be_a_name(bad: str) -> None:
         ServerSettings(allowed_hosts=(bad,))
 
 
-SECURITY_HEADERS = ("x-content-type-options", "x-frame-options", "content-security-policy")
+SECURITY_HEADERS = ("x-content-type-options", "x-frame-options", "content-security-policy",
+                    "referrer-policy", "permissions-policy")
 
 
 @pytest.mark.parametrize(
@@ -153,6 +154,10 @@ def test_every_response_carries_the_security_headers(
     assert response.status_code == status
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["referrer-policy"] == "no-referrer"
+    features = dict(item.strip().split("=") for item in
+                    response.headers["permissions-policy"].split(","))
+    assert features["camera"] == features["microphone"] == features["geolocation"] == "()"
     policy = {}
     for directive in response.headers["content-security-policy"].split(";"):
         name, _, value = directive.strip().partition(" ")

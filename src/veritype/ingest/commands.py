@@ -123,7 +123,8 @@ def _print_ingest(report: IngestReport, stored: int) -> None:
     _out.print(
         f"{report.files} files: {report.added} documents added, {report.replaced} replaced, "
         f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} "
-        f"files skipped; {report.chunks} chunks written in {report.seconds:.1f} s. "
+        f"files skipped; {report.chunks} chunks written in {report.seconds:.1f} s "
+        f"({report.chunks / max(report.seconds, 1e-9):,.0f} chunks/s). "
         f"The store holds {stored} documents.",
         highlight=False,
     )

@@ -1,4 +1,5 @@
-"""Ingestion: files → documents → chunks per index → vectors → store, in atomic batches.
+"""Ingestion: files → documents → chunks per index → vectors → store, in atomic batches
+(texts given in memory: in one transaction).
 
 Unchanged documents (same text, title and index layout) are skipped before any chunking or
 embedding; changed ones replace their old version inside the same transaction that writes
@@ -19,6 +20,7 @@ from typing import TypedDict, Unpack
 import numpy as np
 
 from veritype._text import without_controls
+from veritype.deadline import checkpoint, commit_point
 from veritype.evidence import Document
 from veritype.ingest.readers import (
     READERS,
@@ -37,6 +39,7 @@ from veritype.store import (
     Store,
     TitledChunk,
     Vectors,
+    WriteOutcome,
     layout_fingerprint,
 )
 
@@ -166,18 +169,28 @@ class Ingestor:
             self._ingest_file(path, fields, report, progress)
             if progress is not None and file_task is not None:
                 progress.advance(file_task)
-                progress.describe(file_task, _counts(report))
+                progress.describe(file_task, _counts(report, time.perf_counter() - started))
         report.seconds = time.perf_counter() - started
         return report
 
     def ingest_documents(
         self, documents: Iterable[SourceDocument], *, origin: str = ""
     ) -> IngestReport:
-        """Ingest documents that are already text (the Python API's way in)."""
+        """Ingest documents that are already text (the Python API's way in) in one
+        transaction: under a deadline (a server request) the ingest stops at a checkpoint
+        while it chunks and embeds, having stored nothing, or stores every document."""
         started = time.perf_counter()
         report = IngestReport()
+        sources = list(documents)
+        documents_in = [self._document(item, report, None) for item in sources]
+        media_types = _media_types(documents_in, sources)
+        writes: list[DocumentWrite] = []
+        for batch in _batches(self._changed(documents_in, report), self.batch_size):
+            checkpoint("the next ingest batch")
+            writes.extend(self._prepare(batch, origin, media_types, None))
+        commit_point("storing the documents")
         self._save_layout()
-        self._ingest_contents(list(documents), origin, report, None)
+        _record(report, writes, self.store.write(writes))
         report.seconds = time.perf_counter() - started
         return report
 
@@ -212,25 +225,14 @@ class Ingestor:
         progress: Progress | None,
     ) -> None:
         documents = [self._document(item, report, progress) for item in sources]
-        media_types = {document.source: item.media_type
-                       for document, item in zip(documents, sources, strict=True)}
-        stored = self.store.fingerprints([document.source for document in documents])
-        pending: list[tuple[Document, str]] = []
-        for document in documents:
-            current = fingerprint(document, self.layout)
-            if stored.get(document.source) == current:
-                report.unchanged += 1
-            else:
-                pending.append((document, current))
+        media_types = _media_types(documents, sources)
+        pending = self._changed(documents, report)
         task: int | None = None
         if progress is not None and pending:
             task = progress.start(f"  {_short(Path(origin))}", total=len(pending))
         for batch in _batches(pending, self.batch_size):
             writes = self._prepare(batch, origin, media_types, progress)
-            for write, outcome in zip(writes, self.store.write(writes), strict=True):
-                setattr(report, outcome, getattr(report, outcome) + 1)
-                if outcome != "unchanged":
-                    report.chunks += write.record.chunk_count
+            _record(report, writes, self.store.write(writes))
             if progress is not None and task is not None:
                 progress.advance(task, len(batch))
         if progress is not None and task is not None:
@@ -239,6 +241,21 @@ class Ingestor:
             current_sources = {document.source for document in documents}
             gone = [s for s in self.store.sources_from(origin) if s not in current_sources]
             report.removed += self.store.delete_sources(gone) if gone else 0
+
+    def _changed(
+        self, documents: list[Document], report: IngestReport
+    ) -> list[tuple[Document, str]]:
+        """The documents whose stored version differs, with their new fingerprints; the
+        others count as unchanged."""
+        stored = self.store.fingerprints([document.source for document in documents])
+        pending: list[tuple[Document, str]] = []
+        for document in documents:
+            current = fingerprint(document, self.layout)
+            if stored.get(document.source) == current:
+                report.unchanged += 1
+            else:
+                pending.append((document, current))
+        return pending
 
     def _document(
         self, item: SourceDocument, report: IngestReport, progress: Progress | None
@@ -311,13 +328,30 @@ def _embed_slices(
         return embed(texts)
     task = progress.start(description, total=len(texts)) if progress is not None else None
     parts: list[Vectors] = []
+    started = time.perf_counter()
     for start in range(0, len(texts), EMBED_SLICE):
         parts.append(embed(texts[start : start + EMBED_SLICE]))
         if progress is not None and task is not None:
             progress.advance(task, len(parts[-1]))
+            done = start + len(parts[-1])
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            progress.describe(task, f"{description} ({rate:,.0f} chunks/s)")
     if progress is not None and task is not None:
         progress.finish(task)
     return np.vstack(parts)
+
+
+def _media_types(documents: list[Document], sources: list[SourceDocument]) -> dict[str, str]:
+    return {document.source: item.media_type
+            for document, item in zip(documents, sources, strict=True)}
+
+
+def _record(report: IngestReport, writes: list[DocumentWrite], outcomes: list[WriteOutcome]
+            ) -> None:
+    for write, outcome in zip(writes, outcomes, strict=True):
+        setattr(report, outcome, getattr(report, outcome) + 1)
+        if outcome != "unchanged":
+            report.chunks += write.record.chunk_count
 
 
 def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
@@ -331,10 +365,13 @@ def _warn(report: IngestReport, progress: Progress | None, warning: str) -> None
         progress.warn(warning)
 
 
-def _counts(report: IngestReport) -> str:
+def _counts(report: IngestReport, seconds: float) -> str:
+    """The running totals, with the chunks written per second so far (chunking, embedding
+    and storing together)."""
     return (
         f"{report.added} added, {report.replaced} replaced, {report.unchanged} unchanged, "
-        f"{len(report.skipped)} skipped"
+        f"{len(report.skipped)} skipped; {report.chunks:,} chunks, "
+        f"{report.chunks / max(seconds, 1e-9):,.0f} chunks/s"
     )
 
 

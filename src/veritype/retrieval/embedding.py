@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from veritype._registry import Registry
+from veritype.deadline import checkpoint
 from veritype.errors import ModelError
 from veritype.settings import model_cache_dir
 from veritype.store import Vectors
@@ -98,6 +99,7 @@ class OnnxEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         result: Vectors | None = None
         for start in range(0, len(order), self.batch_size):
+            checkpoint("the next embedding batch")
             batch = order[start : start + self.batch_size]
             vectors = self._run([encodings[i].ids for i in batch])
             if result is None:

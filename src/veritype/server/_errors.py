@@ -140,13 +140,55 @@ async def _invalid_request(request: Request, exc: Exception) -> Response:
                           openai_shape=is_openai(request.url.path))
 
 
+def deepest_nesting(text: str) -> tuple[int, int]:
+    """How deep ``text``'s JSON arrays and objects nest, and the character where that depth is
+    first reached (strings skipped)."""
+    depth = deepest = at = 0
+    in_string = escaped = False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, position
+        elif char in "]}":
+            depth -= 1
+    return deepest, at
+
+
+async def _unparsed_body(request: Request, cause: BaseException | None) -> FieldProblem | None:
+    """What keeps a body that is no JSON error of its own from parsing: bytes that are not
+    UTF-8, or nesting too deep for the parser."""
+    if isinstance(cause, UnicodeDecodeError):
+        return FieldProblem(field="body", problem=f"not valid UTF-8 at byte {cause.start}: "
+                            f"{cause.reason}")
+    if isinstance(cause, RecursionError):
+        depth, at = deepest_nesting((await request.body()).decode("utf-8", "replace"))
+        return FieldProblem(field="body", problem=f"not valid JSON at character {at}: nested "
+                            f"{depth:,} levels deep, too deep to parse")
+    return None
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
-    note_error(request, [message])
     code = _STATUS_CODES.get(exc.status_code, "error")
     headers = dict(exc.headers or {})
     fields: list[FieldProblem] = []
+    unparsed = await _unparsed_body(request, exc.__cause__) if exc.status_code == 400 else None
+    if unparsed is not None:
+        note_error(request, [f"{unparsed.field}: {unparsed.problem}"])
+        return error_response(400, "malformed_json", "the request body is not valid JSON",
+                              [unparsed], openai_shape=is_openai(request.url.path))
+    note_error(request, [message])
     if exc.status_code == 405:
         # Starlette names the methods of the first route of the path only.
         headers["Allow"] = _allowed_methods(request)

@@ -1,8 +1,10 @@
 """What happens around every request: the Host check, the body cap, security headers, a
-request id, and one log line and metrics sample once the request ends."""
+request id, cancelling the work of a client that left, and one log line and metrics sample
+once the request ends."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -32,11 +34,19 @@ CONTENT_SECURITY_POLICY = (
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
+# Nothing of the service needs a device or a powerful feature, and no link needs to tell the
+# next site where it came from (a viewer URL can hold a trace id).
+PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
 SECURITY_HEADERS = (
     ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
     ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("referrer-policy", "no-referrer"),
+    ("permissions-policy", PERMISSIONS_POLICY),
 )
+# What the log and metrics record for a request whose client left before its response
+# (nginx's "client closed request").
+CLIENT_CLOSED_REQUEST = 499
 
 
 def _header_values(scope: Mapping[str, Any], name: bytes) -> list[str]:
@@ -55,9 +65,66 @@ def declared_length(scope: Mapping[str, Any]) -> int | None:
     return int(values.pop())
 
 
+def _has_body(scope: Mapping[str, Any]) -> bool:
+    lengths = _header_values(scope, b"content-length")
+    if _header_values(scope, b"transfer-encoding"):
+        return True
+    return bool(lengths) and any(part.strip() not in ("", "0") for part in lengths[0].split(","))
+
+
+class ClientWatch:
+    """The client's side of one request. Once its body is in, the next message from the client
+    can only be ``http.disconnect``: a reader waits for it and calls ``on_leave`` if it comes
+    before the response is complete, so the work of a client that left stops at once, for
+    plain and streamed responses alike."""
+
+    def __init__(
+        self, receive: Callable[[], Awaitable[Any]], *, has_body: bool,
+        on_leave: Callable[[], None],
+    ) -> None:
+        self._receive = receive
+        self._on_leave = on_leave
+        self._unread: list[Any] = []
+        self._reader: asyncio.Task[Any] | None = None
+        self.left = False
+        self.responded = False
+        if not has_body:
+            self._start()
+
+    def _start(self) -> None:
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> Any:
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                if not self.responded:
+                    self.left = True
+                    self._on_leave()
+                return message
+            # The empty body of a request without one, kept for the handler that asks.
+            self._unread.append(message)
+
+    async def receive(self) -> Any:
+        """What the handler reads: its body, then (from the reader) the disconnect."""
+        if self._unread:
+            return self._unread.pop(0)
+        if self._reader is not None:
+            return await asyncio.shield(self._reader)
+        message = await self._receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            self._start()
+        return message
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+
+
 class RequestMiddleware:
     """Refuses requests for foreign Host names and bodies over the cap, adds the security
-    headers to every response, and logs and counts each request once it ends."""
+    headers to every response, cancels the handler of a client that left, and logs and
+    counts each request once it ends."""
 
     def __init__(
         self, app: ASGIApp, *, settings: ServerSettings, metrics: ServiceMetrics
@@ -118,6 +185,14 @@ class RequestMiddleware:
                     raise BodyTooLargeError(self.max_body_bytes)
             return message
 
+        handler: asyncio.Future[None] | None = None
+
+        def cancel_handler() -> None:
+            if handler is not None:
+                handler.cancel()
+
+        watch = ClientWatch(limited_receive, has_body=_has_body(scope), on_leave=cancel_handler)
+
         async def tracking_send(message: Any) -> None:
             nonlocal status, responded
             if message["type"] == "http.response.start":
@@ -127,6 +202,8 @@ class RequestMiddleware:
                 headers.append("x-request-id", request_id)
                 for name, value in SECURITY_HEADERS:
                     headers.setdefault(name, value)
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                watch.responded = True
             await send(message)
 
         try:
@@ -134,7 +211,15 @@ class RequestMiddleware:
             if refused is not None:
                 await refused(scope, receive, tracking_send)
             else:
-                await self.app(scope, limited_receive, tracking_send)
+                handler = asyncio.ensure_future(self.app(scope, watch.receive, tracking_send))
+                try:
+                    await handler
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if not watch.left or (current is not None and current.cancelling()):
+                        raise
+                    # The client left; its work was cancelled and nobody reads an answer.
+                    status = CLIENT_CLOSED_REQUEST
         except Exception:
             # Starlette's outer error handler would answer in plain text, without these
             # headers; the exception still propagates, to be logged.
@@ -145,6 +230,7 @@ class RequestMiddleware:
                     scope, receive, tracking_send)
             raise
         finally:
+            watch.close()
             seconds = time.perf_counter() - started
             route = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.observe_request(scope["method"], route, status, seconds)

@@ -4,6 +4,8 @@ All of it runs on one worker thread: the engine serialises its calls anyway, and
 store's connection is then never used by two threads at once. Work that is still queued
 when its request gives up is skipped; work already running is cancelled at its next
 checkpoint (between engine stages and model batches), so the worker is soon free again.
+Work past its commit point (an ingest writing) runs to its end, and its request is answered
+with what it did even when the deadline passed meanwhile.
 """
 
 from __future__ import annotations
@@ -46,9 +48,12 @@ class Job(Generic[T]):
         self.future = future
         self._deadline = deadline
 
-    def abandon(self) -> None:
-        self._deadline.cancel()
+    def abandon(self) -> bool:
+        """Stop the work; ``False`` when it has passed its commit point and will finish."""
+        if not self._deadline.cancel():
+            return False
         self.future.cancel()
+        return True
 
 
 class EngineRunner:
@@ -101,11 +106,14 @@ class EngineRunner:
         try:
             return await asyncio.wait_for(asyncio.wrap_future(job.future), self.timeout)
         except TimeoutError:
-            job.abandon()
-            raise JobDeadlineError(self.timeout) from None
+            if job.abandon():
+                raise JobDeadlineError(self.timeout) from None
         except asyncio.CancelledError:
+            # The client left (or the server is stopping): nobody waits for the result.
             job.abandon()
             raise
+        # Committed: the client is told what the work did, not that it failed.
+        return await asyncio.wrap_future(job.future)
 
     def stream(
         self, work: Callable[[Callable[[Item], None]], T]
