@@ -27,8 +27,10 @@ def test_quick_start_has_exactly_two_commands_and_ci_runs_the_test_one() -> None
     commands = re.findall(r"```bash\n(.*?)\n```", quick_start, re.S)
     assert len(commands) == 2
     assert all("\n" not in command for command in commands)
-    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
-    assert commands[1] in ci.splitlines()
+    ci = (ROOT / ".ci" / "run").read_text()
+    # CI runs the README's test command as printed, with no build settings of its own.
+    assert 'tests="$(quick_start_command 1)"' in ci and "CMAKE_ARGS" not in ci
+    assert f"{commands[1]}   # tests" in README.split("## Development", 1)[1].splitlines()
 
 
 # README blocks that are not run here, and why.
@@ -98,3 +100,28 @@ def test_readme_block_runs(readme_dir: Path, language: str, code: str) -> None:
                             timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
+
+
+def readme_test_file() -> str:
+    """The README's pytest example."""
+    found = [code for _, language, code in readme_blocks()
+             if language == "python" and "assert_faithful(" in code]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize(("answer", "passes"), [("1937", True), ("1883", False)])
+def test_the_readme_pytest_example_passes_and_fails_as_it_should(
+        tmp_path: Path, answer: str, passes: bool) -> None:
+    code = readme_test_file()
+    assert "opened in 1937." in code
+    (tmp_path / "test_answers.py").write_text(code.replace("opened in 1937.",
+                                                           f"opened in {answer}."))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "test_answers.py"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600)
+    if passes:
+        assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout[-2000:]
+    else:
+        assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout[-2000:]
+        assert "claim says 1883, evidence says 1937" in result.stdout

@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -5,10 +6,10 @@ from veritype.aggregate import VoteAggregator
 from veritype.answer import confabulation_problems
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
-from veritype.graph import BeliefGraph, EvidenceType, Status
+from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.rendering import render
 from veritype.thresholds import Thresholds
-from veritype.verification import type_graph, verify_answer
+from veritype.verification import claim_reason, type_graph, verify_answer
 from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
 
 EVIDENCE = EvidencePack.from_texts(
@@ -152,3 +153,45 @@ def test_an_entailed_one_sentence_claim_is_verified_whole_by_the_default_views()
                            EvidencePack.from_texts([sentence]), views)
     assert report.grounded.answer.startswith("The Rhine rises in the Swiss Alps")
     assert report.grounded.confidence.value == "high"
+
+
+def _typed(kind: EvidenceType, *results: ViewResult) -> Node:
+    return Node(Claim("c1", "The tower is 300 metres tall."), evidence_type=kind,
+                results=list(results))
+
+
+@pytest.mark.parametrize(("node", "reason"), [
+    (_typed(EvidenceType.VERIFIED, ViewResult("nli", Verdict.ENTAILED, 0.9)), ""),
+    (_typed(EvidenceType.UNSUPPORTED,
+            ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.8),
+            ViewResult("numeric", Verdict.CONTRADICTED, 0.0, 0.9,
+                       detail="claim says 300 metres, evidence says 330 metres")),
+     "numeric: claim says 300 metres, evidence says 330 metres"),
+    (_typed(EvidenceType.UNCERTAIN, ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.75)),
+     "nli: the evidence says otherwise (contradiction 0.75)"),
+    (_typed(EvidenceType.UNCERTAIN, ViewResult("align", Verdict.ENTAILED, 0.9),
+            ViewResult("nli", Verdict.UNKNOWN, 0.4)),
+     "only align found it stated (nli 0.40)"),
+    (_typed(EvidenceType.UNSUPPORTED,
+            ViewResult("numeric", Verdict.UNKNOWN, 0.0, detail="not found 300 metres"),
+            ViewResult("nli", Verdict.UNKNOWN, 0.2)),
+     "no context states it (numeric: not found 300 metres)"),
+    (_typed(EvidenceType.UNSUPPORTED,
+            ViewResult("lexical", Verdict.UNKNOWN, 0.0, detail="no claim word in the evidence")),
+     "no context mentions it"),
+    (_typed(EvidenceType.UNCERTAIN, ViewResult("nli", Verdict.UNKNOWN, 0.3),
+            ViewResult("align", Verdict.UNKNOWN, 0.45)),
+     "no context states it (best support: align 0.45)"),
+    (_typed(EvidenceType.UNSUPPORTED, ViewResult("numeric", Verdict.ABSTAINED, 0.0)),
+     "no view could check it"),
+])
+def test_a_claim_reason_says_why_it_is_not_verified(node: Node, reason: str) -> None:
+    assert claim_reason(node) == reason
+
+
+def test_a_claim_reason_cites_where_the_evidence_says_otherwise() -> None:
+    span = Span("d1", "d1:0", 0, 29)
+    node = _typed(EvidenceType.UNSUPPORTED,
+                  ViewResult("nli", Verdict.CONTRADICTED, 0.1, 0.9, spans=(span,)))
+    assert claim_reason(node, lambda cited: f"context 0: {cited.start}-{cited.end}") == (
+        "nli: the evidence says otherwise (contradiction 0.90); context 0: 0-29")

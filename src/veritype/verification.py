@@ -7,7 +7,7 @@ retrieval from a corpus plugs in by passing one evidence pack per claim.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -25,11 +25,11 @@ from veritype.answer import Confidence, GroundedAnswer
 from veritype.budget import Budget, run_views
 from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
 from veritype.errors import ConfigurationError, InputError
-from veritype.evidence import EvidencePack
-from veritype.graph import BeliefGraph, EvidenceType
+from veritype.evidence import EvidencePack, Span
+from veritype.graph import BeliefGraph, EvidenceType, Node
 from veritype.rendering import render
 from veritype.thresholds import Thresholds, status_of, type_claim
-from veritype.verdicts import VerificationView
+from veritype.verdicts import Verdict, VerificationView
 
 
 class VerificationReport(BaseModel):
@@ -71,6 +71,36 @@ def type_graph(
                                 thresholds=thresholds)
         node.evidence_type = type_claim(aggregate.score, contradicted=aggregate.contradicted,
                                         thresholds=thresholds)
+
+
+def claim_reason(node: Node, cite: Callable[[Span], str] | None = None) -> str:
+    """One line on why a typed claim is not Verified ("" when it is): the view that found the
+    evidence saying otherwise and what it says there, else how far the views got. ``cite``
+    names a span of the evidence ("context 2: “…”")."""
+    if node.evidence_type is EvidenceType.VERIFIED or node.evidence_type is None:
+        return ""
+    voting = [result for result in node.results if result.verdict is not Verdict.ABSTAINED]
+    if not voting:
+        return "no view could check it"
+    contradicting = [r for r in voting if r.verdict is Verdict.CONTRADICTED]
+    if contradicting:
+        strongest = max(contradicting, key=lambda result: result.contradiction)
+        said = (strongest.detail if strongest.view == "numeric" else
+                f"the evidence says otherwise (contradiction {strongest.contradiction:.2f})")
+        where = f"; {cite(strongest.spans[0])}" if cite is not None and strongest.spans else ""
+        return f"{strongest.view}: {said}{where}"
+    entailing = [r.view for r in voting if r.verdict is Verdict.ENTAILED]
+    if entailing:
+        doubting = ", ".join(f"{r.view} {r.score:.2f}" for r in voting
+                             if r.verdict is not Verdict.ENTAILED)
+        return f"only {', '.join(entailing)} found it stated ({doubting})"
+    missing = [r.detail for r in voting if r.view == "numeric" and "not found" in r.detail]
+    if missing:
+        return f"no context states it (numeric: {missing[0]})"
+    if any(r.view == "lexical" and r.detail == "no claim word in the evidence" for r in voting):
+        return "no context mentions it"
+    best = max(voting, key=lambda result: result.score)
+    return f"no context states it (best support: {best.view} {best.score:.2f})"
 
 
 WHOLE = "whole"

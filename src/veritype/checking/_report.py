@@ -22,7 +22,14 @@ RESULTS_CSV = "results.csv"
 REPORT_HTML = "report.html"
 WORST_ROWS = 20
 CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "claims",
-              "verified", "uncertain", "unsupported", "unsupported_claims", "seconds")
+              "verified", "uncertain", "unsupported", "unsupported_claims", "uncertain_claims",
+              "seconds")
+
+
+def claims_of_type(row: RowResult, kind: EvidenceType) -> str:
+    """The row's claims of ``kind``, each with its answer span and reason, joined by " | "."""
+    return " | ".join(f"{claim.described()} [{claim.start}:{claim.end}]"
+                      for claim in row.claims if claim.type is kind)
 
 
 def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
@@ -44,7 +51,8 @@ def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
                 "" if row.faithfulness is None else f"{row.faithfulness:.4f}",
                 row.verdict.value, len(row.claims), counts[EvidenceType.VERIFIED],
                 counts[EvidenceType.UNCERTAIN], counts[EvidenceType.UNSUPPORTED],
-                " | ".join(c.written for c in row.claims if c.type is EvidenceType.UNSUPPORTED),
+                claims_of_type(row, EvidenceType.UNSUPPORTED),
+                claims_of_type(row, EvidenceType.UNCERTAIN),
                 f"{row.seconds:.4f}",
             ])
     paths["html"].write_text(html_report(result), encoding="utf-8")
@@ -63,6 +71,7 @@ th{background:#f4f6f9}.num{text-align:right;font-variant-numeric:tabular-nums}
 font-weight:600;border:1px solid currentColor}
 .row{border:1px solid #d8dde6;border-radius:.4rem;padding:.6rem .9rem;margin:.8rem 0}
 .claim{margin:.35rem 0 .35rem 1rem}.quote{color:#4a5261;margin-left:2rem;font-style:italic}
+.reason{margin-left:2rem}
 .muted{color:#5f6775}svg text{font:12px system-ui,sans-serif}
 details{margin:.3rem 0}summary{cursor:pointer;color:#33507a}
 """
@@ -146,13 +155,15 @@ def _claim(claim: ClaimResult, row: RowResult) -> str:
     extra = "" if claim.written == claim.text else (
         f" <span class='muted'>(checked as: {escape(claim.text)})</span>")
     quotes = "".join(
-        f"<div class='quote'>context {c.context + 1}, characters {c.start}–{c.end}: "
+        f"<div class='quote'>context {c.context}, characters {c.start}–{c.end}: "
         f"“{escape(c.quote)}”</div>" for c in claim.citations)
     views = ", ".join(f"{name} {verdict} {score:.2f}"
                       for name, (verdict, score) in claim.views.items())
-    return (f"<div class='claim'><span class='tag {kind}'>{escape(claim.type.value)}</span> "
+    reason = f"<div class='reason'>{escape(claim.reason)}</div>" if claim.reason else ""
+    return (f"<div class='claim' data-start='{claim.start}' data-end='{claim.end}'>"
+            f"<span class='tag {kind}'>{escape(claim.type.value)}</span> "
             f"{escape(shown)}{extra} <span class='muted'>support {claim.support:.2f}; "
-            f"{escape(views)}</span>{quotes}</div>")
+            f"{escape(views)}</span>{reason}{quotes}</div>")
 
 
 def _worst(rows: Sequence[RowResult]) -> str:
@@ -169,7 +180,8 @@ def _worst(rows: Sequence[RowResult]) -> str:
             f"<b>{row.faithfulness:.2f}</b> · {escape(row.verdict.value)}</div>{question}"
             f"<div><b>Answer:</b> {escape(row.row.answer)}</div>"
             f"{''.join(_claim(claim, row) for claim in row.claims)}"
-            f"<details><summary>{len(row.row.contexts)} context(s)</summary><ol>{contexts}"
+            f"<details><summary>{len(row.row.contexts)} context(s)</summary><ol start='0'>"
+            f"{contexts}"
             "</ol></details></div>")
     return "".join(blocks)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -172,6 +173,8 @@ def parse_row(line: int, record: Mapping[str, Any], columns: Columns) -> CheckRo
     if isinstance(contexts, str):
         return BadRow(line, f"{name}: {contexts}")
     question_name, question = columns.lookup("question", record)
+    if isinstance(question, float) and math.isnan(question):
+        question = None  # a DataFrame's empty cell
     if question is not None and not isinstance(question, str):
         return BadRow(line, f"{question_name}: the question is not text")
     _, row_id = columns.lookup("id", record)

@@ -11,6 +11,7 @@ overwritten by a different run.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import time
@@ -194,6 +195,54 @@ class CheckResult:
                 counts[min(bins - 1, int(row.faithfulness * bins))] += 1
         return counts
 
+    def records(self) -> list[dict[str, Any]]:
+        """One record per input row, in input order: its faithfulness and verdict, and its
+        Unsupported and Uncertain claims each with its reason and answer span; a skipped
+        row has verdict ``skipped`` and its problem."""
+        records: list[dict[str, Any]] = []
+        for row in self.rows:
+            counts = row.counts()
+            records.append({
+                "line": row.row.line, "id": row.row.row_id, "question": row.row.question,
+                "answer": row.row.answer, "faithfulness": row.faithfulness,
+                "verdict": row.verdict.value, "claims": len(row.claims),
+                **{kind.value: counts[kind] for kind in EvidenceType},
+                "unsupported_claims": _failing(row, EvidenceType.UNSUPPORTED),
+                "uncertain_claims": _failing(row, EvidenceType.UNCERTAIN),
+                "problem": None,
+            })
+        for bad in self.bad_rows:
+            records.append({"line": bad.line, "verdict": SKIPPED, "problem": bad.problem})
+        return sorted(records, key=lambda record: int(record["line"]))
+
+    def claim_records(self) -> list[dict[str, Any]]:
+        """One record per claim: its row, text, type, support, reason, its span in the
+        answer, each view's verdict and score, and its citations as character spans of the
+        row's contexts (``context`` counts from 0, as in the row's list)."""
+        records: list[dict[str, Any]] = []
+        for row in self.rows:
+            for claim in row.claims:
+                views: dict[str, Any] = {}
+                for name, (verdict, score) in claim.views.items():
+                    views[f"{name}_verdict"] = verdict
+                    views[f"{name}_score"] = score
+                records.append({
+                    "line": row.row.line, "id": row.row.row_id, "claim": claim.written,
+                    "checked_as": claim.text, "type": claim.type.value,
+                    "support": claim.support, "reason": claim.reason,
+                    "answer_start": claim.start, "answer_end": claim.end, **views,
+                    "citations": [c.to_dict() for c in claim.citations],
+                })
+        return records
+
+    def to_pandas(self) -> Any:
+        """:meth:`records` as a pandas DataFrame (needs pandas)."""
+        return _data_frame(self.records())
+
+    def claims_frame(self) -> Any:
+        """:meth:`claim_records` as a pandas DataFrame (needs pandas)."""
+        return _data_frame(self.claim_records())
+
     def summary(self) -> dict[str, Any]:
         verdicts = {v.value: sum(r.verdict is v for r in self.rows) for v in RowVerdict}
         claims = {t.value: sum(r.counts()[t] for r in self.rows) for t in EvidenceType}
@@ -219,8 +268,58 @@ class CheckResult:
         }
 
 
+# The verdict of an input row that could not be checked, in :meth:`CheckResult.records`.
+SKIPPED = "skipped"
+PANDAS_NEEDED = "a DataFrame needs pandas: pip install pandas (records() gives the same rows)"
+
+
+def _failing(row: RowResult, kind: EvidenceType) -> list[dict[str, Any]]:
+    return [{"claim": claim.written, "reason": claim.reason, "start": claim.start,
+             "end": claim.end} for claim in row.claims if claim.type is kind]
+
+
+def _data_frame(records: list[dict[str, Any]]) -> Any:
+    try:
+        # Imported by name: pandas is optional and ships no type information.
+        pandas = importlib.import_module("pandas")
+    except ImportError:
+        raise InputError(PANDAS_NEEDED) from None
+    return pandas.DataFrame.from_records(records)
+
+
+def records_of(data: Any) -> Iterable[Any]:
+    """The rows of ``data``, whatever holds them: a pandas DataFrame, a Hugging Face
+    ``Dataset``, a RAGAS ``EvaluationDataset``, a mapping of equal-length columns, or an
+    iterable of rows. Recognised by shape, so none of those libraries is needed here."""
+    if isinstance(data, str | bytes):
+        raise InputError("check takes rows, not a text: give a list of mappings, a DataFrame "
+                         "or a dataset (check_file reads a file)")
+    if hasattr(data, "to_dict") and hasattr(data, "columns") and hasattr(data, "iloc"):
+        records: list[Any] = data.to_dict(orient="records")  # a pandas DataFrame
+        return records
+    if hasattr(data, "samples") and hasattr(data, "to_list"):  # a RAGAS EvaluationDataset
+        listed: list[Any] = data.to_list()
+        return listed
+    if isinstance(data, Mapping) and data and all(
+            isinstance(column, Sequence) and not isinstance(column, str)
+            for column in data.values()):
+        lengths = {len(column) for column in data.values()}
+        if len(lengths) != 1:
+            raise InputError("the columns of the mapping differ in length: "
+                             + ", ".join(f"{name} {len(column)}" for name, column in data.items()))
+        names = list(data)
+        return [dict(zip(names, values, strict=True)) for values in zip(*data.values(),
+                                                                         strict=True)]
+    if isinstance(data, Mapping):
+        raise InputError("check takes rows: give a list of mappings (one per row), a mapping "
+                         "of columns, a DataFrame or a dataset")
+    if not isinstance(data, Iterable):
+        raise InputError(f"check takes rows, not a {type(data).__name__}")
+    return data  # a list of rows, or a Hugging Face Dataset (its iteration yields rows)
+
+
 def check(
-    rows: Iterable[Mapping[str, Any] | CheckRow],
+    rows: Any,
     *,
     settings: CheckSettings | None = None,
     columns: Columns | None = None,
@@ -229,12 +328,14 @@ def check(
     on_rows: OnRows | None = None,
 ) -> CheckResult:
     """Check rows given in Python: mappings with an answer, contexts and optionally a
-    question (RAGAS, TruLens and DeepEval column names are recognised), or
-    :class:`CheckRow` objects. A row that cannot be checked is reported, not raised."""
+    question (RAGAS, TruLens and DeepEval column names are recognised) or :class:`CheckRow`
+    objects, in a list, a pandas DataFrame, a Hugging Face ``Dataset``, a RAGAS
+    ``EvaluationDataset`` or a mapping of columns. A row that cannot be checked is reported,
+    not raised."""
     settings = settings or CheckSettings()
     columns = columns or Columns()
     parsed: list[CheckRow | BadRow] = []
-    for line, row in enumerate(rows, start=1):
+    for line, row in enumerate(records_of(rows), start=1):
         if isinstance(row, CheckRow):
             parsed.append(row)
         elif isinstance(row, Mapping):

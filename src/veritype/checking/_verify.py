@@ -21,13 +21,14 @@ from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
 from veritype.clauses import has_verb
 from veritype.errors import ConfigurationError, InputError, VeritypeError
-from veritype.evidence import Document, EvidencePack
+from veritype.evidence import Document, EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType
 from veritype.rendering import narrowest_spans
 from veritype.settings import Settings
 from veritype.thresholds import Thresholds
 from veritype.verification import (
     citing_views,
+    claim_reason,
     folded_by_whole,
     is_one_sentence,
     type_graph,
@@ -36,6 +37,8 @@ from veritype.verification import (
 from veritype.views import VerificationView, clear_model_caches, create_view
 
 DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
+# How much of a cited context a reason quotes.
+QUOTE_CHARS = 120
 
 
 class RowVerdict(StrEnum):
@@ -65,7 +68,9 @@ class CitedContext:
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
     """One claim: its text (as verified, and as the answer worded it), type, support and the
-    spans it cites; ``views`` gives each view's verdict and score."""
+    spans it cites; ``views`` gives each view's verdict and score. ``reason`` says in one line
+    why a claim is not Verified (empty when it is); ``start:end`` are the characters of the
+    row's answer the claim was taken from, for highlighting."""
 
     text: str
     written: str
@@ -74,10 +79,14 @@ class ClaimResult:
     mass: float
     citations: tuple[CitedContext, ...]
     views: Mapping[str, tuple[str, float]]
+    reason: str = ""
+    start: int = 0
+    end: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "written": self.written, "type": self.type.value,
                 "support": round(self.support, 6), "mass": round(self.mass, 6),
+                "reason": self.reason, "start": self.start, "end": self.end,
                 "citations": [c.to_dict() for c in self.citations],
                 "views": {name: [verdict, round(score, 6)]
                           for name, (verdict, score) in self.views.items()}}
@@ -87,7 +96,13 @@ class ClaimResult:
         return cls(data["text"], data["written"], EvidenceType(data["type"]),
                    float(data["support"]), float(data["mass"]),
                    tuple(CitedContext(**c) for c in data["citations"]),
-                   {name: (str(v[0]), float(v[1])) for name, v in data["views"].items()})
+                   {name: (str(v[0]), float(v[1])) for name, v in data["views"].items()},
+                   str(data.get("reason", "")), int(data.get("start", 0)),
+                   int(data.get("end", 0)))
+
+    def described(self) -> str:
+        """The claim as the answer worded it, with its reason when it is not Verified."""
+        return f"{self.written} ({self.reason})" if self.reason else self.written
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +191,13 @@ class RowChecker:
         clear_model_caches(self.views)
         pack, index_of = _pack(row.contexts)
         answer = row.answer.strip()
+        offset = len(row.answer) - len(row.answer.lstrip())
+
+        def cite(span: Span) -> str:
+            quote = pack.quote(span)
+            shown = quote if len(quote) <= QUOTE_CHARS else quote[:QUOTE_CHARS - 1] + "…"
+            return f"context {index_of[span.doc_id]}: “{shown}”"
+
         graph = BeliefGraph.from_claims(*_claims(row))
         run_views(graph, {node.claim.claim_id: pack for node in graph}, self.views,
                   aggregator=self.aggregator, thresholds=self.thresholds, budget=Budget())
@@ -199,6 +221,9 @@ class RowChecker:
                 mass=node.mass,
                 citations=citations,
                 views={r.view: (r.verdict.value, float(r.score)) for r in node.results},
+                reason=claim_reason(node, cite),
+                start=offset + node.claim.start,
+                end=offset + node.claim.end,
             ))
         types = [claim.type for claim in claims]
         verified = sum(kind is EvidenceType.VERIFIED for kind in types)

@@ -146,6 +146,7 @@ def _show(result: CheckResult, worst: int) -> None:
             if claim.type is not EvidenceType.VERIFIED:
                 _out.print(f"  [{_STYLE[claim.type]}]{claim.type.value}[/] "
                            f"{escape(claim.written[:160])}", highlight=False)
+                _out.print(f"      {escape(claim.reason)}", highlight=False)
     for bad in result.bad_rows[:10]:
         _err.print(f"skipped line {bad.line}: {escape(bad.problem)}", highlight=False)
     if len(result.bad_rows) > 10:
