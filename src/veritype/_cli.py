@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -36,6 +37,31 @@ StoreOption = Annotated[
 ]
 EngineConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
+]
+
+
+def parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``VIEW.KEY=VALUE`` items as options by view; a value is read as JSON when it parses
+    (numbers, true/false, lists) and as text otherwise."""
+    options: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        view, dot, name = key.strip().partition(".")
+        if not (sep and dot and view and name):
+            raise fail(f"--view-option must look like VIEW.KEY=VALUE "
+                       f"(e.g. nli.model=runs/nli/onnx), got {item!r}")
+        try:
+            value: Any = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        options.setdefault(view, {})[name] = value
+    return options
+
+
+ViewOptionOption = Annotated[
+    list[str] | None,
+    typer.Option("--view-option", help="VIEW.KEY=VALUE, repeatable: an option of one view, "
+                 "e.g. nli.model=runs/nli/onnx or judge.base_url=http://localhost:8080/v1."),
 ]
 
 

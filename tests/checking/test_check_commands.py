@@ -62,3 +62,38 @@ def test_a_wrong_column_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
 def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     done = veritype("check", str(tmp_path / "absent.jsonl"))
     assert done.returncode == 2 and "no such file" in done.stderr
+
+
+def test_check_takes_a_config_an_aggregator_and_view_options(
+        rows_file: Path, tmp_path: Path) -> None:
+    config = tmp_path / "check.toml"
+    config.write_text('views = ["numeric", "lexical"]\naggregator = "vote"\n'
+                      '[view_options.lexical]\nsupport_threshold = 0.9\n')
+    done = veritype("check", str(rows_file), "--out", str(tmp_path / "a"), "--json",
+                    "--config", str(config), "--view-option", "numeric.cost=0.7")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(done.stdout)["settings"]
+    assert settings["views"] == ["numeric", "lexical"] and settings["aggregator"] == "vote"
+    assert settings["view_options"] == {"lexical": {"support_threshold": 0.9},
+                                        "numeric": {"cost": 0.7}}
+    overridden = veritype("check", str(rows_file), "--out", str(tmp_path / "b"), "--json",
+                          "--config", str(config), "--views", "lexical")
+    assert overridden.returncode == 0, overridden.stderr
+    assert json.loads(overridden.stdout)["settings"]["views"] == ["lexical"]
+
+
+def test_bad_check_settings_are_clear_errors(rows_file: Path, tmp_path: Path) -> None:
+    config = tmp_path / "check.toml"
+    config.write_text('viewz = ["numeric"]\n')
+    for args, words in [
+        (["--config", str(config)], "unknown keys viewz"),
+        (["--view-option", "numeric"], "--view-option must look like VIEW.KEY=VALUE"),
+        (["--view-option", "nli.model=x", "--views", "numeric"],
+         "view options name views that are not checked: nli"),
+        (["--aggregator", "majority"], "aggregator 'majority'"),
+        (["--aggregator", "learned"], "needs path="),
+    ]:
+        done = veritype("check", str(rows_file), "--out", str(tmp_path / "x"), *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr

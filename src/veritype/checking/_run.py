@@ -478,8 +478,9 @@ def check_file(
     check_columns(first, columns, str(path))
     manifest = {"input": str(path.resolve()), "input_sha256": file_digest(path),
                 "columns": asdict(columns), "settings": settings.to_dict()}
-    run = RunDirectory.open(Path(out), manifest, restart=restart)
+    # The engine first: settings that cannot be run must not leave a run directory behind.
     runner = create_engine(engine, settings, address=address, workers=workers)
+    run = RunDirectory.open(Path(out), manifest, restart=restart)
     stored_rows, stored_bad = run.stored()
     done = {row.row.line for row in stored_rows} | {bad.line for bad in stored_bad}
     total = sum(1 for _ in islice(read_records(path), limit))

@@ -15,7 +15,12 @@ from enum import StrEnum
 from typing import Any
 
 from veritype._text import sentence_spans
-from veritype.aggregate import default_for, recommended_thresholds
+from veritype.aggregate import (
+    Aggregator,
+    create_aggregator,
+    default_for,
+    recommended_thresholds,
+)
 from veritype.budget import Budget, run_views
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
@@ -149,11 +154,19 @@ class CheckSettings(Settings):
     view_options: dict[str, dict[str, Any]] | None = None
     tau: float | None = None
     tau_low: float | None = None
+    aggregator: str = "default"
+    aggregator_file: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"views": list(self.views),
-                "view_options": {k: dict(v) for k, v in (self.view_options or {}).items()},
-                "tau": self.tau, "tau_low": self.tau_low}
+        settings: dict[str, Any] = {
+            "views": list(self.views),
+            "view_options": {k: dict(v) for k, v in (self.view_options or {}).items()},
+            "tau": self.tau, "tau_low": self.tau_low,
+        }
+        # Left out at their defaults, so a run directory of an earlier check still continues.
+        if self.aggregator != "default" or self.aggregator_file is not None:
+            settings |= {"aggregator": self.aggregator, "aggregator_file": self.aggregator_file}
+        return settings
 
 
 class RowChecker:
@@ -177,7 +190,9 @@ class RowChecker:
             except (VeritypeError, TypeError, ValueError, RuntimeError, ImportError) as error:
                 raise InputError(f"view {name!r}: {error}") from None
         names = [view.name for view in self.views]
-        self.aggregator = default_for(names, [view.name for view in self.views if view.strong])
+        strong = [view.name for view in self.views if view.strong]
+        self.aggregator = default_for(names, strong) if settings.aggregator == "default" else (
+            _named_aggregator(settings, strong))
         tau, tau_low = recommended_thresholds(self.aggregator)
         try:
             self.thresholds = Thresholds(tau if settings.tau is None else settings.tau,
@@ -229,6 +244,16 @@ class RowChecker:
         verified = sum(kind is EvidenceType.VERIFIED for kind in types)
         return RowResult(row, tuple(claims), verified / len(types) if types else None,
                          verdict_of(types), time.perf_counter() - started)
+
+
+def _named_aggregator(settings: CheckSettings, strong: list[str]) -> Aggregator:
+    options: dict[str, Any] = {"strong": strong}
+    if settings.aggregator_file is not None:
+        options["path"] = settings.aggregator_file
+    try:
+        return create_aggregator(settings.aggregator, **options)
+    except VeritypeError as error:
+        raise InputError(f"aggregator {settings.aggregator!r}: {error}") from None
 
 
 def _pack(contexts: Sequence[str]) -> tuple[EvidencePack, dict[str, int]]:

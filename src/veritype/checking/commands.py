@@ -13,13 +13,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from veritype._cli import ViewOptionOption, parse_view_options
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, Columns
 from veritype.checking._run import CheckResult, check_file
 from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings, RowVerdict
-from veritype.errors import InputError
+from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views
 
@@ -50,9 +51,19 @@ def check(
         help=_column_help("contexts", ": a list of texts or one text"), show_default=False)] = None,
     id_column: Annotated[str | None, typer.Option(
         help=_column_help("id"), show_default=False)] = None,
-    views: Annotated[str, typer.Option(
-        help=f"Comma-separated views; known: {', '.join(available_views())}.")
-    ] = ",".join(DEFAULT_VIEWS),
+    views: Annotated[str | None, typer.Option(
+        help=f"Comma-separated views; known: {', '.join(available_views())}.",
+        show_default=",".join(DEFAULT_VIEWS))] = None,
+    view_option: ViewOptionOption = None,
+    aggregator: Annotated[str | None, typer.Option(
+        help="How view results combine: default (the shipped fitted model when its views "
+             "run, else vote), vote, rule or learned.", show_default="default")] = None,
+    aggregator_file: Annotated[Path | None, typer.Option(
+        help="A fitted aggregator (JSON), for --aggregator learned.", show_default=False)] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", "-c", help="Check settings (TOML: views, view_options, aggregator, "
+        "aggregator_file, tau, tau_low); options given here override it.",
+        show_default=False)] = None,
     tau: Annotated[float | None, typer.Option(
         help="τ: support needed for Verified.", show_default="the default aggregator's")] = None,
     tau_low: Annotated[float | None, typer.Option(
@@ -78,8 +89,21 @@ def check(
     """Check each row's answer against its contexts: every claim typed Verified, Uncertain
     or Unsupported, a faithfulness score per row (the share of claims Verified), and JSON,
     CSV and HTML reports for the file."""
-    names = tuple(part.strip() for part in views.split(",") if part.strip())
-    settings = CheckSettings(views=names, tau=tau, tau_low=tau_low)
+    names = None if views is None else tuple(
+        part.strip() for part in views.split(",") if part.strip())
+    options = parse_view_options(view_option or [])
+    try:
+        settings = CheckSettings.load(
+            config, views=names, tau=tau, tau_low=tau_low, aggregator=aggregator,
+            aggregator_file=None if aggregator_file is None else str(aggregator_file))
+        if options:
+            # An option given here joins those the config gives the same view.
+            configured = settings.view_options or {}
+            merged = {**configured, **{view: {**configured.get(view, {}), **given}
+                                       for view, given in options.items()}}
+            settings = CheckSettings.validated({**settings.model_dump(), "view_options": merged})
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
     columns = Columns(question_column, answer_column, contexts_column, id_column)
     run_dir = out if out is not None else file.with_name(file.name + ".check")
     with ExitStack() as stack:

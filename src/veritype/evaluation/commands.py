@@ -15,9 +15,9 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from veritype._cli import ViewOptionOption, parse_view_options, rich_progress
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
-from veritype._cli import rich_progress
 from veritype._ray import RAY_NEEDS_EXTRA
 from veritype.errors import VeritypeError
 from veritype.evaluation import gold, truthfulqa
@@ -70,24 +70,6 @@ def _parse_taus(text: str) -> tuple[float, ...]:
         return tuple(float(part) for part in _parse_list(text, "--tau"))
     except ValueError:
         raise _fail(f"--tau must be comma-separated numbers, got {text!r}") from None
-
-
-def _parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``VIEW.KEY=VALUE`` items as options by view; a value is read as JSON when it parses
-    (numbers, true/false, lists) and as text otherwise."""
-    options: dict[str, dict[str, Any]] = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        view, dot, name = key.strip().partition(".")
-        if not (sep and dot and view and name):
-            raise _fail(f"--view-option must look like VIEW.KEY=VALUE "
-                        f"(e.g. nli.model=runs/nli/onnx), got {item!r}")
-        try:
-            value: Any = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        options.setdefault(view, {})[name] = value
-    return options
 
 
 def _validated(settings: type[SettingsType], values: dict[str, Any]) -> SettingsType:
@@ -145,7 +127,7 @@ def _evaluate(
     settings = _validated(EvalSettings, {
         "data_dir": data_dir,
         "views": _parse_list(views, "--views"),
-        "view_options": _parse_view_options(view_option or []),
+        "view_options": parse_view_options(view_option or []),
         "aggregator": aggregator,
         "taus": _parse_taus(tau),
         "engine": engine,
@@ -190,11 +172,6 @@ DataDirOption = Annotated[
 ViewsOption = Annotated[
     str,
     typer.Option("--views", help=f"Comma-separated views; known: {', '.join(available_views())}."),
-]
-ViewOptionOption = Annotated[
-    list[str] | None,
-    typer.Option("--view-option", help="VIEW.KEY=VALUE, repeatable: an option of one view, "
-                 "e.g. nli.model=runs/nli/onnx or judge.base_url=http://localhost:8080/v1."),
 ]
 AggregatorOption = Annotated[
     str, typer.Option("--aggregator", help="Family of the headline configuration: vote or learned.")
