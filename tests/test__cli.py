@@ -1,8 +1,13 @@
-"""The command-line progress display: a bar on a terminal, plain lines in a log."""
+"""The command line's shared parts: progress as a bar on a terminal and plain lines in a
+log, and help that shows no type beside a flag."""
 
 import subprocess
 import sys
 from pathlib import Path
+
+from typer.testing import CliRunner
+
+from veritype.cli import app
 
 
 def test_a_command_writing_to_a_log_reports_progress_as_plain_lines(
@@ -19,3 +24,12 @@ def test_a_command_writing_to_a_log_reports_progress_as_plain_lines(
     assert done == total and int(total) > 0
     assert "min elapsed, ETA 0.0 min" in lines[-1]
     assert "\x1b[" not in finished.stderr
+
+
+def test_help_shows_no_type_beside_a_flag() -> None:
+    shown = CliRunner().invoke(app, ["check", "--help"], env={"COLUMNS": "160"})
+    assert shown.exit_code == 0
+    assert "<bool>" not in shown.output
+    lines = {line.split()[1]: line for line in shown.output.splitlines()
+             if line.startswith("│ --")}
+    assert "<path>" in lines["--out"] and "<float>" in lines["--tau"]

@@ -22,6 +22,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from typer.core import TyperOption
 
 _err = Console(stderr=True)
 
@@ -38,6 +39,20 @@ StoreOption = Annotated[
 EngineConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
 ]
+
+
+def _flags_show_no_type() -> None:
+    """Typer's help prints a type beside every option, ``<bool>`` beside a flag too, which
+    reads as if the flag took a value (``--json true`` is then refused): a flag shows none."""
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(option: TyperOption, ctx: Any) -> str | None:
+        return None if option.is_flag else shown(option, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
+
+
+_flags_show_no_type()
 
 
 def parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:
