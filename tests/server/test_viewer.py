@@ -125,6 +125,28 @@ def test_the_inspector_opens_and_closes_with_the_keyboard(
     assert focused and focused.startswith("Inspect claim")
 
 
+def test_a_cited_markdown_passage_reads_as_text_and_the_inspector_closes_on_leaving(
+    page: Page, base_url: str
+) -> None:
+    page.goto(base_url + "/#/verify")
+    page.get_by_label("Answer to check").fill("Batteries are covered for 2 years.")
+    page.get_by_label(re.compile("^Evidence")).fill(
+        "# Warranty\n\n**Batteries** are covered for 2 years from the date of purchase.")
+    page.get_by_role("button", name="Verify", exact=True).click()
+    page.wait_for_selector("#status:has-text('Done')")
+    page.locator("#rendered-answer .cite").first.click()
+    page.locator("#passage mark").wait_for()
+    passage = page.locator("#passage .passage-text").inner_text()
+    assert passage.startswith("Warranty") and "#" not in passage and "*" not in passage
+    assert "Batteries are covered for 2 years" in passage
+
+    page.get_by_role("button", name=re.compile("^Inspect claim")).first.click()
+    dialog = page.locator("dialog#inspector")
+    dialog.wait_for(state="visible")
+    page.evaluate("location.hash = '#/'")
+    dialog.wait_for(state="hidden")
+
+
 def test_a_trace_opens_by_url(page: Page, base_url: str) -> None:
     ask(page, base_url, "When did Marie Curie win the Nobel Prize in Chemistry?")
     link = page.locator("#permalink a").get_attribute("href")

@@ -363,17 +363,48 @@ function showPassage(citation, button) {
       to = from + citation.quote.length;
     }
     const body = el("div", { class: "passage-text" });
+    const markers = markdownMarkers(chunk.text);
     if (from >= 0) {
-      body.append(chunk.text.slice(0, from), el("mark", { id: "cited-span", text: chunk.text.slice(from, to) }),
-                  chunk.text.slice(to));
+      const mark = el("mark", { id: "cited-span" });
+      mark.append(...withoutMarkers(chunk.text, from, to, markers));
+      body.append(...withoutMarkers(chunk.text, 0, from, markers), mark,
+                  ...withoutMarkers(chunk.text, to, chunk.text.length, markers));
     } else {
-      body.append(chunk.text);
+      body.append(...withoutMarkers(chunk.text, 0, chunk.text.length, markers));
     }
     panel.replaceChildren(heading, where, body);
   }
   $("passage-heading").focus();
   const mark = panel.querySelector("mark");
   if (mark) mark.scrollIntoView({ block: "nearest" });
+}
+
+// Markdown syntax in a passage (heading hashes, the ** or __ around bold text) is kept in the
+// page but hidden, so the passage reads as text while its characters, and so the offsets of
+// the cited span, stay those of the stored document.
+function markdownMarkers(text) {
+  const ranges = [];
+  for (const found of text.matchAll(/^ {0,3}#{1,6}[ \t]+/gm)) {
+    ranges.push([found.index, found.index + found[0].length]);
+  }
+  for (const found of text.matchAll(/(\*\*|__)(?=\S)([^\n]*?\S)\1/g)) {
+    const end = found.index + found[0].length;
+    ranges.push([found.index, found.index + 2], [end - 2, end]);
+  }
+  return ranges.sort((a, b) => a[0] - b[0]);
+}
+
+function withoutMarkers(text, from, to, markers) {
+  const parts = [];
+  let at = from;
+  for (const [start, end] of markers) {
+    if (end <= at || start >= to) continue;
+    if (start > at) parts.push(text.slice(at, start));
+    parts.push(el("span", { class: "md-syntax", text: text.slice(Math.max(start, at), Math.min(end, to)) }));
+    at = Math.min(end, to);
+  }
+  if (at < to) parts.push(text.slice(at, to));
+  return parts;
 }
 
 // --- the claim inspector -----------------------------------------------------------------
@@ -557,6 +588,8 @@ async function loadImage(image, path) {
 // --- routing ---------------------------------------------------------------------------------
 
 async function route() {
+  // The inspector belongs to the claim it shows: another page closes it.
+  if ($("inspector").open) $("inspector").close();
   const hash = decodeURIComponent(location.hash.replace(/^#/, ""));
   const pathTrace = /^\/traces\/([^/]+)\/view\/?$/.exec(location.pathname);
   let match;
