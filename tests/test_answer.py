@@ -66,7 +66,7 @@ def test_only_verified_claims_render_with_numbered_citations() -> None:
     assert [c.rendered for c in answer.claims] == [True, False, False, True]
     assert answer.limitations == [
         "Contradicted by the evidence: \u201cClaim c2 states a fact.\u201d",
-        "Unverified (score 0.00): \u201cClaim c3 states a fact.\u201d",
+        "Unverified (support 0.00): \u201cClaim c3 states a fact.\u201d",
     ]
     assert answer.confidence is Confidence.LOW
     assert not answer.abstained

@@ -137,7 +137,7 @@ def test_verify_with_a_fitted_learned_aggregator(tmp_path: Path) -> None:
     assert report["aggregator"] == "LearnedAggregator"
     first, second = report["grounded"]["claims"]
     assert first["type"] == "verified"
-    assert first["probability"] > 0.8
+    assert first["support"] > 0.8
     assert second["type"] == "unsupported"
 
 

@@ -94,7 +94,7 @@ def test_no_rendered_claim_is_below_tau(
     answer = render(graph, EVIDENCE)
     for claim in answer.claims:
         if claim.rendered:
-            assert claim.support_mass >= tau
+            assert claim.support >= tau
             assert claim.status is Status.ENTAILED
             assert all(v.verdict != "contradicted" for v in claim.views)
             assert claim.citations

@@ -64,8 +64,16 @@ class ClaimReport(_Model):
     claim_class: ClaimClass
     type: EvidenceType
     status: Status
-    support_mass: float = Field(ge=0.0, le=1.0)
-    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    support: float = Field(
+        ge=0.0, le=1.0,
+        description="The probability that the evidence supports the claim, on which its type "
+        "is decided: P(supported) from a fitted aggregator; under the vote aggregator, "
+        "vote_share.",
+    )
+    vote_share: float = Field(
+        ge=0.0, le=1.0,
+        description="The share of the views' weighted vote that found the claim entailed.",
+    )
     rendered: bool
     counted: bool = Field(
         default=True,

@@ -392,8 +392,8 @@ def _print_grounded(grounded: GroundedAnswer) -> None:
     table = Table(title="Claims", show_lines=True)
     table.add_column("id", no_wrap=True)
     table.add_column("claim", ratio=3, overflow="fold")
-    for column in ("class", "type", "mass", "views", "citations"):
-        table.add_column(column, no_wrap=column == "mass", overflow="fold")
+    for column in ("class", "type", "support", "views", "citations"):
+        table.add_column(column, no_wrap=column == "support", overflow="fold")
     for claim in grounded.claims:
         kind = claim.type.value.capitalize()
         if claim.status is Status.CONTRADICTED:
@@ -403,7 +403,7 @@ def _print_grounded(grounded: GroundedAnswer) -> None:
             escape(claim.text),
             claim.claim_class.value,
             f"[{_TYPE_STYLE[claim.type]}]{kind}[/]",
-            f"{claim.support_mass:.2f}",
+            f"{claim.support:.2f}",
             "\n".join(_view_cell(v.name, v.verdict, v.score) for v in claim.views),
             escape(" ".join(f"[{c.ref}]" for c in claim.citations)),
         )

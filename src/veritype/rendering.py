@@ -131,8 +131,8 @@ def _limitation(node: Node) -> str | None:
     if node.status is Status.CONTRADICTED:
         return f"Contradicted by the evidence: \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNCERTAIN:
-        score = node.mass if node.probability is None else node.probability
-        return f"Unverified (score {score:.2f}): \u201c{text}\u201d"
+        support = node.mass if node.probability is None else node.probability
+        return f"Unverified (support {support:.2f}): \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNSUPPORTED:
         return f"Not supported by the evidence: \u201c{text}\u201d"
     return None
@@ -312,8 +312,8 @@ def _report(
         claim_class=node.claim.claim_class,
         type=node.evidence_type,
         status=node.status,
-        support_mass=node.mass,
-        probability=node.probability,
+        support=node.mass if node.probability is None else node.probability,
+        vote_share=node.mass,
         rendered=node.claim.claim_id in rendered,
         counted=counted,
         citations=citations,

@@ -72,8 +72,9 @@ class CitedContext:
 
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
-    """One claim: its text (as verified, and as the answer worded it), type, support and the
-    spans it cites; ``views`` gives each view's verdict and score. ``reason`` says in one line
+    """One claim: its text (as verified, and as the answer worded it), type, support (the
+    probability its type is decided on), the views' vote share and the spans it cites;
+    ``views`` gives each view's verdict and score. ``reason`` says in one line
     why a claim is not Verified (empty when it is); ``start:end`` are the characters of the
     row's answer the claim was taken from, for highlighting."""
 
@@ -81,7 +82,7 @@ class ClaimResult:
     written: str
     type: EvidenceType
     support: float
-    mass: float
+    vote_share: float
     citations: tuple[CitedContext, ...]
     views: Mapping[str, tuple[str, float]]
     reason: str = ""
@@ -90,7 +91,7 @@ class ClaimResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "written": self.written, "type": self.type.value,
-                "support": round(self.support, 6), "mass": round(self.mass, 6),
+                "support": round(self.support, 6), "vote_share": round(self.vote_share, 6),
                 "reason": self.reason, "start": self.start, "end": self.end,
                 "citations": [c.to_dict() for c in self.citations],
                 "views": {name: [verdict, round(score, 6)]
@@ -99,7 +100,8 @@ class ClaimResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ClaimResult:
         return cls(data["text"], data["written"], EvidenceType(data["type"]),
-                   float(data["support"]), float(data["mass"]),
+                   # "mass" in the rows of a run directory written before the rename.
+                   float(data["support"]), float(data.get("vote_share", data.get("mass", 0.0))),
                    tuple(CitedContext(**c) for c in data["citations"]),
                    {name: (str(v[0]), float(v[1])) for name, v in data["views"].items()},
                    str(data.get("reason", "")), int(data.get("start", 0)),
@@ -233,7 +235,7 @@ class RowChecker:
                 or node.claim.text,
                 type=node.evidence_type,
                 support=node.mass if node.probability is None else node.probability,
-                mass=node.mass,
+                vote_share=node.mass,
                 citations=citations,
                 views={r.view: (r.verdict.value, float(r.score)) for r in node.results},
                 reason=claim_reason(node, cite),

@@ -108,7 +108,7 @@ def answer_all(
                 dense = (engine.corpus.retrieve(question.text, 1, retriever=dense_index)
                          if dense_index else [])
                 draft = str(trace.get("draft") or "") if trace is not None else ""
-                counted = [claim.support_mass for claim in grounded.claims if claim.counted]
+                counted = [claim.vote_share for claim in grounded.claims if claim.counted]
                 rendered = [
                     (claim.text, [citation.quote for citation in claim.citations])
                     for claim in grounded.claims if claim.rendered

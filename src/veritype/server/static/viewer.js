@@ -304,8 +304,7 @@ function claimItem(claim, trace, pending) {
   );
   item.append(head);
   const meta = el("div", { class: "meta" },
-    claim.id + " · " + claim.claim_class + " · support " + claim.support_mass.toFixed(2) +
-    (claim.probability === null || claim.probability === undefined ? "" : " · P(supported) " + claim.probability.toFixed(2)) +
+    claim.id + " · " + claim.claim_class + " · support " + claim.support.toFixed(2) +
     (claim.rendered ? " · shown" : " · not shown"));
   item.append(meta);
   if (!pending) {
@@ -444,8 +443,9 @@ function openInspector(claimId, opener) {
       row("Evidence type", TYPE_LABEL[type] || type),
       row("Entailment status", status),
       row("Claim class", claim ? claim.claim_class : node ? node.claim.claim_class : "—"),
-      row("Support mass", node ? node.mass.toFixed(3) : claim ? claim.support_mass.toFixed(3) : "—"),
-      row("P(supported)", node && node.probability !== null ? node.probability.toFixed(3) : "— (vote)"),
+      row("Support (decides the type)", claim ? claim.support.toFixed(3) :
+          node ? (node.probability === null ? node.mass : node.probability).toFixed(3) : "—"),
+      row("Vote share of the views", node ? node.mass.toFixed(3) : claim ? claim.vote_share.toFixed(3) : "—"),
       row("Shown in the answer", claim && claim.rendered ? "yes" : "no")));
   parts.push(facts);
 
