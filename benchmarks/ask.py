@@ -4,8 +4,8 @@ Queries are the SciFact dev claims whose cited abstracts are in the demo corpus.
 generator the script reports p50/p95 of the whole ask and a per-stage breakdown, the share
 of answers that abstained, and checks zero confabulation (P2) on every answer against the
 evidence recorded in its trace. Run: ``python benchmarks/ask.py [--generators extractive,local]``
-(build llama.cpp with ``CMAKE_ARGS="-DGGML_OPENMP=OFF"``, as ``.ci/run`` does, for its fastest
-decoding).
+(build llama.cpp without OpenMP, as the README's install line for the ``llm`` extra does,
+for its fastest decoding).
 """
 
 from __future__ import annotations

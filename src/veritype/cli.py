@@ -26,6 +26,7 @@ from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
 from veritype.graph import EvidenceType, Status
 from veritype.ingest.commands import register as register_corpus_commands
+from veritype.models.commands import register as register_model_commands
 from veritype.server.commands import register as register_server_commands
 from veritype.thresholds import Thresholds
 from veritype.verification import VerificationReport, verify_answer
@@ -442,6 +443,7 @@ register_generation_commands(app)
 register_server_commands(app)
 register_eval_commands(app)
 register_check_command(app)
+register_model_commands(app)
 
 
 def main() -> None:

@@ -6,9 +6,10 @@ defaults, a TOML file, ``VERITYPE_<FIELD>`` environment variables (for the field
 names in ``env_fields``) and keyword overrides. A bad value raises
 :class:`~veritype.errors.ConfigurationError` naming the field.
 
-The environment is read here and nowhere else: :func:`env` for a variable, :func:`cache_dir`
-for the one cache rule (``$VERITYPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/veritype``, else
-``~/.cache/veritype``; derived models live in its ``models`` folder).
+The environment is read here and nowhere else: :func:`env` for a variable, :func:`env_flag`
+for a switch, :func:`cache_dir` for the one cache rule (``$VERITYPE_CACHE_DIR``, else
+``$XDG_CACHE_HOME/veritype``, else ``~/.cache/veritype``; derived models live in its
+``models`` folder).
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def env(name: str, default: str | None = None) -> str | None:
     ``default`` when it is unset or empty."""
     value = os.environ.get(ENV_PREFIX + name)
     return value if value else default
+
+
+def env_flag(name: str) -> bool:
+    """Whether ``VERITYPE_<name>`` is set to a true value (1, true, yes or on)."""
+    return (env(name) or "").strip().lower() in _TRUE
 
 
 def cache_dir() -> Path:

