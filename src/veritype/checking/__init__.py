@@ -7,6 +7,7 @@ HTML report. ``veritype check FILE`` is the command line.
 """
 
 
+from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, BadRow, CheckRow, Columns
 from veritype.checking._run import (
@@ -32,6 +33,7 @@ from veritype.errors import InputError
 __all__ = [
     "ALIASES",
     "DEFAULT_VIEWS",
+    "AnswerRelevance",
     "BadRow",
     "CheckEngine",
     "CheckResult",

@@ -21,9 +21,9 @@ RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
 REPORT_HTML = "report.html"
 WORST_ROWS = 20
-CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "claims",
-              "verified", "uncertain", "unsupported", "unsupported_claims", "uncertain_claims",
-              "seconds")
+CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "relevance",
+              "claims", "verified", "uncertain", "unsupported", "unsupported_claims",
+              "uncertain_claims", "seconds")
 
 
 def claims_of_type(row: RowResult, kind: EvidenceType) -> str:
@@ -49,7 +49,8 @@ def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
             writer.writerow([
                 row.row.line, row.row.row_id or "", row.row.question or "", row.row.answer,
                 "" if row.faithfulness is None else f"{row.faithfulness:.4f}",
-                row.verdict.value, len(row.claims), counts[EvidenceType.VERIFIED],
+                row.verdict.value, "" if row.relevance is None else f"{row.relevance:.4f}",
+                len(row.claims), counts[EvidenceType.VERIFIED],
                 counts[EvidenceType.UNCERTAIN], counts[EvidenceType.UNSUPPORTED],
                 claims_of_type(row, EvidenceType.UNSUPPORTED),
                 claims_of_type(row, EvidenceType.UNCERTAIN),
@@ -116,6 +117,8 @@ def _summary_table(summary: dict[str, Any]) -> str:
         ("Rows skipped", f"{summary['skipped']:,}"),
         ("Mean faithfulness", "n/a" if mean is None else
          f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})"),
+        ("Mean answer relevance", "n/a" if summary["mean_relevance"] is None else
+         f"{summary['mean_relevance']:.3f}"),
         *((f"Rows {name}", f"{count:,}") for name, count in summary["verdicts"].items()),
         *((f"Claims {name}", f"{count:,}") for name, count in summary["claims"].items()),
         ("Engine", f"{summary['engine']}, {summary['workers']} worker(s)"),
@@ -199,6 +202,7 @@ def _all_rows(rows: Sequence[RowResult]) -> str:
         f"<tr><td class='num'>{row.row.line}</td><td>{escape(row.row.question or '')}</td>"
         f"<td>{escape(row.row.answer[:200])}</td><td class='num'>"
         f"{'' if row.faithfulness is None else f'{row.faithfulness:.2f}'}</td>"
-        f"<td>{escape(row.verdict.value)}</td></tr>" for row in rows)
+        f"<td>{escape(row.verdict.value)}</td><td class='num'>"
+        f"{'' if row.relevance is None else f'{row.relevance:.2f}'}</td></tr>" for row in rows)
     return ("<table id='rows'><tr><th>Line</th><th>Question</th><th>Answer</th>"
-            f"<th>Faithfulness</th><th>Verdict</th></tr>{body}</table>")
+            f"<th>Faithfulness</th><th>Verdict</th><th>Relevance</th></tr>{body}</table>")

@@ -171,6 +171,12 @@ class CheckResult:
         scores = [r.faithfulness for r in self.rows if r.faithfulness is not None]
         return float(np.mean(scores)) if scores else None
 
+    @property
+    def mean_relevance(self) -> float | None:
+        """The mean relevance of the answers to their questions (rows with a question)."""
+        scores = [r.relevance for r in self.rows if r.relevance is not None]
+        return float(np.mean(scores)) if scores else None
+
     def faithfulness_interval(self, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
         """A 95% bootstrap interval of the mean faithfulness over rows."""
         scores = np.array([r.faithfulness for r in self.rows if r.faithfulness is not None])
@@ -205,7 +211,8 @@ class CheckResult:
             records.append({
                 "line": row.row.line, "id": row.row.row_id, "question": row.row.question,
                 "answer": row.row.answer, "faithfulness": row.faithfulness,
-                "verdict": row.verdict.value, "claims": len(row.claims),
+                "verdict": row.verdict.value, "relevance": row.relevance,
+                "claims": len(row.claims),
                 **{kind.value: counts[kind] for kind in EvidenceType},
                 "unsupported_claims": _failing(row, EvidenceType.UNSUPPORTED),
                 "uncertain_claims": _failing(row, EvidenceType.UNCERTAIN),
@@ -246,7 +253,7 @@ class CheckResult:
     def summary(self) -> dict[str, Any]:
         verdicts = {v.value: sum(r.verdict is v for r in self.rows) for v in RowVerdict}
         claims = {t.value: sum(r.counts()[t] for r in self.rows) for t in EvidenceType}
-        mean = self.mean_faithfulness
+        mean, relevance = self.mean_faithfulness, self.mean_relevance
         return {
             "rows": len(self.rows) + len(self.bad_rows),
             "checked": len(self.rows),
@@ -254,6 +261,7 @@ class CheckResult:
             "mean_faithfulness": None if mean is None else round(mean, 4),
             "mean_faithfulness_ci95": None if mean is None else [
                 round(x, 4) for x in self.faithfulness_interval()],
+            "mean_relevance": None if relevance is None else round(relevance, 4),
             "verdicts": verdicts,
             "claims": claims,
             "histogram": self.histogram(),

@@ -22,6 +22,7 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.budget import Budget, run_views
+from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
 from veritype.clauses import has_verb
@@ -115,24 +116,28 @@ class ClaimResult:
 @dataclass(frozen=True, slots=True)
 class RowResult:
     """A checked row: its claims, faithfulness (share of claims Verified; ``None`` without
-    claims) and verdict."""
+    claims), verdict, and the answer's relevance to the question (``None`` without a
+    question; see :class:`~veritype.checking.AnswerRelevance`)."""
 
     row: CheckRow
     claims: tuple[ClaimResult, ...]
     faithfulness: float | None
     verdict: RowVerdict
     seconds: float
+    relevance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.row.to_dict(), "claims": [c.to_dict() for c in self.claims],
                 "faithfulness": self.faithfulness, "verdict": self.verdict.value,
+                "relevance": None if self.relevance is None else round(self.relevance, 6),
                 "seconds": round(self.seconds, 4)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RowResult:
         return cls(CheckRow.from_dict(data),
                    tuple(ClaimResult.from_dict(c) for c in data["claims"]),
-                   data["faithfulness"], RowVerdict(data["verdict"]), float(data["seconds"]))
+                   data["faithfulness"], RowVerdict(data["verdict"]), float(data["seconds"]),
+                   data.get("relevance"))
 
     def counts(self) -> dict[EvidenceType, int]:
         return {kind: sum(c.type is kind for c in self.claims) for kind in EvidenceType}
@@ -158,6 +163,7 @@ class CheckSettings(Settings):
     tau_low: float | None = None
     aggregator: str = "default"
     aggregator_file: str | None = None
+    relevance: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
@@ -168,6 +174,8 @@ class CheckSettings(Settings):
         # Left out at their defaults, so a run directory of an earlier check still continues.
         if self.aggregator != "default" or self.aggregator_file is not None:
             settings |= {"aggregator": self.aggregator, "aggregator_file": self.aggregator_file}
+        if not self.relevance:
+            settings["relevance"] = False
         return settings
 
 
@@ -202,6 +210,7 @@ class RowChecker:
         except ConfigurationError as error:
             raise InputError(str(error)) from None
         self._citing = citing_views(self.views)
+        self.relevance = AnswerRelevance() if settings.relevance else None
 
     def check(self, row: CheckRow) -> RowResult:
         started = time.perf_counter()
@@ -244,8 +253,10 @@ class RowChecker:
             ))
         types = [claim.type for claim in claims]
         verified = sum(kind is EvidenceType.VERIFIED for kind in types)
+        relevance = (self.relevance.score(row.question, answer)
+                     if self.relevance is not None and row.question else None)
         return RowResult(row, tuple(claims), verified / len(types) if types else None,
-                         verdict_of(types), time.perf_counter() - started)
+                         verdict_of(types), time.perf_counter() - started, relevance)
 
 
 def _named_aggregator(settings: CheckSettings, strong: list[str]) -> Aggregator:

@@ -60,6 +60,9 @@ def check(
              "run, else vote), vote, rule or learned.", show_default="default")] = None,
     aggregator_file: Annotated[Path | None, typer.Option(
         help="A fitted aggregator (JSON), for --aggregator learned.", show_default=False)] = None,
+    relevance: Annotated[bool | None, typer.Option(
+        "--relevance/--no-relevance", help="Score each answer's relevance to its question "
+        "(the MiniLM encoder; about 10 ms a row).", show_default="on")] = None,
     config: Annotated[Path | None, typer.Option(
         "--config", "-c", help="Check settings (TOML: views, view_options, aggregator, "
         "aggregator_file, tau, tau_low); options given here override it.",
@@ -95,6 +98,7 @@ def check(
     try:
         settings = CheckSettings.load(
             config, views=names, tau=tau, tau_low=tau_low, aggregator=aggregator,
+            relevance=relevance,
             aggregator_file=None if aggregator_file is None else str(aggregator_file))
         if options:
             # An option given here joins those the config gives the same view.
@@ -149,6 +153,8 @@ def _show(result: CheckResult, worst: int) -> None:
     table.add_row("rows checked / skipped", f"{summary['checked']:,} / {summary['skipped']:,}")
     table.add_row("mean faithfulness",
                   "n/a" if mean is None else f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})")
+    relevance = summary["mean_relevance"]
+    table.add_row("mean answer relevance", "n/a" if relevance is None else f"{relevance:.3f}")
     table.add_row("rows", ", ".join(f"{n:,} {v}" for v, n in summary["verdicts"].items()))
     table.add_row("claims", ", ".join(f"{n:,} {t}" for t, n in summary["claims"].items()))
     rate = summary["rows_per_second"]
@@ -162,8 +168,9 @@ def _show(result: CheckResult, worst: int) -> None:
                    f"{'█' * round(30 * count / top):<30} {count:,}", highlight=False)
     for row in [row for row in result.worst(worst) if row.verdict is not RowVerdict.FAITHFUL]:
         named = f" (id {escape(row.row.row_id)})" if row.row.row_id else ""
+        relevant = "" if row.relevance is None else f", relevance {row.relevance:.2f}"
         _out.print(f"\n[bold]line {row.row.line}[/]{named} faithfulness {row.faithfulness:.2f} "
-                   f"({row.verdict.value})", highlight=False)
+                   f"({row.verdict.value}){relevant}", highlight=False)
         if row.row.question:
             _out.print(f"  Q: {escape(row.row.question[:160])}", highlight=False)
         for claim in row.claims:
