@@ -28,9 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import numpy as np
-from _common import write_report
+from _common import wait_until_serving, write_report
 
 from veritype.evaluation.contract import ContractRow, load_contract
 from veritype.graph import EvidenceType
@@ -59,19 +58,7 @@ def llama_server(model: Path, threads: int) -> Iterator[str]:
                 env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})
         base_url = f"http://127.0.0.1:{port}/v1"
         try:
-            deadline = time.monotonic() + 180
-            while True:
-                if server.poll() is not None:
-                    raise SystemExit(f"error: the llama.cpp server exited: "
-                                     f"{log.read_text()[-2000:]}")
-                try:
-                    if httpx.get(f"{base_url}/models", timeout=2).is_success:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise SystemExit("error: the llama.cpp server did not start in 180 s")
-                time.sleep(0.3)
+            wait_until_serving(server, f"{base_url}/models", log, 180)
             yield base_url
         finally:
             server.terminate()

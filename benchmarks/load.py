@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _common import wait_until_serving
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -242,19 +243,7 @@ def served(max_pending: int) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                if process.poll() is not None:
-                    log = (Path(work) / "serve.log").read_text()[-2000:]
-                    raise SystemExit(f"error: the server exited: {log}")
-                try:
-                    if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise SystemExit("error: the server did not answer /healthz in 120 s")
-                time.sleep(0.2)
+            wait_until_serving(process, url + "/healthz", Path(work) / "serve.log", 120)
             yield url
         finally:
             process.terminate()

@@ -1,5 +1,5 @@
 """The command line's shared parts: progress as a bar on a terminal and plain lines in a
-log, and help that shows no type beside a flag."""
+log, and help that shows no type beside a flag and reflows its paragraphs."""
 
 import subprocess
 import sys
@@ -33,3 +33,10 @@ def test_help_shows_no_type_beside_a_flag() -> None:
     lines = {line.split()[1]: line for line in shown.output.splitlines()
              if line.startswith("│ --")}
     assert "<path>" in lines["--out"] and "<float>" in lines["--tau"]
+
+
+def test_help_paragraphs_reflow_to_the_terminal() -> None:
+    shown = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "250"})
+    assert shown.exit_code == 0
+    line = next(line for line in shown.output.splitlines() if "API keys come from" in line)
+    assert "open and may only bind to a loopback address" in line  # not cut at 88 columns

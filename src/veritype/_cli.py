@@ -22,6 +22,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from typer import rich_utils
 from typer.core import TyperOption
 
 _err = Console(stderr=True)
@@ -52,7 +53,22 @@ def _flags_show_no_type() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
 
 
+def _paragraphs_reflow() -> None:
+    """Typer keeps the line breaks of a command's docstring after its first paragraph, so
+    the help came out wrapped mid-sentence at the source's width: paragraphs reflow to the
+    terminal instead (a paragraph starting with \\b keeps its lines, as in click)."""
+    if not hasattr(rich_utils, "_fix_linebreaks"):
+        return
+
+    def reflowed(paragraphs: list[str], markup_mode: Any) -> str:
+        return "\n\n".join(paragraph if paragraph.startswith("\b") else
+                           " ".join(paragraph.split()) for paragraph in paragraphs)
+
+    rich_utils._fix_linebreaks = reflowed
+
+
 _flags_show_no_type()
+_paragraphs_reflow()
 
 
 def parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:

@@ -17,7 +17,10 @@ def load_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("veritype_load_benchmark", LOAD_SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # The script imports its neighbour _common, as it does when run from benchmarks/.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(LOAD_SCRIPT.parent))
+        spec.loader.exec_module(module)
     return module
 
 
