@@ -38,6 +38,7 @@ def assert_faithful(
     ``contexts`` (the default: every claim). An answer with no claim to check ("I don't
     know") passes. The ``AssertionError`` lists every claim that is not Verified, with its
     type, its characters in the answer and why. Returns the checked row."""
+    __tracebackhide__ = True  # pytest shows the failing test's line, not this function
     if not 0.0 <= min_faithfulness <= 1.0:
         raise InputError(f"min_faithfulness must lie in [0, 1], got {min_faithfulness}")
     if isinstance(contexts, str):
