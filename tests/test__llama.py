@@ -58,8 +58,10 @@ def assert_crash_reported(result: subprocess.CompletedProcess[str], model: Path)
     assert result.returncode == 2, result.stderr
     error = " ".join(result.stderr.split())
     assert f"llama.cpp crashed (SIGSEGV) loading {model} and decoding one token" in error
+    # The installed version is pinned where llama-cpp-python is installed (not in the core
+    # lane, where only the stand-in below exists).
     assert (f'CMAKE_ARGS="{portable_cmake_args()}" {sys.executable} -m pip install '
-            "--force-reinstall --no-deps --no-cache-dir llama-cpp-python==") in error
+            "--force-reinstall --no-deps --no-cache-dir llama-cpp-python") in error
     assert "Traceback" not in result.stderr
 
 

@@ -1,4 +1,5 @@
 import contextlib
+import importlib.util
 import io
 import os
 import re
@@ -42,6 +43,8 @@ NOT_RUN = {
     "hub-id": "downloads a model from a hub",
 }
 NEEDS_LLAMA = ("--generator local", "--tad", "load_llama")
+# Blocks that import a library the reader brings (the core lane has none of them).
+NEEDS_LIBRARY = {"import pandas": "pandas"}
 
 
 def readme_blocks() -> list[tuple[int, str, str]]:
@@ -69,6 +72,9 @@ def _block_params() -> list[object]:
         if any(marker in code for marker in NOT_RUN):
             continue
         marks = [pytest.mark.needs_llama] if any(m in code for m in NEEDS_LLAMA) else []
+        marks += [pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                                     reason=f"the block imports {module}: pip install {module}")
+                  for marker, module in NEEDS_LIBRARY.items() if marker in code]
         params.append(pytest.param(language, code, marks=marks, id=f"line-{line}"))
     return params
 
