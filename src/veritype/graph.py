@@ -60,6 +60,12 @@ class Node:
     evidence_type: EvidenceType | None = None
     results: list[ViewResult] = field(default_factory=list)
 
+    @property
+    def support(self) -> float:
+        """The score the claim's type is decided on: the aggregator's P(supported), or the
+        vote share ``mass`` under the vote aggregator (which sets no probability)."""
+        return self.mass if self.probability is None else self.probability
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "claim": self.claim.to_dict(),

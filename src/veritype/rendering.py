@@ -131,8 +131,7 @@ def _limitation(node: Node) -> str | None:
     if node.status is Status.CONTRADICTED:
         return f"Contradicted by the evidence: \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNCERTAIN:
-        support = node.mass if node.probability is None else node.probability
-        return f"Unverified (support {support:.2f}): \u201c{text}\u201d"
+        return f"Unverified (support {node.support:.2f}): \u201c{text}\u201d"
     if node.evidence_type is EvidenceType.UNSUPPORTED:
         return f"Not supported by the evidence: \u201c{text}\u201d"
     return None
@@ -312,7 +311,7 @@ def _report(
         claim_class=node.claim.claim_class,
         type=node.evidence_type,
         status=node.status,
-        support=node.mass if node.probability is None else node.probability,
+        support=node.support,
         vote_share=node.mass,
         rendered=node.claim.claim_id in rendered,
         counted=counted,

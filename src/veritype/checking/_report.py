@@ -29,7 +29,7 @@ CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "re
 def claims_of_type(row: RowResult, kind: EvidenceType) -> str:
     """The row's claims of ``kind``, each with its answer span and reason, joined by " | "."""
     return " | ".join(f"{claim.described()} [{claim.start}:{claim.end}]"
-                      for claim in row.claims if claim.type is kind)
+                      for claim in row.claims_of(kind))
 
 
 def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:

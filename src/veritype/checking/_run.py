@@ -283,7 +283,7 @@ PANDAS_NEEDED = "a DataFrame needs pandas: pip install pandas (records() gives t
 
 def _failing(row: RowResult, kind: EvidenceType) -> list[dict[str, Any]]:
     return [{"claim": claim.written, "reason": claim.reason, "start": claim.start,
-             "end": claim.end} for claim in row.claims if claim.type is kind]
+             "end": claim.end} for claim in row.claims_of(kind)]
 
 
 def _data_frame(records: list[dict[str, Any]]) -> Any:

@@ -139,8 +139,11 @@ class RowResult:
                    data["faithfulness"], RowVerdict(data["verdict"]), float(data["seconds"]),
                    data.get("relevance"))
 
+    def claims_of(self, kind: EvidenceType) -> list[ClaimResult]:
+        return [claim for claim in self.claims if claim.type is kind]
+
     def counts(self) -> dict[EvidenceType, int]:
-        return {kind: sum(c.type is kind for c in self.claims) for kind in EvidenceType}
+        return {kind: len(self.claims_of(kind)) for kind in EvidenceType}
 
 
 def verdict_of(types: Sequence[EvidenceType]) -> RowVerdict:
@@ -243,7 +246,7 @@ class RowChecker:
                 written=node.claim.written or answer[node.claim.start:node.claim.end].strip()
                 or node.claim.text,
                 type=node.evidence_type,
-                support=node.mass if node.probability is None else node.probability,
+                support=node.support,
                 vote_share=node.mass,
                 citations=citations,
                 views={r.view: (r.verdict.value, float(r.score)) for r in node.results},
