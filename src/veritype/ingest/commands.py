@@ -18,7 +18,7 @@ from veritype._cli import StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, VeritypeError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
-from veritype.ingest.pipeline import IngestReport
+from veritype.ingest.pipeline import IngestReport, chunk_rate
 from veritype.ingest.readers import RecordFields
 from veritype.settings import env
 from veritype.store import Chunking, IndexSpec, StoreError
@@ -124,7 +124,7 @@ def _print_ingest(report: IngestReport, stored: int) -> None:
         f"{report.files} files: {report.added} documents added, {report.replaced} replaced, "
         f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} "
         f"files skipped; {report.chunks} chunks written in {report.seconds:.1f} s "
-        f"({report.chunks / max(report.seconds, 1e-9):,.0f} chunks/s). "
+        f"({chunk_rate(report.chunks, report.seconds)}). "
         f"The store holds {stored} documents.",
         highlight=False,
     )

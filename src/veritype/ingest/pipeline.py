@@ -333,9 +333,8 @@ def _embed_slices(
         parts.append(embed(texts[start : start + EMBED_SLICE]))
         if progress is not None and task is not None:
             progress.advance(task, len(parts[-1]))
-            done = start + len(parts[-1])
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            progress.describe(task, f"{description} ({rate:,.0f} chunks/s)")
+            rate = chunk_rate(start + len(parts[-1]), time.perf_counter() - started)
+            progress.describe(task, f"{description} ({rate})")
     if progress is not None and task is not None:
         progress.finish(task)
     return np.vstack(parts)
@@ -365,13 +364,18 @@ def _warn(report: IngestReport, progress: Progress | None, warning: str) -> None
         progress.warn(warning)
 
 
+def chunk_rate(chunks: int, seconds: float) -> str:
+    """``chunks`` over ``seconds`` as the progress and the summary show it: "85 chunks/s"."""
+    return f"{chunks / max(seconds, 1e-9):,.0f} chunks/s"
+
+
 def _counts(report: IngestReport, seconds: float) -> str:
     """The running totals, with the chunks written per second so far (chunking, embedding
     and storing together)."""
     return (
         f"{report.added} added, {report.replaced} replaced, {report.unchanged} unchanged, "
         f"{len(report.skipped)} skipped; {report.chunks:,} chunks, "
-        f"{report.chunks / max(seconds, 1e-9):,.0f} chunks/s"
+        f"{chunk_rate(report.chunks, seconds)}"
     )
 
 
