@@ -19,7 +19,7 @@ from veritype.deadline import checkpoint
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Node
-from veritype.thresholds import Thresholds
+from veritype.thresholds import Thresholds, type_claim
 from veritype.verdicts import Verdict, VerificationView
 
 _HIGH_RISK = frozenset({ClaimClass.COMPARATIVE, ClaimClass.SCOPE})
@@ -101,9 +101,8 @@ def _borderline(node: Node, aggregator: Aggregator, thresholds: Thresholds) -> b
     if all(r.verdict is Verdict.ABSTAINED for r in node.results):
         return True
     aggregate = aggregator.aggregate(node.results)
-    return not aggregate.contradicted and (
-        thresholds.band(aggregate.score) is EvidenceType.UNCERTAIN
-    )
+    return type_claim(aggregate.score, contradicted=aggregate.contradicted,
+                      thresholds=thresholds) is EvidenceType.UNCERTAIN
 
 
 def _priority(node: Node, graph: BeliefGraph, thresholds: Thresholds) -> float:

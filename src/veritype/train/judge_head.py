@@ -30,6 +30,8 @@ from veritype.evaluation.metrics import (
     threshold_for_balanced_accuracy,
 )
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
+from veritype.graph import EvidenceType
+from veritype.thresholds import Thresholds, type_claim
 from veritype.train._score_cache import cached_scores
 
 JUDGE = "judge"
@@ -45,9 +47,9 @@ def _logit(p: float) -> float:
 
 def borderline(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]) -> Bools:
     """Which claims an aggregator leaves Uncertain: the only ones the judge is asked about."""
-    tau, tau_low = thresholds
-    return np.array([not a.contradicted and tau_low < a.score < tau for a in aggregates],
-                    dtype=bool)
+    typed = Thresholds(*thresholds)
+    return np.array([type_claim(a.score, contradicted=a.contradicted, thresholds=typed)
+                     is EvidenceType.UNCERTAIN for a in aggregates], dtype=bool)
 
 
 def borderline_sample(examples: Sequence[Example], uncertain: Bools,
