@@ -43,7 +43,7 @@ from veritype.evaluation.metrics import roc_auc
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.data import LABELS
-from veritype.train.export import export_onnx
+from veritype.models.export import export_onnx
 from veritype.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -140,7 +140,7 @@ def main() -> None:
         return
 
     from veritype.models.cross_encoder import shipped_model_dir
-    from veritype.train.export import export_onnx
+    from veritype.models.export import export_onnx
 
     int8 = args.int8 or shipped_model_dir("nli")
     with tempfile.TemporaryDirectory() as scratch:

@@ -30,7 +30,7 @@ ABOVE = {
     "engine": ("server", "evaluation", "checking", "cli"),
     "generation": ("engine", "server", "evaluation", "checking", "cli"),
     "judges": ("engine", "server", "evaluation", "checking", "cli"),
-    "models": ("engine", "server", "evaluation", "checking", "cli"),
+    "models": ("engine", "server", "evaluation", "checking", "cli", "train"),
     "decoding": ("engine", "server", "evaluation", "checking", "cli"),
     "train": ("engine", "server", "cli"),
     "checking": ("server", "cli"),

@@ -67,7 +67,7 @@ def test_a_checkpoint_with_another_label_order_gives_the_same_scores(
     import torch
     from safetensors.torch import load_file, save_file
 
-    from veritype.train.export import export_onnx
+    from veritype.models.export import export_onnx
 
     permuted = tmp_path / "permuted"
     shutil.copytree(tiny_run / "final", permuted)
@@ -141,7 +141,7 @@ def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
     from transformers import AutoTokenizer, MPNetConfig, MPNetForSequenceClassification
 
     from veritype.train.base_models import resolve_base_model
-    from veritype.train.export import export_onnx
+    from veritype.models.export import export_onnx
 
     # A small random MPNet: its tokenizer gives no token type ids, and the third positional
     # input of its forward() is position ids.
@@ -171,7 +171,7 @@ def test_an_int8_mpnet_export_agrees_with_its_fp32_graph(tmp_path: Path) -> None
     import torch
 
     from veritype.train.base_models import resolve_base_model
-    from veritype.train.export import export_onnx
+    from veritype.models.export import export_onnx
     from veritype.train.trainer import fresh_classifier
 
     # The real encoder's weights (a random head on top): products of real activations and

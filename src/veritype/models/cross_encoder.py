@@ -86,7 +86,7 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
     if (target / MODEL_FILE).is_file():
         return target
     try:
-        from veritype.train.export import export_onnx
+        from veritype.models.export import export_onnx
     except ImportError as error:
         raise ModelError(
             f"{name_or_path!r} is not an exported model directory; exporting a Hugging Face "

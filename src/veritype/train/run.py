@@ -19,7 +19,7 @@ from veritype.train.card import (
     write_card,
 )
 from veritype.train.config import TrainConfig
-from veritype.train.export import FP32_FILE, argmax_agreement, export_onnx
+from veritype.models.export import FP32_FILE, argmax_agreement, export_onnx
 from veritype.train.trainer import FINAL, Trainer
 
 log = logging.getLogger("veritype.train")
