@@ -256,11 +256,15 @@ class CompiledKnowledgeBase:
                     leads.setdefault(normalise(lead), []).append((variants, triple))
         self._trie: dict[str, Any] = {}
         self._subject_trie: dict[str, Any] = {}
+        # The relations a knowledge base names and words (those with surfaces), each with
+        # its descriptions, and each subject's triples by such a relation: what a lead may
+        # mean. A verb read off a corpus sentence ("inhibits") is its own surface already.
         self.relations: dict[str, tuple[str, ...]] = {}
-        # Each subject's triples by relation, for leads recognised by meaning.
         self._facts: dict[str, dict[str, list[tuple[tuple[str, ...], Triple]]]] = {}
         for triple in knowledge.triples:
             subject, relation = normalise(triple.subject), normalise(triple.relation)
+            if not knowledge.relation_aliases.get(relation):
+                continue
             self._facts.setdefault(subject, {}).setdefault(relation, []).append(
                 (_object_variants(triple.object), triple))
             surfaces = {relation, *knowledge.relation_aliases.get(relation, ())}
@@ -406,6 +410,11 @@ class RelationMatcher:
             self._embedder = create_embedder()
         return self._embedder
 
+    def prepare(self, relations: Mapping[str, tuple[str, ...]]) -> None:
+        """Embed every description of ``relations`` now (loading the model if need be),
+        so that decoding pays only for the phrases it meets."""
+        self._embed([d for descriptions in relations.values() for d in descriptions])
+
     def similarity(self, phrase: str, descriptions: Sequence[str]) -> float:
         """The highest cosine between ``phrase`` and one of ``descriptions``."""
         self._embed([phrase, *descriptions])
@@ -429,10 +438,11 @@ class RelationMatcher:
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            vectors = np.asarray(self.embedder.embed_batch(missing), dtype=np.float32)
-            for text, vector in zip(missing, vectors, strict=True):
-                self._vectors[text] = vector
+        if not missing:
+            return
+        vectors = np.asarray(self.embedder.embed_batch(missing), dtype=np.float32)
+        for text, vector in zip(missing, vectors, strict=True):
+            self._vectors[text] = vector
 
 
 # A relation phrase ends with a word after which its object follows: a copula or
@@ -495,6 +505,8 @@ class KnowledgeBaseGuard(PrefixGuard):
         self.compiled = knowledge.compile()
         self.as_of = as_of
         self.relations = relations
+        if relations is not None:
+            relations.prepare(self.compiled.relations)
         self.enabled = enabled
 
     def with_knowledge(self, extra: KnowledgeBase) -> KnowledgeBaseGuard:
