@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -298,22 +298,11 @@ class CompiledKnowledgeBase:
         tail = normalise(prefix[-self._window :])
         if prefix[-1:].isspace():
             tail += " "
-        best: tuple[int, int, _Objects] | None = None
-        for start in _word_starts(tail):
-            node: dict[str, Any] | None = self._trie
-            for position in range(start, len(tail)):
-                node = node.get(tail[position]) if node is not None else None
-                if node is None:
-                    break
-                objects = node.get(_LEAF)
-                end = position + 1
-                if objects is not None and (end == len(tail) or tail[end] == " ") and (
-                    best is None or end > best[1]
-                ):
-                    best = (start, end, objects)
+        best = _last_match(self._trie, tail, lambda after: after == " ")
         if best is None:
             return None
         start, end, objects = best
+        assert isinstance(objects, _Objects)
         window = _year_window(tail[:start]) or (today, today)
         spellings = objects.spellings(*window)
         written = tail[end:]
@@ -359,20 +348,30 @@ class CompiledKnowledgeBase:
     def _last_subject(self, clause: str) -> tuple[int, int, str] | None:
         """The last known subject named in ``clause`` (the longest of those ending last:
         "isaac newton", not its alias "newton"): its span and canonical name."""
-        found: tuple[int, int, str] | None = None
-        for start in _word_starts(clause):
-            node: dict[str, Any] | None = self._subject_trie
-            for position in range(start, len(clause)):
-                node = node.get(clause[position]) if node is not None else None
-                if node is None:
-                    break
-                subject = node.get(_LEAF)
-                end = position + 1
-                if subject is not None and (end == len(clause) or not clause[end].isalnum()) and (
-                    found is None or end > found[1]
-                ):
-                    found = (start, end, subject)
-        return found
+        found = _last_match(self._subject_trie, clause, lambda after: not after.isalnum())
+        return None if found is None else (found[0], found[1], str(found[2]))
+
+
+def _last_match(
+    trie: dict[str, Any], text: str, boundary: Callable[[str], bool]
+) -> tuple[int, int, object] | None:
+    """The entry of a character ``trie`` that ends last in ``text`` (the longest of those):
+    it starts a word and ends at the end of ``text`` or before a character ``boundary``
+    accepts. Returns its span and its leaf."""
+    best: tuple[int, int, object] | None = None
+    for start in _word_starts(text):
+        node: dict[str, Any] | None = trie
+        for position in range(start, len(text)):
+            node = node.get(text[position]) if node is not None else None
+            if node is None:
+                break
+            leaf = node.get(_LEAF)
+            end = position + 1
+            if leaf is not None and (end == len(text) or boundary(text[end])) and (
+                best is None or end > best[1]
+            ):
+                best = (start, end, leaf)
+    return best
 
 
 class RelationMatcher:
