@@ -48,8 +48,9 @@ class Guard(Protocol):
     configuration; the decoder skips disabled guards. ``exact`` says that the tokens the
     guard accepts are the truth itself (a computed result, an object the knowledge base
     holds), so steering the model into them is right however little probability the model
-    gave them; blocks by guards that only know what is wrong (the context monitor) make the
-    decoder back off when too little safe mass remains.
+    gave them; a block by a guard that only knows what is wrong (the context monitor)
+    makes the decoder back off. ``coverage`` says whether the guard could check a clause at
+    all, so that an answer no guard could check is not presented as guarded.
     """
 
     name: str

@@ -54,8 +54,8 @@ class Intervention:
     """One step at which a guard changed what the model could say.
 
     ``action``: ``steer`` (the model's first choice was blocked and another token chosen),
-    ``filter`` (only lower-ranked tokens were blocked), ``retry`` (safe mass too low: the
-    prompt was replaced through the ``retry`` callback) or ``abstain``.
+    ``filter`` (only lower-ranked tokens were blocked), ``retry`` (the decoder backed off
+    and the prompt was replaced through the ``retry`` callback) or ``abstain`` (backed off).
     """
 
     step: int

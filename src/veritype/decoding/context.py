@@ -5,8 +5,8 @@ The monitor acts only at clause boundaries, so its cost is paid a few times per 
 rather than per token: a candidate that closes a clause ("." ";" "!" "?" a newline, the end
 of the answer, or ", and" / ", but" / ", while" / ", whereas") is unsafe when the NLI model
 finds the clause it closes contradicted by an evidence sentence or by an earlier clause.
-A contradicted clause then cannot be completed, so its safe mass falls and the decoder
-backs off (see ``veritype.decoding._decision``). A clause counts as checked (``coverage``)
+A contradicted clause then cannot be completed, and the decoder backs off rather than write
+around it (see ``veritype.decoding._decision``). A clause counts as checked (``coverage``)
 when an evidence sentence entails it: a clause the evidence neither supports nor
 contradicts is one the monitor could not check. Only the premises that share content words
 with the clause are scored (contradiction needs a shared topic), and verdicts are cached per
