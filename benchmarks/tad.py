@@ -1,38 +1,44 @@
-"""Truth-aware decoding, closed and open world: accuracy, hallucinations, abstentions and
-speed with the guards off and on.
+"""Truth-aware decoding, open world first: hallucinations among the answers presented as
+guarded, the share left unverified or abstained, and the speed, guards off and on.
 
-Five prompt sets on SmolLM2-135M-Instruct (llama.cpp, greedy). Closed world (the guard's
-knowledge base holds every fact asked, and the prompt uses the knowledge base's own
-wording, so the kb guard knows the answer by construction):
-  * general: one question per fact of benchmarks/data/tad_facts.csv (capitals,
-    currencies, symbols, authors, years, and US presidents by year), the answer's lead
-    in the knowledge base's words ("A: The capital of Canada is");
-  * scifact: triples extracted from the bundled demo corpus, prompts that state the
-    subject and relation and ask for the object.
-Open world (what a deployed guard meets):
-  * absent: the same relations and wording about subjects the knowledge base does not
-    hold (benchmarks/data/tad_open_facts.csv: gold answers with the reference each comes
-    from), so no guard can know the answer and nothing can be retrieved for the back-off;
+Prompt sets on SmolLM2-135M-Instruct (llama.cpp, greedy). Open world (what a deployed
+guard meets; the headline):
+  * absent: questions in the knowledge base's own wording about subjects it does not hold
+    (benchmarks/data/tad_open_facts.csv: gold answers with the reference each comes from),
+    with no evidence, so no guard can check the answer;
   * paraphrase: the facts of the general set asked with relations the knowledge base has
-    no alias for (benchmarks/data/tad_paraphrases.csv: "Canada's seat of government is"
-    instead of "The capital of Canada is"); the knowledge base's own sentence for the fact
-    is still the evidence, as retrieval would find it.
-Plus arithmetic: 50 prompts "What is a op b? Answer: a op b =" (× + − ÷, decimals,
-thousands separators, units).
+    no surface for (benchmarks/data/tad_paraphrases.csv: "Canada's seat of government is"
+    instead of "The capital of Canada is"), which the kb guard must recognise by meaning;
+    the knowledge base's own sentence for the fact is the evidence, as retrieval would
+    find it;
+  * retrieved: facts of the bundled demo corpus (SciFact abstracts) that no hand-made
+    knowledge base holds: the kb guard compiles triples from the passages BM25 retrieves
+    for the prompt from the corpus. The prompts are built from triples the same extractor
+    reads from the same abstracts, so a guard that retrieves the right abstract knows the
+    answer: this set measures retrieval and coverage, not open-ended extraction.
+In every open-world set the kb guard holds the general knowledge base plus the triples of
+the passages retrieved for the prompt. Closed world (a labelled sanity check, never a
+headline: the guard's knowledge base holds every fact asked, in the prompt's words):
+  * general: one question per fact of benchmarks/data/tad_facts.csv;
+  * scifact: the retrieved set's prompts with every demo-corpus triple in the knowledge base.
+Plus arithmetic: 50 prompts "What is a op b? Answer: a op b =".
 
-Scoring is against gold answers only: an answer is correct when its first clause names
-the gold answer (or a listed spelling) as whole words, case-insensitively; wrong (a
-hallucination) when it answers without it; abstained when the decoder backed off without
-an answer. Every rate has a Wilson 95% interval, as has accuracy among answered prompts.
+Scoring is against gold answers only, never by veritype: an answer is correct when its
+first clause names the gold answer (or a listed spelling) as whole words,
+case-insensitively; wrong (a hallucination) when it answers without it; abstained when the
+decoder gave no answer. Each guarded answer also carries its status: guarded (a guard
+checked its key clause), unverified (none could) or abstained. Every rate has a Wilson 95%
+interval; hallucination is reported among all prompts and among the answers presented as
+guarded.
 
-Configurations: off (the same greedy loop with no guard), on (kb + arithmetic +
-context), on without the retry back-off (abstain instead), and each guard ablated.
-Guarded runs may back off once to a prompt that carries the evidence sentence before the
-answer's lead; a prompt without evidence abstains instead. Speed off and on is measured
-on the same prompts in one run, interleaved, each from a cold cache: wall time per
-prompt, end-to-end tokens/s (prompt evaluation and retries included) and per decoded
-token after the first, with paired bootstrap 95% intervals on the overheads, always
-reported beside the abstention rate of the same prompts.
+Configurations: off (the same greedy loop with no guard), on (kb + arithmetic + context,
+unchecked answers returned as unverified), on without the retry back-off, and each guard
+ablated. ``unchecked="abstain"`` decodes the same tokens and only relabels unverified
+answers as abstentions, so its shares are reported from the ``on`` run. Guarded runs may
+back off once to a prompt that carries the evidence sentence before the answer's lead; a
+prompt without evidence abstains or cuts the refuted clause instead. Speed off and on is
+measured on the same prompts in one run, interleaved, each from a cold cache, with paired
+bootstrap 95% intervals on the overheads.
 
     python benchmarks/tad.py [--limit 10] [--sets absent,paraphrase]
                              [--out benchmarks/results/tad.json]
@@ -48,9 +54,10 @@ import math
 import random
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
@@ -61,10 +68,13 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from veritype._text import sentence_spans
 from veritype.decoding import (
+    GUARDED,
+    UNVERIFIED,
     ArithmeticGuard,
     Guard,
     KnowledgeBase,
     KnowledgeBaseGuard,
+    RelationMatcher,
     default_model_path,
     extract_triples,
     guarded_generate,
@@ -73,7 +83,9 @@ from veritype.decoding import (
 from veritype.decoding.context import ContextGuard
 from veritype.decoding.kb import normalise
 from veritype.evaluation.machine import machine
-from veritype.ingest.corpus import demo_corpus_path
+from veritype.ingest.corpus import Corpus, demo_corpus_path
+from veritype.retrieval import Retriever
+from veritype.store import Chunking, IndexSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
@@ -93,11 +105,15 @@ PRESIDENT = ("Who was the president of the United States in {year}?",
 PRESIDENT_YEARS = (2005, 2012, 2019, 2023)
 COPULAS = frozenset({"is", "are", "was", "were", "has", "have", "contains", "causes"})
 CONFIGS = ("off", "on", "on_no_retry", "no_kb", "no_arithmetic", "no_context")
-SETS = ("general", "scifact", "arithmetic", "absent", "paraphrase")
-# Which sets ask facts the guard's knowledge base holds in the words it knows them by.
-WORLD = {"general": "closed", "scifact": "closed", "absent": "open", "paraphrase": "open"}
-GROUPS = {"closed_world_facts": ("general", "scifact"),
-          "open_world_facts": ("absent", "paraphrase")}
+SETS = ("absent", "paraphrase", "retrieved", "general", "scifact", "arithmetic")
+# Which sets ask facts the guard's hand-made knowledge base holds in the words it knows
+# them by (closed), and which it must recognise, retrieve or report it cannot check (open).
+WORLD = {"general": "closed", "scifact": "closed", "absent": "open", "paraphrase": "open",
+         "retrieved": "open"}
+GROUPS = {"open_world_facts": ("absent", "paraphrase", "retrieved"),
+          "closed_world_facts": ("general", "scifact")}
+# Passages retrieved per prompt for the kb guard in the open world.
+RETRIEVED_PASSAGES = 3
 Z95 = 1.959963984540054
 RESAMPLES = 2000
 
@@ -338,26 +354,58 @@ def _format(value: Fraction) -> str:
     return f"{float(value):.2f}".rstrip("0").rstrip(".")
 
 
-def build_cases(sets: Sequence[str], limit: int) -> tuple[list[Case], KnowledgeBaseGuard]:
-    """The prompts of ``sets`` (at most ``limit`` per set when > 0) and the kb guard over
-    the general and SciFact knowledge bases."""
+@dataclass(frozen=True)
+class KnowledgeGuards:
+    """The kb guards of a run: the closed world's, whose knowledge base holds every fact of
+    the closed-world sets, and the open world's (the general knowledge base alone), which
+    adds the triples of the passages ``retriever`` finds for each prompt."""
+
+    closed: KnowledgeBaseGuard
+    open: KnowledgeBaseGuard
+    retriever: Retriever | None = None
+
+    def for_case(self, case: Case) -> KnowledgeBaseGuard:
+        if WORLD.get(case.kind) != "open":
+            return self.closed
+        if self.retriever is None:
+            return self.open
+        return self.open.with_knowledge(
+            KnowledgeBase.from_retrieval(self.retriever, case.prompt, k=RETRIEVED_PASSAGES))
+
+
+def build_cases(sets: Sequence[str], limit: int,
+                retriever: Retriever | None = None) -> tuple[list[Case], KnowledgeGuards]:
+    """The prompts of ``sets`` (at most ``limit`` per set when > 0) and the kb guards, both
+    recognising relations by meaning; ``retriever`` serves the open world's passages."""
     general_knowledge = KnowledgeBase.from_file(FACTS)
     facts = general_facts(general_knowledge)
     scifact, scifact_knowledge = scifact_cases(limit or 40)
     by_set = {
         "general": general_cases(facts),
         "scifact": scifact,
+        "retrieved": [replace(case, kind="retrieved") for case in scifact],
         "arithmetic": arithmetic_cases(limit or 50),
         "absent": absent_cases(general_knowledge),
         "paraphrase": paraphrase_cases(facts),
     }
-    knowledge = KnowledgeBase()
-    knowledge.merge(general_knowledge)
-    knowledge.merge(scifact_knowledge)
-    guard = KnowledgeBaseGuard(knowledge)
+    relations = RelationMatcher()
+    closed = KnowledgeBase()
+    closed.merge(general_knowledge)
+    closed.merge(scifact_knowledge)
+    guards = KnowledgeGuards(KnowledgeBaseGuard(closed, relations=relations),
+                             KnowledgeBaseGuard(general_knowledge, relations=relations),
+                             retriever)
     cases = [case for name in sets for case in (by_set[name][:limit] if limit else by_set[name])]
-    check_open_world(cases, guard)
-    return cases, guard
+    check_open_world(cases, guards.open)
+    return cases, guards
+
+
+def demo_retriever(folder: Path) -> tuple[Corpus, Retriever]:
+    """A BM25 retriever over the demo corpus, ingested into a store under ``folder``."""
+    corpus = Corpus.open(f"sqlite:///{folder / 'demo.sqlite'}",
+                         indexes=[IndexSpec("bm25", "bm25", Chunking(max_chars=1200))])
+    corpus.ensure_demo()
+    return corpus, corpus.retriever("bm25")
 
 
 def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
@@ -368,9 +416,10 @@ def guards_for(config: str, kb: KnowledgeBaseGuard, arithmetic: ArithmeticGuard,
 
 def retry_for(config: str, case: Case) -> Callable[[], str] | None:
     """Back off to a prompt that carries the evidence sentence (retrieval), except in
-    ``off`` and ``on_no_retry``, and when there is no evidence, which abstain instead. The
-    evidence goes before the prompt's last line (the answer's lead), as retrieved passages
-    join a prompt's context: the lines before it stay a prefix the model has already read."""
+    ``off`` and ``on_no_retry``, and when there is no evidence, which abstain or cut the
+    refuted clause instead. The evidence goes before the prompt's last line (the answer's
+    lead), as retrieved passages join a prompt's context: the lines before it stay a prefix
+    the model has already read."""
     if config in ("off", "on_no_retry") or not case.evidence:
         return None
     head, _, lead = case.prompt.rpartition("\n")
@@ -378,7 +427,7 @@ def retry_for(config: str, case: Case) -> Callable[[], str] | None:
     return lambda: f"{context}Evidence: {case.evidence}\n{lead}"
 
 
-def decode(cases: Sequence[Case], kb: KnowledgeBaseGuard,
+def decode(cases: Sequence[Case], guards: KnowledgeGuards,
            args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     """Every case under every configuration, the configurations interleaved per case (off
     first on even cases, on first on odd ones) so that speed drifts hit both alike."""
@@ -397,11 +446,12 @@ def decode(cases: Sequence[Case], kb: KnowledgeBaseGuard,
             for config in configs:
                 llama.reset()  # every run evaluates its prompt from a cold cache
                 cpu, wall = time.process_time(), time.perf_counter()
-                guards = guards_for(config, kb, arithmetic, context.with_evidence(evidence))
+                # Retrieval and compiling its triples are part of a guarded answer's cost.
+                kb = guards.for_case(case) if config != "off" else guards.closed
+                chosen = guards_for(config, kb, arithmetic, context.with_evidence(evidence))
                 draft = guarded_generate(
-                    llama, case.prompt, guards, max_tokens=args.max_tokens,
-                    top_k=args.top_k, tau_safe=args.tau_safe, stop=stop,
-                    retry=retry_for(config, case),
+                    llama, case.prompt, chosen, max_tokens=args.max_tokens,
+                    top_k=args.top_k, stop=stop, retry=retry_for(config, case),
                 )
                 seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
                 decode_tokens = max(0, draft.tokens - (2 if draft.retried else 1))
@@ -409,6 +459,9 @@ def decode(cases: Sequence[Case], kb: KnowledgeBaseGuard,
                     "kind": case.kind, "prompt": case.prompt, "expected": case.expected,
                     "text": draft.text, "tokens": draft.tokens, "abstained": draft.abstained,
                     "abstention_reason": draft.abstention_reason, "retried": draft.retried,
+                    "status": draft.status, "checked_by": list(draft.key_clause.checked_by),
+                    "unverified_clause": draft.unverified_clause,
+                    "dropped_clause": draft.dropped_clause,
                     "correct": not draft.abstained and case.correct(draft.text),
                     "steered_steps": sum(i.action == "steer" for i in draft.interventions),
                     "mean_safe_mass": draft.mean_safe_mass,
@@ -444,9 +497,22 @@ def metrics(chosen: Sequence[dict[str, Any]]) -> dict[str, Any]:
     answered = n - abstained
     seconds = sum(r["seconds"] for r in chosen)
     tokens = sum(r["tokens"] for r in chosen)
+    guarded = [r for r in chosen if r["status"] == GUARDED]
+    wrong_guarded = sum(not r["correct"] for r in guarded)
+    unverified = sum(r["status"] == UNVERIFIED for r in chosen)
     return {
         "prompts": n,
         "correct": correct, "wrong": wrong, "abstained": abstained,
+        "guarded": len(guarded), "unverified": unverified,
+        "guarded_rate": len(guarded) / n, "guarded_rate_ci95": wilson(len(guarded), n),
+        "unverified_rate": unverified / n, "unverified_rate_ci95": wilson(unverified, n),
+        # Among the answers presented as guarded, how many name a wrong object.
+        "hallucination_among_guarded": wrong_guarded / len(guarded) if guarded else None,
+        "hallucination_among_guarded_ci95": wilson(wrong_guarded, len(guarded)),
+        # With unchecked="abstain" the same tokens are decoded and every unverified answer
+        # is an abstention instead.
+        "abstention_rate_if_unchecked_abstain": (abstained + unverified) / n,
+        "abstention_rate_if_unchecked_abstain_ci95": wilson(abstained + unverified, n),
         "accuracy": correct / n, "accuracy_ci95": wilson(correct, n),
         "hallucination_rate": wrong / n, "hallucination_rate_ci95": wilson(wrong, n),
         "abstention_rate": abstained / n, "abstention_rate_ci95": wilson(abstained, n),
@@ -511,20 +577,26 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
                   "file": default_model_path().name,
                   "llama_cpp_python": importlib.metadata.version("llama_cpp_python")},
         "machine": machine(),
-        "settings": {"top_k": args.top_k, "tau_safe": args.tau_safe,
-                     "max_tokens": args.max_tokens, "threads": args.threads,
-                     "limit": args.limit, "sets": present},
+        "settings": {"top_k": args.top_k, "max_tokens": args.max_tokens,
+                     "threads": args.threads, "limit": args.limit, "sets": present,
+                     "retrieved_passages": RETRIEVED_PASSAGES, "retriever": "bm25, demo corpus",
+                     "relations_by_meaning": "MiniLM, threshold 0.7, margin 0.1"},
         "sets": {name: {"world": WORLD.get(name, "computed"),
                         "prompts": table["off"][name]["prompts"]} for name in present},
-        "targets": {"fact_hallucination_reduction_closed_world": ">= 0.60",
+        "targets": {"open_world_hallucination_among_guarded": "<= 0.05",
+                    "paraphrase_hallucination_on_vs_off": "<= 0.5",
                     "arithmetic_accuracy_on": ">= 0.95",
                     "decode_tokens_per_s_overhead": "<= 0.25"},
-        "notes": "Closed-world sets ask facts the kb guard holds, in its words: their "
-                 "hallucination reduction holds by construction and is shown beside the "
-                 "open-world sets, where the guard does not know the answer (absent) or "
-                 "does not recognise the question (paraphrase). A wrong answer is one whose "
-                 "first clause does not name the gold answer, so an off-topic answer counts "
-                 "as wrong. "
+        "notes": "The open-world sets are the headline: the guard does not hold the facts "
+                 "(absent), must recognise the relation by meaning (paraphrase) or must "
+                 "retrieve the passage that states the fact (retrieved). Every guarded answer "
+                 "is guarded (a guard checked its key clause), unverified or abstained; "
+                 "hallucination among guarded answers counts wrong answers among those "
+                 "presented as guarded. Closed-world sets ask facts the kb guard holds, in its "
+                 "words: a labelled sanity check whose figures hold by construction. A wrong "
+                 "answer is one whose first clause does not name the gold answer, so an "
+                 "off-topic answer counts as wrong. The 'if unchecked abstain' shares relabel "
+                 "the on run's unverified answers: that setting decodes the same tokens. "
                  "Speed is paired with the abstention rate of the same prompts: an "
                  "abstention ends early and costs little. End-to-end tokens/s also falls "
                  "when guarded answers are shorter at the same prompt cost; seconds per "
@@ -539,7 +611,8 @@ def summarise(rows: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -
             {"set": off["kind"], "lead": off["prompt"].rpartition("\n")[2],
              "expected": off["expected"], "off": off["text"], "off_correct": off["correct"],
              "on": "" if on["abstained"] else on["text"], "on_correct": on["correct"],
-             "on_abstained": on["abstained"]}
+             "on_status": on["status"], "on_checked_by": on["checked_by"],
+             "on_dropped_clause": on["dropped_clause"]}
             for off, on in zip(rows["off"], rows["on"], strict=True)
             if WORLD.get(off["kind"]) == "open"
         ],
@@ -564,6 +637,14 @@ def headline(table: dict[str, Any], present: Sequence[str]) -> dict[str, Any]:
             "accuracy_off": off["accuracy"], "accuracy_on": on["accuracy"],
             "abstention_on": on["abstention_rate"],
             "abstention_on_ci95": on["abstention_rate_ci95"],
+            "guarded_on": on["guarded_rate"], "guarded_on_ci95": on["guarded_rate_ci95"],
+            "unverified_on": on["unverified_rate"],
+            "unverified_on_ci95": on["unverified_rate_ci95"],
+            "hallucination_among_guarded_on": on["hallucination_among_guarded"],
+            "hallucination_among_guarded_on_ci95": on["hallucination_among_guarded_ci95"],
+            "abstention_on_if_unchecked_abstain": on["abstention_rate_if_unchecked_abstain"],
+            "abstention_on_if_unchecked_abstain_ci95":
+                on["abstention_rate_if_unchecked_abstain_ci95"],
         }
     speed = {config: {**table[config]["all"]["vs_off"],
                       "abstention_rate": table[config]["all"]["abstention_rate"],
@@ -571,11 +652,19 @@ def headline(table: dict[str, Any], present: Sequence[str]) -> dict[str, Any]:
                       "accuracy": table[config]["all"]["accuracy"],
                       "accuracy_among_answered": table[config]["all"]["accuracy_among_answered"]}
              for config in ("on", "on_no_retry")}
+    open_world = hallucination.get("open_world_facts", {})
+    paraphrase = hallucination.get("paraphrase", {})
     return {
-        "fact_hallucination_reduction_closed_world":
+        "open_world_hallucination_among_guarded": open_world.get("hallucination_among_guarded_on"),
+        "open_world_hallucination_among_guarded_ci95":
+            open_world.get("hallucination_among_guarded_on_ci95"),
+        "open_world_guarded": open_world.get("guarded_on"),
+        "open_world_unverified": open_world.get("unverified_on"),
+        "open_world_abstained": open_world.get("abstention_on"),
+        "paraphrase_hallucination_on_vs_off": (paraphrase["on"] / paraphrase["off"]
+                                               if paraphrase.get("off") else None),
+        "closed_world_sanity_hallucination_reduction":
             hallucination.get("closed_world_facts", {}).get("reduction"),
-        "fact_hallucination_reduction_open_world":
-            hallucination.get("open_world_facts", {}).get("reduction"),
         "hallucination": hallucination,
         "arithmetic_accuracy_on": table["on"].get("arithmetic", {}).get("accuracy"),
         "speed": speed,
@@ -603,11 +692,17 @@ def print_report(report: dict[str, Any]) -> None:
                   f"{_rate(m, 'accuracy_among_answered'):<17}{m['retried']:>5}"
                   f"{m['seconds_per_prompt']:>9.3f}{m['decode_tokens_per_s']:>13.1f}")
     head = report["headline"]
-    print("\nhallucination rate, guards off → on (abstention on):")
+    print("\nhallucination rate, guards off → on; on: hallucination among guarded answers, "
+          "shares guarded / unverified / abstained:")
     for group, h in head["hallucination"].items():
+        among = h["hallucination_among_guarded_on"]
         print(f"  {group:<20}{h['world']:<8}n={h['prompts']:<4}{h['off']:.2f} {_ci(h['off_ci95'])}"
-              f" → {h['on']:.2f} {_ci(h['on_ci95'])}   abstained {h['abstention_on']:.2f}"
-              f" {_ci(h['abstention_on_ci95'])}")
+              f" → {h['on']:.2f} {_ci(h['on_ci95'])}; among guarded "
+              f"{'-' if among is None else f'{among:.2f}'} "
+              f"{_ci(h['hallucination_among_guarded_on_ci95'])}; guarded {h['guarded_on']:.2f} "
+              f"{_ci(h['guarded_on_ci95'])}, unverified {h['unverified_on']:.2f} "
+              f"{_ci(h['unverified_on_ci95'])}, abstained {h['abstention_on']:.2f} "
+              f"{_ci(h['abstention_on_ci95'])}")
     print("speed against off on the same prompts (all sets), beside the abstention rate:")
     for config, s in head["speed"].items():
         wall = s["seconds_per_prompt_overhead_ci95"]
@@ -634,15 +729,17 @@ def parser() -> argparse.ArgumentParser:
                         help=f"comma-separated prompt sets (default: {','.join(SETS)})")
     parser.add_argument("--max-tokens", type=int, default=12)
     parser.add_argument("--top-k", type=int, default=40)
-    parser.add_argument("--tau-safe", type=float, default=0.2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "tad.json")
     return parser
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    cases, kb = build_cases(args.sets, args.limit)
-    return summarise(decode(cases, kb, args), args)
+    with tempfile.TemporaryDirectory() as folder:
+        corpus, retriever = demo_retriever(Path(folder))
+        with corpus:
+            cases, guards = build_cases(args.sets, args.limit, retriever)
+            return summarise(decode(cases, guards, args), args)
 
 
 def main() -> None:

@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 
 from veritype.decoding import (
+    ABSTAINED,
+    GUARDED,
+    UNVERIFIED,
     ArithmeticGuard,
     KnowledgeBase,
     KnowledgeBaseGuard,
@@ -25,6 +28,8 @@ pytestmark = pytest.mark.needs_llama
 
 ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
 BERLIN = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
+AUSTEN = "Pride and Prejudice was written by Jane Austen."
+PRIDE = "Q: Who is the author of Pride and Prejudice?\nA: The author of Pride and Prejudice is"
 RETRY = ("Q: Where is the Eiffel Tower?\nEvidence: The Eiffel Tower is in Paris, France.\n"
          "A: The Eiffel Tower is in")
 
@@ -43,6 +48,7 @@ def test_arithmetic_guard_corrects_a_wrong_answer(llama: object) -> None:
     guarded = guarded_generate(llama, ARITHMETIC, [ArithmeticGuard()], max_tokens=6,
                                stop=["\n"])
     assert guarded.text.strip().startswith("888") and not guarded.abstained
+    assert guarded.status == GUARDED and guarded.key_clause.checked_by == ("arithmetic",)
     steered = [step for step in guarded.interventions if step.action == "steer"]
     assert steered and all(step.guards == ("arithmetic",) for step in steered)
     for step in guarded.interventions:
@@ -79,7 +85,7 @@ def test_kb_guard_steers_to_the_known_object(llama: object) -> None:
 @pytest.mark.slow
 def test_context_monitor_backs_off_then_retries(llama: object) -> None:
     context = ContextGuard(["The Eiffel Tower is in Paris, France."])
-    abstained = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+    abstained = guarded_generate(llama, BERLIN, [context], max_tokens=8,
                                  stop=["\n"])
     assert abstained.abstained and "context" in abstained.abstention_reason
     assert abstained.interventions[-1].action == "abstain"
@@ -89,11 +95,52 @@ def test_context_monitor_backs_off_then_retries(llama: object) -> None:
         prompts.append(RETRY)
         return prompts[-1]
 
-    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8,
                                retry=more_evidence, stop=["\n"])
     assert len(prompts) == 1 and retried.retried
     assert any(step.action == "retry" for step in retried.interventions)
     assert "Paris" in retried.text and not retried.abstained
+
+
+@pytest.mark.slow
+def test_a_refuted_clause_cannot_be_written_around(llama: object) -> None:
+    # Unguarded, SmolLM2 names the novel's heroine. The context monitor used to refuse only
+    # the "." after her name, and the decoder went on with ", a young, ambitious, ...".
+    unguarded = guarded_generate(llama, PRIDE, [], max_tokens=12, stop=["\n"])
+    assert unguarded.text.startswith(" Elizabeth Bennet") and unguarded.status == UNVERIFIED
+    context = ContextGuard([AUSTEN])
+    draft = guarded_generate(llama, PRIDE, [context], max_tokens=12, stop=["\n"])
+    assert "Elizabeth" not in draft.text and draft.status == ABSTAINED and draft.abstained
+    assert draft.dropped_clause.startswith("Elizabeth Bennet")
+    assert "context" in draft.abstention_reason and "Elizabeth Bennet" in draft.abstention_reason
+    # Stopped by the token limit inside the clause, the clause is still checked.
+    cut = guarded_generate(llama, PRIDE, [context], max_tokens=2, stop=["\n"])
+    assert cut.status == ABSTAINED and "Elizabeth" not in cut.text
+    # With the evidence in the prompt the answer is right and the evidence checks it.
+    retried = guarded_generate(llama, PRIDE, [context], max_tokens=12, stop=["\n"],
+                               retry=lambda: PRIDE.replace("\nA:", f"\nEvidence: {AUSTEN}\nA:"))
+    assert retried.retried and retried.text.startswith(" Jane Austen")
+    assert retried.status == GUARDED and retried.key_clause.checked_by == ("context",)
+
+
+@pytest.mark.slow
+def test_an_answer_no_guard_could_check_is_unverified_or_abstains(llama: object) -> None:
+    prompt = "Q: What is the capital of Peru?\nA: The capital of Peru is"
+    knowledge = KnowledgeBase([Triple("Brazil", "capital", "Brasília")],
+                              relation_aliases={"capital": {"the capital of {subject} is"}})
+    guards = [KnowledgeBaseGuard(knowledge), ArithmeticGuard()]
+    draft = guarded_generate(llama, prompt, guards, max_tokens=6, stop=["\n"])
+    assert draft.status == UNVERIFIED and not draft.abstained and draft.text.strip()
+    assert draft.unverified_clause.startswith("A: The capital of Peru is")
+    assert [c.guard for c in draft.key_clause.coverage] == ["kb", "arithmetic"]
+    assert not any(c.checked for c in draft.key_clause.coverage)
+    refused = guarded_generate(llama, prompt, guards, max_tokens=6, stop=["\n"],
+                               unchecked="abstain")
+    assert refused.status == ABSTAINED and refused.abstained
+    assert "no guard could check" in refused.abstention_reason
+    assert refused.to_dict()["status"] == ABSTAINED
+    with pytest.raises(ValueError, match="unchecked"):
+        guarded_generate(llama, prompt, guards, max_tokens=6, unchecked="ignore")  # type: ignore[arg-type]
 
 
 @pytest.mark.slow
@@ -102,7 +149,7 @@ def test_a_retry_rereads_only_what_follows_the_prefix_it_shares(
 ) -> None:
     context = ContextGuard(["The Eiffel Tower is in Paris, France."])
     llama.reset()
-    cold = guarded_generate(llama, RETRY, [context], max_tokens=8, tau_safe=0.5, stop=["\n"])
+    cold = guarded_generate(llama, RETRY, [context], max_tokens=8, stop=["\n"])
     evaluated: list[int] = []
     evaluate = llama.eval
 
@@ -112,7 +159,7 @@ def test_a_retry_rereads_only_what_follows_the_prefix_it_shares(
 
     monkeypatch.setattr(llama, "eval", counting)
     llama.reset()
-    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8, tau_safe=0.5,
+    retried = guarded_generate(llama, BERLIN, [context], max_tokens=8,
                                retry=lambda: RETRY, stop=["\n"])
     assert retried.retried and retried.text == cold.text
     first_prompt = len(llama.tokenize(BERLIN.encode(), add_bos=True, special=True))

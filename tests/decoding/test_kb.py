@@ -8,6 +8,7 @@ from veritype.decoding import (
     END_OF_TEXT,
     KnowledgeBase,
     KnowledgeBaseGuard,
+    RelationMatcher,
     Triple,
     create_guard,
     extract_triples,
@@ -128,3 +129,64 @@ def test_bundled_benchmark_facts_load() -> None:
         True, False,
     ]
     assert isinstance(Triple("a", "b", "c").to_dict(), dict)
+
+
+@pytest.fixture(scope="module")
+def by_meaning() -> KnowledgeBaseGuard:
+    return KnowledgeBaseGuard(KnowledgeBase.from_file(FACTS), relations=RelationMatcher())
+
+
+@pytest.mark.parametrize(("lead", "right", "wrong"), [
+    ("A: The capital city of Canada is", " Ottawa", " Toronto"),
+    ("A: The official currency of Japan is", " yen", " dollar"),
+    ("A: The birth year of Isaac Newton is", " 1643", " 1642"),
+    ("A: The Berlin Wall came down in", " 1989", " 1991"),
+])
+def test_a_paraphrased_relation_reaches_the_same_triple(
+    by_meaning: KnowledgeBaseGuard, lead: str, right: str, wrong: str
+) -> None:
+    assert by_meaning.safe(lead, [right, wrong]) == [True, False]
+    assert KnowledgeBaseGuard(by_meaning.knowledge).safe(lead, [wrong]) == [True]
+
+
+@pytest.mark.parametrize("lead", [
+    "Q: Who wrote Hamlet?\nA: Hamlet was written by", "A: The author of Hamlet is",
+    "A: Hamlet was penned by",
+])
+def test_who_wrote_the_author_of_and_written_by_are_one_relation(
+    by_meaning: KnowledgeBaseGuard, lead: str
+) -> None:
+    assert by_meaning.safe(lead, [" William", " Christopher"]) == [True, False]
+    text = f"{lead} William Shakespeare"
+    coverage = by_meaning.coverage(text, text.rindex(":") + 2, len(text))
+    assert coverage.checked and "William Shakespeare" in coverage.reason
+
+
+@pytest.mark.parametrize("lead", [
+    "A: The population of Canada is", "A: Canada is", "A: The language of Canada is",
+    "A: Canada is located in", "A: The main character of Hamlet is",
+])
+def test_a_relation_the_subject_does_not_have_constrains_nothing(
+    by_meaning: KnowledgeBaseGuard, lead: str
+) -> None:
+    assert by_meaning.safe(lead, [" Toronto", " 1603", " English"]) == [True, True, True]
+    coverage = by_meaning.coverage(f"{lead} Toronto", 3, len(lead) + 8)
+    assert not coverage.checked and coverage.reason.startswith("no point")
+
+
+def test_triples_from_the_passages_retrieved_for_the_question(tmp_path: Path) -> None:
+    indexes = [IndexSpec("bm25", "bm25", Chunking(max_chars=400))]
+    with Corpus.open(f"sqlite:///{tmp_path / 'open.sqlite'}", indexes=indexes) as corpus:
+        corpus.ingest_texts([
+            "Metformin reduces hepatic glucose production in diabetes.",
+            "The Danube flows through ten countries. Vienna is the capital of Austria.",
+            "Aspirin inhibits platelet aggregation.",
+        ])
+        retriever = corpus.retriever("bm25")
+        guard = create_guard("kb", retriever=retriever, question="What does aspirin inhibit?",
+                             k=1, by_meaning=False)
+        with pytest.raises(DecodingError, match="needs a question"):
+            KnowledgeBase.from_retrieval(retriever, " ")
+    assert [t.subject for t in guard.knowledge.triples] == ["Aspirin"]
+    assert guard.safe("Aspirin inhibits", [" platelet", " COX"]) == [True, False]
+    assert guard.safe("Metformin reduces", [" insulin"]) == [True]

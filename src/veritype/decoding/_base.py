@@ -7,8 +7,10 @@ only the candidates every enabled guard accepts: S_t is the intersection of the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
 from veritype.errors import DecodingError
@@ -16,6 +18,26 @@ from veritype.errors import DecodingError
 # The candidate that ends generation (end-of-sequence) is passed to guards as this text, so
 # that a guard can refuse to let an answer stop half-way through a number or an object.
 END_OF_TEXT = "\x03"
+
+
+# Where one clause of an answer ends and the next begins: a sentence or line end, ";", or a
+# comma followed by a joining word. A "." inside a number ("3.5") ends nothing.
+CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\d)|,\s+(?:and|but|while|whereas|yet)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Whether a guard could check one clause: ``checked`` when the clause states
+    something the guard knows to be so (a knowledge-base object after its subject and
+    relation, a computed result, a sentence the evidence entails), with the reason either
+    way."""
+
+    guard: str
+    checked: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"guard": self.guard, "checked": self.checked, "reason": self.reason}
 
 
 @runtime_checkable
@@ -26,8 +48,9 @@ class Guard(Protocol):
     configuration; the decoder skips disabled guards. ``exact`` says that the tokens the
     guard accepts are the truth itself (a computed result, an object the knowledge base
     holds), so steering the model into them is right however little probability the model
-    gave them; blocks by guards that only know what is wrong (the context monitor) make the
-    decoder back off when too little safe mass remains.
+    gave them; a block by a guard that only knows what is wrong (the context monitor)
+    makes the decoder back off. ``coverage`` says whether the guard could check a clause at
+    all, so that an answer no guard could check is not presented as guarded.
     """
 
     name: str
@@ -40,6 +63,11 @@ class Guard(Protocol):
         self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
     ) -> list[list[bool]]: ...
 
+    def coverage(self, text: str, start: int, end: int) -> Coverage:
+        """Whether the guard could check the clause ``text[start:end]`` (the text before
+        it is what the answer said earlier)."""
+        ...
+
 
 # Guards whose module loads a model (the context monitor's NLI cross-encoder on
 # onnxruntime): imported only when first created.
@@ -49,30 +77,38 @@ available_guards = _REGISTRY.names
 create_guard = _REGISTRY.create
 
 
+@dataclass(frozen=True, slots=True)
+class LiteralConstraint:
+    """What the answer has written since a constraint began and the texts it may become."""
+
+    written: str
+    answers: tuple[str, ...]
+
+
 class PrefixGuard:
-    """``safe``/``safe_batch`` for guards that derive one constraint per prefix and then
-    test each candidate against it; subclasses give ``_constraint`` and ``_accepts``.
+    """``safe``/``safe_batch``/``coverage`` for guards that derive from a prefix the texts
+    that may follow it (a ``LiteralConstraint``); subclasses give ``_constraint`` and say in
+    ``_where`` when they constrain.
 
     ``_constraint`` returns None when the prefix constrains nothing (the common case), and
     the last prefixes' constraints are kept, since the decoder asks about one prefix with
-    many candidates and the next prefix extends it.
+    many candidates and the next prefix extends it. ``_where`` names, for coverage reasons,
+    the point at which the guard constrains the text that follows.
     """
 
     name: str = ""
     enabled: bool = True
     exact: bool = True
+    _where = "the guard constrains what follows"
     _cache_size = 256
 
     def __init__(self) -> None:
-        self._constraints: dict[str, object | None] = {}
+        self._constraints: dict[str, LiteralConstraint | None] = {}
 
-    def _constraint(self, prefix: str) -> object | None:
+    def _constraint(self, prefix: str) -> LiteralConstraint | None:
         raise NotImplementedError
 
-    def _accepts(self, constraint: object, candidate: str) -> bool:
-        raise NotImplementedError
-
-    def constraint_for(self, prefix: str) -> object | None:
+    def constraint_for(self, prefix: str) -> LiteralConstraint | None:
         if prefix in self._constraints:
             return self._constraints[prefix]
         constraint = self._constraint(prefix)
@@ -85,13 +121,30 @@ class PrefixGuard:
         constraint = self.constraint_for(prefix)
         if constraint is None:
             return [True] * len(candidates)
-        return [self._accepts(constraint, candidate) for candidate in candidates]
+        return [continues_literal(constraint.written, candidate, constraint.answers)
+                for candidate in candidates]
 
     def safe_batch(
         self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
     ) -> list[list[bool]]:
         check_batch(prefixes, candidates)
         return [self.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+
+    def coverage(self, text: str, start: int, end: int) -> Coverage:
+        """Checked when, at some point of the clause, the guard constrained what follows
+        and the clause goes on to state one of the allowed texts in full."""
+        constrained = False
+        for position in range(start, end + 1):
+            constraint = self.constraint_for(text[:position])
+            if constraint is None or constraint.written.strip():
+                continue
+            constrained = True
+            if states_literal(text[position:end], constraint.answers):
+                stated = text[position:end].strip()
+                return Coverage(self.name, True, f"states {stated!r} where {self._where}")
+        if constrained:
+            return Coverage(self.name, False, f"stops unfinished where {self._where}")
+        return Coverage(self.name, False, f"no point where {self._where}")
 
 
 def check_batch(prefixes: Sequence[str], candidates: Sequence[Sequence[str]]) -> None:
@@ -154,3 +207,30 @@ def _finishes(rest: str, answer: str) -> bool:
         # a number usually starts another thousands group, a bare "." usually a full stop.
         return rest != "," and not (len(rest) > 1 and rest[1].isdigit())
     return True
+
+
+def clause_span(text: str, position: int) -> tuple[int, int]:
+    """The clause of ``text`` that holds ``position``: from the break before it to the next
+    break (or the end), without surrounding blanks."""
+    start, end = 0, len(text)
+    for match in CLAUSE_BREAK.finditer(text):
+        if match.end() <= position:
+            start = match.end()
+        elif match.start() >= position:
+            end = match.start()
+            break
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def states_literal(rest: str, answers: Sequence[str]) -> bool:
+    """Whether ``rest`` begins (after at most two blanks) with one of ``answers``, complete:
+    not followed by a letter or digit that would make it another word or number."""
+    text = rest.lstrip().lower()
+    if len(rest) - len(text) > _MAX_LEAD:
+        return False
+    return any(text.startswith(answer) and (len(text) == len(answer) or _finishes(
+        text[len(answer):], answer)) for answer in answers)

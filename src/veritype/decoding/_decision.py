@@ -5,10 +5,17 @@ At step t the decoder takes the top-k tokens of the model's distribution, asks e
 enabled guard which of them are safe for the answer written so far, and picks the most
 probable safe one (greedy). The safe mass π_t is the probability, under the full
 distribution, of the safe top-k tokens. A step where a guard blocked something is recorded
-as an intervention. The decoder backs off when no top-k token is safe, or when π_t falls
-below τ_safe at a step where a guard that only knows what is wrong (``exact`` False: the
-context monitor) blocked tokens; exact guards (arithmetic, knowledge base) know the right
-continuation and steer into it whatever its probability.
+as an intervention. Exact guards (arithmetic, knowledge base) know the right continuation
+and steer into it whatever its probability. The decoder backs off when no top-k token is
+safe, and whenever a guard that only knows what is wrong (``exact`` False: the context
+monitor) blocks the end of a clause: taking the next best token instead would only write
+around the refuted clause ("Elizabeth Bennet" + ", a young, ..."), however much safe mass
+that token has. At the end of an answer (a token limit included) the unfinished last
+clause is checked like a finished one.
+
+After decoding, ``check_clause`` asks every enabled guard whether it could check the
+answer's key clause (its first): an answer no guard could check is not guarded, whatever
+the guards let through.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype.decoding._base import END_OF_TEXT, Guard
+from veritype.decoding._base import END_OF_TEXT, Coverage, Guard, clause_span
 from veritype.errors import DecodingError
 
 _MAX_DECISIONS = 200_000
@@ -47,8 +54,8 @@ class Intervention:
     """One step at which a guard changed what the model could say.
 
     ``action``: ``steer`` (the model's first choice was blocked and another token chosen),
-    ``filter`` (only lower-ranked tokens were blocked), ``retry`` (safe mass too low: the
-    prompt was replaced through the ``retry`` callback) or ``abstain``.
+    ``filter`` (only lower-ranked tokens were blocked), ``retry`` (the decoder backed off
+    and the prompt was replaced through the ``retry`` callback) or ``abstain`` (backed off).
     """
 
     step: int
@@ -69,6 +76,26 @@ class Intervention:
             "chosen_text": self.chosen_text,
             "guards": list(self.guards),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseCheck:
+    """Which enabled guards could check one clause of an answer, and why."""
+
+    clause: str
+    coverage: tuple[Coverage, ...] = ()
+
+    @property
+    def checked(self) -> bool:
+        return any(item.checked for item in self.coverage)
+
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        return tuple(item.guard for item in self.coverage if item.checked)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"clause": self.clause, "checked": self.checked,
+                "coverage": [item.to_dict() for item in self.coverage]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,19 +124,15 @@ class TruthAwareDecoder:
         token_bytes: Callable[[int], bytes],
         is_end: Callable[[int], bool],
         top_k: int = 40,
-        tau_safe: float = 0.2,
     ) -> None:
         if top_k < 1:
             raise DecodingError(f"top_k must be >= 1, got {top_k}")
-        if not 0.0 <= tau_safe <= 1.0:
-            raise DecodingError(f"tau_safe must lie in [0, 1], got {tau_safe}")
         names = [guard.name for guard in guards]
         if len(set(names)) != len(names):
             raise DecodingError(f"guard names must be unique, got {names}")
         self.guards = list(guards)
         self._exact = {guard.name: guard.exact for guard in guards}
         self.top_k = top_k
-        self.tau_safe = tau_safe
         self._token_bytes = token_bytes
         self._is_end = is_end
         self._bytes: dict[int, bytes] = {}
@@ -128,6 +151,8 @@ class TruthAwareDecoder:
         self.interventions: list[Intervention] = []
         self.halted = False
         self.halt_reason = ""
+        # Where, in the answer, the clause a guard refuted begins (None: nothing refuted).
+        self.refuted_from: int | None = None
 
     @property
     def guarded_text(self) -> str:
@@ -178,15 +203,17 @@ class TruthAwareDecoder:
             if name is not None
         )
         guards = tuple(dict.fromkeys(token.guard for token in blocked))
-        if chosen is None or (
-            safe_mass < self.tau_safe and any(not self._exact[name] for name in guards)
-        ):
+        refuting = [name for name in guards if not self._exact[name]]
+        if chosen is None or refuting:
             self.halted = True
-            self.halt_reason = (
-                f"safe mass {safe_mass:.3f} < tau_safe {self.tau_safe} at step {self.step} "
-                f"after {self.text!r}: {', '.join(guards)} blocked "
-                f"{', '.join(repr(token.text) for token in blocked[:5])}"
-            )
+            if refuting:
+                self._refute(", ".join(refuting), "blocked the end of")
+            else:
+                self.halt_reason = (
+                    f"no top-{self.top_k} token is safe at step {self.step} after "
+                    f"{self.text!r} (safe mass {safe_mass:.3f}): {', '.join(guards)} blocked "
+                    f"{', '.join(repr(token.text) for token in blocked[:5])}"
+                )
             self.interventions.append(
                 Intervention(self.step, "abstain", safe_mass, blocked, guards=guards)
             )
@@ -205,6 +232,37 @@ class TruthAwareDecoder:
                 )
             )
         return Choice(ids[chosen], safe_mass)
+
+    def finish(self) -> None:
+        """Check the answer's last clause as if it ended here (it may have stopped at a
+        token limit before closing it); a guard that refutes it makes the decoder back off."""
+        if self.halted:
+            return
+        refuting = [guard.name for guard in self.guards if guard.enabled and not guard.exact
+                    and not guard.safe(self.guarded_text, [END_OF_TEXT])[0]]
+        if refuting:
+            self.halted = True
+            self._refute(", ".join(refuting), "refuted the unfinished")
+            self.interventions.append(
+                Intervention(self.step, "abstain", 0.0, guards=tuple(refuting)))
+
+    def _refute(self, guards: str, what: str) -> None:
+        start, _ = clause_span(self.guarded_text, len(self.guarded_text))
+        self.refuted_from = max(0, start - len(self.context))
+        clause = self.guarded_text[start:].strip()
+        self.halt_reason = (f"{guards} {what} clause {clause!r} at step {self.step}: the "
+                            f"decoder backs off rather than write around it")
+
+    def check_clause(self, answer: str) -> ClauseCheck:
+        """Which enabled guards could check the key clause of ``answer`` (decoded after
+        this decoder's context): the clause that holds the answer's first word."""
+        if not answer.strip():
+            return ClauseCheck("")
+        text = self.context + answer
+        first = len(self.context) + len(answer) - len(answer.lstrip())
+        start, end = clause_span(text, first)
+        return ClauseCheck(text[start:end], tuple(
+            guard.coverage(text, start, end) for guard in self.guards if guard.enabled))
 
     def accept(self, token_id: int) -> None:
         """Append a decoded token to the answer."""

@@ -10,11 +10,15 @@ separators, decimals, a currency sign before or a unit after.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from veritype.decoding._base import PrefixGuard, continues_literal, literal_open, register_guard
+from veritype.decoding._base import (
+    LiteralConstraint,
+    PrefixGuard,
+    literal_open,
+    register_guard,
+)
 
 _UNITS = (
     "%|km/h|mph|kph|km|cm|mm|m|kg|mg|g|lbs|lb|ml|l|h|hours|hrs|min|minutes|ms|s|seconds|"
@@ -41,14 +45,6 @@ _MINUS = {"-", "−"}
 # prompt states on one line.
 _TAIL = 240
 _MAX_DECIMALS = 6
-
-
-@dataclass(frozen=True, slots=True)
-class ArithmeticConstraint:
-    """What the answer has written since the "=" and the results it may still become."""
-
-    written: str
-    answers: tuple[str, ...]
 
 
 def evaluate(expression: str) -> Fraction | None:
@@ -148,7 +144,7 @@ def _with_separators(number: str) -> str:
     return f"{grouped}.{fraction}" if fraction else grouped
 
 
-def arithmetic_constraint(prefix: str) -> ArithmeticConstraint | None:
+def arithmetic_constraint(prefix: str) -> LiteralConstraint | None:
     """The constraint the last stated expression of ``prefix`` puts on what follows it,
     or None when no expression awaits its result."""
     tail = prefix[-_TAIL:]
@@ -166,24 +162,21 @@ def arithmetic_constraint(prefix: str) -> ArithmeticConstraint | None:
     written = tail[last.end() :]
     if not literal_open(written, answers):
         return None
-    return ArithmeticConstraint(written, answers)
+    return LiteralConstraint(written, answers)
 
 
 class ArithmeticGuard(PrefixGuard):
     """Only the digits of the correct result may follow "a op b =" (see the module doc)."""
 
     name = "arithmetic"
+    _where = "an expression awaits its result"
 
     def __init__(self, *, enabled: bool = True) -> None:
         super().__init__()
         self.enabled = enabled
 
-    def _constraint(self, prefix: str) -> ArithmeticConstraint | None:
+    def _constraint(self, prefix: str) -> LiteralConstraint | None:
         return arithmetic_constraint(prefix)
-
-    def _accepts(self, constraint: Any, candidate: str) -> bool:
-        assert isinstance(constraint, ArithmeticConstraint)
-        return continues_literal(constraint.written, candidate, constraint.answers)
 
 
 @register_guard("arithmetic")

@@ -5,9 +5,12 @@ The monitor acts only at clause boundaries, so its cost is paid a few times per 
 rather than per token: a candidate that closes a clause ("." ";" "!" "?" a newline, the end
 of the answer, or ", and" / ", but" / ", while" / ", whereas") is unsafe when the NLI model
 finds the clause it closes contradicted by an evidence sentence or by an earlier clause.
-A contradicted clause then cannot be completed, so its safe mass falls and the decoder
-backs off or abstains. Only the premises that share content words with the clause are
-scored (contradiction needs a shared topic), and verdicts are cached per clause.
+A contradicted clause then cannot be completed, and the decoder backs off rather than write
+around it (see ``veritype.decoding._decision``). A clause counts as checked (``coverage``)
+when an evidence sentence entails it: a clause the evidence neither supports nor
+contradicts is one the monitor could not check. Only the premises that share content words
+with the clause are scored (contradiction needs a shared topic), and verdicts are cached per
+clause.
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from veritype._text import content_words, sentence_spans
-from veritype.decoding._base import END_OF_TEXT, check_batch, register_guard
+from veritype.decoding._base import (
+    CLAUSE_BREAK,
+    END_OF_TEXT,
+    Coverage,
+    check_batch,
+    register_guard,
+)
 from veritype.errors import DecodingError
 from veritype.evidence import EvidencePack
 
@@ -26,7 +35,6 @@ if TYPE_CHECKING:
 
 _CLOSERS = ".;!?\n"
 _JOINERS = frozenset({"and", "but", "while", "whereas", "yet"})
-_CLAUSE_BREAK = re.compile(r"[;!?\n]|\.(?!\d)|,\s+(?:and|but|while|whereas|yet)\b")
 _ENTAILMENT, _CONTRADICTION = 0, 2
 _MAX_CACHE = 4096
 
@@ -37,7 +45,8 @@ class ContextGuard:
     ``contradiction_threshold``: the NLI contradiction probability at or above which (and
     above the entailment probability) a clause counts as contradicted (the shipped model
     puts entity swaps such as "... is in Berlin" against "... is in Paris" at 0.4-0.5, and
-    compatible additions below 0.1); ``min_words``:
+    compatible additions below 0.1); ``entailment_threshold``: the entailment probability
+    at or above which an evidence sentence checks a clause (``coverage``); ``min_words``:
     shorter clauses ("Yes.") state nothing checkable; ``premises_per_clause``: how many
     evidence sentences and earlier clauses, by shared content words, are scored.
     """
@@ -52,6 +61,7 @@ class ContextGuard:
         encoder: CrossEncoder | None = None,
         model: str = "nli",
         contradiction_threshold: float = 0.4,
+        entailment_threshold: float = 0.5,
         min_words: int = 3,
         premises_per_clause: int = 3,
         threads: int = 2,
@@ -61,6 +71,10 @@ class ContextGuard:
             raise DecodingError(
                 f"contradiction_threshold must lie in (0, 1], got {contradiction_threshold}"
             )
+        if not 0.0 < entailment_threshold <= 1.0:
+            raise DecodingError(
+                f"entailment_threshold must lie in (0, 1], got {entailment_threshold}"
+            )
         if min_words < 1 or premises_per_clause < 1:
             raise DecodingError("min_words and premises_per_clause must be >= 1")
         if encoder is None:
@@ -69,11 +83,13 @@ class ContextGuard:
             encoder = CrossEncoder(model_directory(model), threads=threads)
         self.encoder = encoder
         self.contradiction_threshold = contradiction_threshold
+        self.entailment_threshold = entailment_threshold
         self.min_words = min_words
         self.premises_per_clause = premises_per_clause
         self.enabled = enabled
         self.evidence_sentences = _evidence_sentences(evidence)
         self._evidence_words = [set(content_words(s)) for s in self.evidence_sentences]
+        self._evidence_set = frozenset(self.evidence_sentences)
         self._verdicts: dict[tuple[str, tuple[str, ...]], bool] = {}
 
     def with_evidence(self, evidence: Sequence[str] | EvidencePack) -> ContextGuard:
@@ -82,6 +98,7 @@ class ContextGuard:
             evidence,
             encoder=self.encoder,
             contradiction_threshold=self.contradiction_threshold,
+            entailment_threshold=self.entailment_threshold,
             min_words=self.min_words,
             premises_per_clause=self.premises_per_clause,
             enabled=self.enabled,
@@ -104,6 +121,23 @@ class ContextGuard:
     ) -> list[list[bool]]:
         check_batch(prefixes, candidates)
         return [self.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+
+    def coverage(self, text: str, start: int, end: int) -> Coverage:
+        """Checked when an evidence sentence entails the clause (NLI entailment at or
+        above ``entailment_threshold`` and above contradiction)."""
+        clause = text[start:end]
+        premises = [p for p in self._premises(clause, ()) if p in self._evidence_set]
+        if not premises:
+            return Coverage(self.name, False, "no evidence sentence shares its content words")
+        scores = self.encoder.predict([(premise, clause) for premise in premises])
+        best = int(scores[:, _ENTAILMENT].argmax())
+        entailment = float(scores[best, _ENTAILMENT])
+        if entailment >= self.entailment_threshold and entailment > float(
+            scores[best, _CONTRADICTION]
+        ):
+            return Coverage(self.name, True, f"entailed ({entailment:.2f}) by {premises[best]!r}")
+        return Coverage(self.name, False,
+                        f"no evidence sentence entails it (best {entailment:.2f})")
 
     def contradiction(self, clause: str, earlier: Sequence[str] = ()) -> tuple[float, str]:
         """The strongest contradiction of ``clause`` among the premises and which premise."""
@@ -181,7 +215,7 @@ def closed_clause(prefix: str, candidate: str) -> str | None:
 
 
 def _last_clause(text: str) -> str | None:
-    breaks = list(_CLAUSE_BREAK.finditer(text))
+    breaks = list(CLAUSE_BREAK.finditer(text))
     start = breaks[-1].end() if breaks else 0
     clause = text[start:].strip()
     return clause or None
@@ -191,7 +225,7 @@ def earlier_clauses(prefix: str) -> list[str]:
     """The complete clauses of ``prefix`` before the one being written, questions excluded."""
     clauses: list[str] = []
     start = 0
-    for match in _CLAUSE_BREAK.finditer(prefix):
+    for match in CLAUSE_BREAK.finditer(prefix):
         clause = prefix[start : match.start()].strip()
         if clause and match.group(0) != "?":
             clauses.append(clause)
@@ -202,5 +236,6 @@ def earlier_clauses(prefix: str) -> list[str]:
 @register_guard("context")
 def context_guard(**options: Any) -> ContextGuard:
     """The ``context`` guard (options: ``evidence``, ``model``, ``encoder``,
-    ``contradiction_threshold``, ``min_words``, ``premises_per_clause``, ``enabled``)."""
+    ``contradiction_threshold``, ``entailment_threshold``, ``min_words``,
+    ``premises_per_clause``, ``enabled``)."""
     return ContextGuard(**options)

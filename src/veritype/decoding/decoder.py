@@ -1,9 +1,13 @@
 """Truth-aware decoding of a llama.cpp model: ``guarded_generate`` steps a
 ``llama_cpp.Llama`` under guards, choosing every token with a ``TruthAwareDecoder``.
 
-The decoder backs off when too little of the model's probability is safe (see
+The decoder backs off when no candidate is safe or a guard refutes a clause (see
 ``veritype.decoding._decision``). Backing off asks an optional ``retry`` callback for a
-better prompt (more evidence) once, and otherwise abstains with the reason.
+better prompt (more evidence) once; otherwise the refuted clause is cut from the answer,
+and an answer with nothing left abstains with the reason. Every draft then says whether it
+is ``guarded`` (a guard checked its key clause), ``unverified`` (no guard could: the guards
+let it through without knowing) or ``abstained``; ``unchecked="abstain"`` abstains instead
+of returning an unverified answer.
 ``TruthAwareLogitsProcessor`` is the same decoder as a llama.cpp (``llama-cpp-python``)
 logits processor, for ``create_completion``. Models load through ``load_llama``.
 """
@@ -13,24 +17,40 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from veritype._llama import evaluate_after_shared_prefix, is_end_of_generation, logits_view
 from veritype.decoding._base import END_OF_TEXT, Guard
-from veritype.decoding._decision import Intervention, TruthAwareDecoder, answer_context
+from veritype.decoding._decision import (
+    ClauseCheck,
+    Intervention,
+    TruthAwareDecoder,
+    answer_context,
+)
 from veritype.errors import DecodingError
 
 if TYPE_CHECKING:
     import llama_cpp
 
 
+GUARDED, UNVERIFIED, ABSTAINED = "guarded", "unverified", "abstained"
+# What becomes of an answer whose key clause no guard could check.
+Unchecked = Literal["unverified", "abstain"]
+_UNCHECKED = ("unverified", "abstain")
+
+
 @dataclass(slots=True)
 class GuardedDraft:
     """An answer decoded under guards, with what the guards did on the way.
 
+    ``status``: ``guarded`` when a guard checked the answer's key clause (``key_clause``
+    says which and how), ``unverified`` when none could, ``abstained`` when the decoder
+    backed off with nothing left to say or, with ``unchecked="abstain"``, when no guard
+    could check the key clause. ``unverified_clause`` names the clause that could not be
+    checked; ``dropped_clause`` a clause a guard refuted and cut from the answer.
     ``tokens_per_s`` is end to end (prompt evaluation and any retry included);
     ``decode_tokens_per_s`` counts only the steps after each attempt's first token, the
     per-token cost the guards add to.
@@ -45,10 +65,22 @@ class GuardedDraft:
     tokens: int = 0
     retried: bool = False
     decode_tokens_per_s: float = 0.0
+    status: str = UNVERIFIED
+    key_clause: ClauseCheck = field(default_factory=lambda: ClauseCheck(""))
+    unverified_clause: str = ""
+    dropped_clause: str = ""
+
+    @property
+    def guarded(self) -> bool:
+        return self.status == GUARDED
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
+            "status": self.status,
+            "key_clause": self.key_clause.to_dict(),
+            "unverified_clause": self.unverified_clause,
+            "dropped_clause": self.dropped_clause,
             "interventions": [step.to_dict() for step in self.interventions],
             "mean_safe_mass": self.mean_safe_mass,
             "abstained": self.abstained,
@@ -76,10 +108,9 @@ class TruthAwareLogitsProcessor:
         prompt: str,
         *,
         top_k: int = 40,
-        tau_safe: float = 0.2,
     ) -> None:
         self.end_token = llama.token_eos()
-        self.decoder = llama_decoder(llama, guards, top_k=top_k, tau_safe=tau_safe)
+        self.decoder = llama_decoder(llama, guards, top_k=top_k)
         self.decoder.start(answer_context(prompt))
         self._prompt_tokens: int | None = None
         self._accepted = 0
@@ -106,7 +137,7 @@ class TruthAwareLogitsProcessor:
 
 
 def llama_decoder(
-    llama: llama_cpp.Llama, guards: Sequence[Guard], *, top_k: int, tau_safe: float
+    llama: llama_cpp.Llama, guards: Sequence[Guard], *, top_k: int
 ) -> TruthAwareDecoder:
     """A decoder over ``llama``'s vocabulary."""
     return TruthAwareDecoder(
@@ -114,7 +145,6 @@ def llama_decoder(
         token_bytes=lambda token: llama.detokenize([token]),
         is_end=is_end_of_generation(llama),
         top_k=top_k,
-        tau_safe=tau_safe,
     )
 
 
@@ -125,27 +155,31 @@ def guarded_generate(
     *,
     max_tokens: int,
     top_k: int = 40,
-    tau_safe: float = 0.2,
     retry: Callable[[], str] | None = None,
     stop: Sequence[str] = (),
+    unchecked: Unchecked = "unverified",
 ) -> GuardedDraft:
     """Greedy decoding of ``prompt`` under ``guards`` (see the module doc).
 
-    ``retry`` is called once when the safe mass falls below ``tau_safe`` and returns a new
-    prompt (typically with more evidence); generation restarts from it. Without it, or
-    when the retry backs off too, the draft abstains and says why. Generation ends at an
-    end-of-generation token, after ``max_tokens`` tokens, or at the first ``stop`` string
-    (which is cut from the text).
+    ``retry`` is called once when the decoder backs off and returns a new prompt
+    (typically with more evidence); generation restarts from it. Without it, or when the
+    retry backs off too, a refuted clause is cut from the answer, and an answer with
+    nothing left (or with no safe token at all) abstains and says why. Generation ends at
+    an end-of-generation token, after ``max_tokens`` tokens, or at the first ``stop``
+    string (which is cut from the text). ``unchecked`` decides what an answer whose key
+    clause no guard could check becomes: ``unverified`` or ``abstain``.
     """
     if max_tokens < 1:
         raise DecodingError(f"max_tokens must be >= 1, got {max_tokens}")
+    if unchecked not in _UNCHECKED:
+        raise DecodingError(f"unchecked must be one of {', '.join(_UNCHECKED)}, got {unchecked!r}")
     started = time.perf_counter()
     draft = GuardedDraft("")
     masses: list[float] = []
     decode_tokens, decode_seconds = 0, 0.0
     current = prompt
     # One decoder for every attempt: token texts and guard decisions carry over to a retry.
-    decoder = llama_decoder(llama, guards, top_k=top_k, tau_safe=tau_safe)
+    decoder = llama_decoder(llama, guards, top_k=top_k)
     while True:
         decoder.start(answer_context(current))
         attempt = _run(llama, decoder, current, max_tokens, stop)
@@ -162,14 +196,40 @@ def guarded_generate(
             draft.interventions.append(Intervention(decoder.step, "retry", masses[-1]))
             current = retry()
             continue
-        draft.abstained = True
-        draft.abstention_reason = decoder.halt_reason
+        if decoder.refuted_from is not None:
+            draft.dropped_clause = draft.text[decoder.refuted_from :].strip()
+            draft.text = draft.text[: decoder.refuted_from]
+        if decoder.refuted_from is None or not draft.text.strip():
+            draft.abstained = True
+            draft.abstention_reason = decoder.halt_reason
         break
+    _settle(draft, decoder, unchecked)
     elapsed = time.perf_counter() - started
     draft.mean_safe_mass = _mean(masses)
     draft.tokens_per_s = draft.tokens / elapsed if elapsed > 0 else 0.0
     draft.decode_tokens_per_s = decode_tokens / decode_seconds if decode_seconds > 0 else 0.0
     return draft
+
+
+def _settle(draft: GuardedDraft, decoder: TruthAwareDecoder, unchecked: Unchecked) -> None:
+    """Set the draft's status from whether a guard could check its key clause."""
+    if draft.abstained:
+        draft.status = ABSTAINED
+        return
+    if any(guard.enabled for guard in decoder.guards):
+        draft.key_clause = decoder.check_clause(draft.text)
+    if draft.key_clause.checked:
+        draft.status = GUARDED
+        return
+    draft.unverified_clause = draft.key_clause.clause
+    if unchecked == "abstain":
+        draft.status = ABSTAINED
+        draft.abstained = True
+        reasons = "; ".join(f"{c.guard}: {c.reason}" for c in draft.key_clause.coverage)
+        draft.abstention_reason = (f"no guard could check the clause "
+                                   f"{draft.key_clause.clause!r}: {reasons or 'no guard enabled'}")
+    else:
+        draft.status = UNVERIFIED
 
 
 def _run(
@@ -217,6 +277,8 @@ def _run(
         if attempt.tokens >= max_tokens or _stop_position(decoder.text, stop) is not None:
             break
         llama.eval([token])
+    if guarded:
+        decoder.finish()
     cut = _stop_position(decoder.text, stop)
     attempt.text = decoder.text if cut is None else decoder.text[:cut]
     attempt.decode_seconds = time.perf_counter() - first

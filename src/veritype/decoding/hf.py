@@ -31,7 +31,6 @@ class TransformersGuardProcessor(LogitsProcessor):
         prompts: Sequence[str],
         *,
         top_k: int = 40,
-        tau_safe: float = 0.2,
     ) -> None:
         if tokenizer.eos_token_id is None:
             raise DecodingError("the tokenizer has no end-of-sequence token to end a row with")
@@ -44,7 +43,6 @@ class TransformersGuardProcessor(LogitsProcessor):
                 ).encode("utf-8"),
                 is_end=lambda token: token == self.end_token,
                 top_k=top_k,
-                tau_safe=tau_safe,
             )
             for _ in prompts
         ]

@@ -9,6 +9,14 @@ subject followed by every surface form of the relation, or a relation template s
 beginning of an object, a candidate token is safe only if the object written so far plus
 the token can still become, or has just completed, an object the knowledge base holds for
 that lead and time.
+
+A lead the knowledge base has no surface for ("Canada's seat of government is", "Hamlet was
+penned by") is recognised by meaning: when the clause names a known subject and ends with a
+linking word, the phrase around the subject is embedded and compared with every relation's
+name and surfaces; if the nearest relation is one the subject has, and near enough, its
+objects are the only ones allowed. With a retriever, the triples stated by the passages
+retrieved for a question join the knowledge base, so facts outside a hand-made one are
+guarded too.
 """
 
 from __future__ import annotations
@@ -16,24 +24,36 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from veritype.decoding._base import PrefixGuard, continues_literal, literal_open, register_guard
+import numpy as np
+import numpy.typing as npt
+
+from veritype.decoding._base import (
+    CLAUSE_BREAK,
+    LiteralConstraint,
+    PrefixGuard,
+    literal_open,
+    register_guard,
+)
 from veritype.decoding._triples import Triple, extract_triples, normalise, parse_date
 from veritype.errors import DecodingError
 
 if TYPE_CHECKING:
     from veritype.ingest.corpus import Corpus
+    from veritype.retrieval import Retriever
+    from veritype.retrieval.embedding import Embedder
     from veritype.store import Store
 
 __all__ = [
     "CompiledKnowledgeBase",
     "KnowledgeBase",
     "KnowledgeBaseGuard",
+    "RelationMatcher",
     "Triple",
     "extract_triples",
     "kb_guard",
@@ -154,6 +174,17 @@ class KnowledgeBase:
         return cls.from_store(corpus.store)
 
     @classmethod
+    def from_retrieval(cls, retriever: Retriever, question: str, *, k: int = 4) -> KnowledgeBase:
+        """Triples extracted from the ``k`` passages ``retriever`` finds for ``question``."""
+        if k < 1:
+            raise DecodingError(f"k must be >= 1, got {k}")
+        if not question.strip():
+            raise DecodingError("retrieving triples needs a question")
+        return cls.from_documents(
+            (hit.chunk.chunk_id, hit.chunk.text) for hit in retriever.retrieve(question, k)
+        )
+
+    @classmethod
     def from_documents(cls, documents: Iterable[tuple[str, str]]) -> KnowledgeBase:
         """Triples extracted from ``(source, text)`` pairs."""
         knowledge = cls()
@@ -224,6 +255,27 @@ class CompiledKnowledgeBase:
                         lead = f"{name} {surface}"
                     leads.setdefault(normalise(lead), []).append((variants, triple))
         self._trie: dict[str, Any] = {}
+        self._subject_trie: dict[str, Any] = {}
+        # The relations a knowledge base names and words (those with surfaces), each with
+        # its descriptions, and each subject's triples by such a relation: what a lead may
+        # mean. A verb read off a corpus sentence ("inhibits") is its own surface already.
+        self.relations: dict[str, tuple[str, ...]] = {}
+        self._facts: dict[str, dict[str, list[tuple[tuple[str, ...], Triple]]]] = {}
+        for triple in knowledge.triples:
+            subject, relation = normalise(triple.subject), normalise(triple.relation)
+            if not knowledge.relation_aliases.get(relation):
+                continue
+            self._facts.setdefault(subject, {}).setdefault(relation, []).append(
+                (_object_variants(triple.object), triple))
+            surfaces = {relation, *knowledge.relation_aliases.get(relation, ())}
+            self.relations[relation] = (relation, *sorted(_relation_phrase(s) for s in surfaces))
+            names = {subject, *knowledge.subject_aliases.get(subject, ())}
+            for name in names | {n[len(a):] for n in names for a in _ARTICLES
+                                 if n.startswith(a)}:
+                node = self._subject_trie
+                for char in name:
+                    node = node.setdefault(char, {})
+                node[_LEAF] = subject
         for lead, entries in leads.items():
             node = self._trie
             for char in lead:
@@ -246,28 +298,163 @@ class CompiledKnowledgeBase:
         tail = normalise(prefix[-self._window :])
         if prefix[-1:].isspace():
             tail += " "
-        best: tuple[int, int, _Objects] | None = None
-        for start in _word_starts(tail):
-            node: dict[str, Any] | None = self._trie
-            for position in range(start, len(tail)):
-                node = node.get(tail[position]) if node is not None else None
-                if node is None:
-                    break
-                objects = node.get(_LEAF)
-                end = position + 1
-                if objects is not None and (end == len(tail) or tail[end] == " ") and (
-                    best is None or end > best[1]
-                ):
-                    best = (start, end, objects)
+        best = _last_match(self._trie, tail, lambda after: after == " ")
         if best is None:
             return None
         start, end, objects = best
+        assert isinstance(objects, _Objects)
         window = _year_window(tail[:start]) or (today, today)
         spellings = objects.spellings(*window)
         written = tail[end:]
         if not spellings or not literal_open(written, spellings):
             return None
         return written, spellings
+
+
+    def lead_by_meaning(
+        self, prefix: str, today: date, relations: RelationMatcher
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """Like ``lookup``, for a clause that names a known subject and then ends its
+        relation phrase with a linking word ("Canada's seat of government is"): the
+        relation is the knowledge base's relation nearest in meaning to that phrase."""
+        tail = normalise(prefix[-self._window :])
+        if prefix[-1:].isspace():
+            tail += " "
+        breaks = list(CLAUSE_BREAK.finditer(tail))
+        clause = tail[breaks[-1].end() :] if breaks else tail
+        mention = self._last_subject(clause)
+        if mention is None:
+            return None
+        start, end, subject = mention
+        facts = self._facts[subject]
+        window = _year_window(clause[:start]) or (today, today)
+        everything = tuple(dict.fromkeys(
+            v for entries in facts.values() for vs, t in entries if t.valid_between(*window)
+            for v in vs))
+        for link in reversed(list(_LINK.finditer(clause, end))):
+            written = clause[link.end() :]
+            if not literal_open(written, everything):
+                continue
+            phrase = f"{clause[:start]}X{clause[end:link.end()]}".strip()
+            relation = relations.nearest(_LABEL.sub("", phrase), self.relations)
+            if relation is None or relation not in facts:
+                return None
+            spellings = _Objects(tuple(facts[relation])).spellings(*window)
+            if not spellings or not literal_open(written, spellings):
+                return None
+            return written, spellings
+        return None
+
+    def _last_subject(self, clause: str) -> tuple[int, int, str] | None:
+        """The last known subject named in ``clause`` (the longest of those ending last:
+        "isaac newton", not its alias "newton"): its span and canonical name."""
+        found = _last_match(self._subject_trie, clause, lambda after: not after.isalnum())
+        return None if found is None else (found[0], found[1], str(found[2]))
+
+
+def _last_match(
+    trie: dict[str, Any], text: str, boundary: Callable[[str], bool]
+) -> tuple[int, int, object] | None:
+    """The entry of a character ``trie`` that ends last in ``text`` (the longest of those):
+    it starts a word and ends at the end of ``text`` or before a character ``boundary``
+    accepts. Returns its span and its leaf."""
+    best: tuple[int, int, object] | None = None
+    for start in _word_starts(text):
+        node: dict[str, Any] | None = trie
+        for position in range(start, len(text)):
+            node = node.get(text[position]) if node is not None else None
+            if node is None:
+                break
+            leaf = node.get(_LEAF)
+            end = position + 1
+            if leaf is not None and (end == len(text) or boundary(text[end])) and (
+                best is None or end > best[1]
+            ):
+                best = (start, end, leaf)
+    return best
+
+
+class RelationMatcher:
+    """Finds the knowledge-base relation a phrase means, by sentence embedding.
+
+    The phrase (the subject written as "X": "X's seat of government is") is compared by
+    cosine with every relation's name and surfaces ("capital", "the capital of X is");
+    the nearest relation counts when its similarity reaches ``threshold`` and it is at least
+    ``margin`` nearer than the next relation, so that a phrase between two relations
+    ("the currency of X is" against currency and capital) is not forced into either.
+    Embeddings are cached, so a phrase costs one model call per answer at most. MiniLM
+    puts neighbouring relations close: "the vice president of X was" reaches "president"
+    and "X was published in" reaches "author" above the defaults (see the docs), so
+    relations a knowledge base lacks but that sound like one it has can be misread.
+    """
+
+    def __init__(
+        self, embedder: Embedder | None = None, *, threshold: float = 0.7, margin: float = 0.1
+    ) -> None:
+        if not -1.0 <= threshold <= 1.0 or margin < 0.0:
+            raise DecodingError(
+                f"threshold must lie in [-1, 1] and margin be >= 0, got {threshold}, {margin}"
+            )
+        self._embedder = embedder
+        self.threshold = threshold
+        self.margin = margin
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self._choices: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], str | None] = {}
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from veritype.retrieval.embedding import create_embedder
+
+            self._embedder = create_embedder()
+        return self._embedder
+
+    def prepare(self, relations: Mapping[str, tuple[str, ...]]) -> None:
+        """Embed every description of ``relations`` now (loading the model if need be),
+        so that decoding pays only for the phrases it meets."""
+        self._embed([d for descriptions in relations.values() for d in descriptions])
+
+    def similarity(self, phrase: str, descriptions: Sequence[str]) -> float:
+        """The highest cosine between ``phrase`` and one of ``descriptions``."""
+        self._embed([phrase, *descriptions])
+        vector = self._vectors[phrase]
+        return max(float(vector @ self._vectors[d]) for d in descriptions)
+
+    def nearest(self, phrase: str, relations: Mapping[str, tuple[str, ...]]) -> str | None:
+        """The relation ``phrase`` means among ``relations`` (name → descriptions), or None
+        when none is near enough or two are about as near."""
+        key = (phrase, tuple(relations.items()))
+        if key in self._choices:
+            return self._choices[key]
+        ranked = sorted(((self.similarity(phrase, d), r) for r, d in relations.items()),
+                        reverse=True)
+        best = ranked[0] if ranked else None
+        runner_up = ranked[1][0] if len(ranked) > 1 else -1.0
+        choice = (best[1] if best is not None and best[0] >= self.threshold
+                  and best[0] - runner_up >= self.margin else None)
+        self._choices[key] = choice
+        return choice
+
+    def _embed(self, texts: Sequence[str]) -> None:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if not missing:
+            return
+        vectors = np.asarray(self.embedder.embed_batch(missing), dtype=np.float32)
+        for text, vector in zip(missing, vectors, strict=True):
+            self._vectors[text] = vector
+
+
+# A relation phrase ends with a word after which its object follows: a copula or
+# preposition ("is", "was penned by", "is written as", "pay with the").
+_LINK = re.compile(
+    r"(?<![\w'])(?:is|are|was|were|be|by|as|in|with|the|of|on|at|from|to|called|named)(?= ?$| )")
+# A speaker label before the answer ("A: ") is not part of its relation.
+_LABEL = re.compile(r"^[a-z]{1,3}: ")
+
+
+def _relation_phrase(surface: str) -> str:
+    """A relation surface with its subject written as "X"."""
+    return surface.replace(_SUBJECT_SLOT, "X") if _SUBJECT_SLOT in surface else f"X {surface}"
 
 
 def _object_variants(obj: str) -> tuple[str, ...]:
@@ -291,20 +478,24 @@ def _year_window(before: str) -> tuple[date, date] | None:
     return date(year, 1, 1), date(year, 12, 31)
 
 
-@dataclass(frozen=True, slots=True)
-class KnowledgeConstraint:
-    written: str
-    answers: tuple[str, ...]
-
-
 class KnowledgeBaseGuard(PrefixGuard):
     """Blocks a token that turns "subject relation ..." into an object the knowledge base
-    does not hold for that subject and relation (at ``as_of``, default today)."""
+    does not hold for that subject and relation (at ``as_of``, default today).
+
+    With ``relations`` (a ``RelationMatcher``), leads in words the knowledge base has no
+    surface for are recognised by meaning (see the module doc).
+    """
 
     name = "kb"
+    _where = "the knowledge base holds the object of its subject and relation"
 
     def __init__(
-        self, knowledge: KnowledgeBase, *, as_of: date | None = None, enabled: bool = True
+        self,
+        knowledge: KnowledgeBase,
+        *,
+        as_of: date | None = None,
+        relations: RelationMatcher | None = None,
+        enabled: bool = True,
     ) -> None:
         super().__init__()
         if len(knowledge) == 0:
@@ -312,15 +503,25 @@ class KnowledgeBaseGuard(PrefixGuard):
         self.knowledge = knowledge
         self.compiled = knowledge.compile()
         self.as_of = as_of
+        self.relations = relations
+        if relations is not None:
+            relations.prepare(self.compiled.relations)
         self.enabled = enabled
 
-    def _constraint(self, prefix: str) -> KnowledgeConstraint | None:
-        found = self.compiled.lookup(prefix, self.as_of or date.today())
-        return KnowledgeConstraint(*found) if found else None
+    def with_knowledge(self, extra: KnowledgeBase) -> KnowledgeBaseGuard:
+        """The same guard (sharing its relation matcher) over its triples plus ``extra``."""
+        merged = KnowledgeBase()
+        merged.merge(self.knowledge)
+        merged.merge(extra)
+        return KnowledgeBaseGuard(merged, as_of=self.as_of, relations=self.relations,
+                                  enabled=self.enabled)
 
-    def _accepts(self, constraint: object, candidate: str) -> bool:
-        assert isinstance(constraint, KnowledgeConstraint)
-        return continues_literal(constraint.written, candidate, constraint.answers)
+    def _constraint(self, prefix: str) -> LiteralConstraint | None:
+        today = self.as_of or date.today()
+        found = self.compiled.lookup(prefix, today)
+        if found is None and self.relations is not None:
+            found = self.compiled.lead_by_meaning(prefix, today, self.relations)
+        return LiteralConstraint(*found) if found else None
 
 
 @register_guard("kb")
@@ -330,11 +531,16 @@ def kb_guard(
     files: Sequence[str | Path] = (),
     texts: Sequence[str] = (),
     corpus: Corpus | None = None,
+    retriever: Retriever | None = None,
+    question: str = "",
+    k: int = 4,
+    by_meaning: bool = True,
     as_of: date | None = None,
     enabled: bool = True,
 ) -> KnowledgeBaseGuard:
     """The ``kb`` guard over ``knowledge`` plus the triples of ``files`` (CSV/JSON), of
-    ``texts`` and of an ingested ``corpus``."""
+    ``texts``, of an ingested ``corpus`` and of the ``k`` passages ``retriever`` finds for
+    ``question``; ``by_meaning`` also recognises relations by meaning (MiniLM embeddings)."""
     merged = KnowledgeBase()
     if knowledge is not None:
         merged.merge(knowledge)
@@ -344,4 +550,7 @@ def kb_guard(
         merged.merge(KnowledgeBase.from_texts(texts))
     if corpus is not None:
         merged.merge(KnowledgeBase.from_corpus(corpus))
-    return KnowledgeBaseGuard(merged, as_of=as_of, enabled=enabled)
+    if retriever is not None:
+        merged.merge(KnowledgeBase.from_retrieval(retriever, question, k=k))
+    return KnowledgeBaseGuard(merged, as_of=as_of, relations=RelationMatcher() if by_meaning
+                              else None, enabled=enabled)

@@ -32,7 +32,7 @@ from veritype.ingest.corpus import Corpus
 from veritype.settings import env
 
 if TYPE_CHECKING:
-    from veritype.decoding import GuardedDraft
+    from veritype.decoding import GuardedDraft, Unchecked
 
 _out = Console()
 _err = Console(stderr=True)
@@ -93,9 +93,10 @@ def generate(
     no_context: Annotated[
         bool, typer.Option("--no-context", help="Switch the context monitor off.")
     ] = False,
-    tau_safe: Annotated[
-        float, typer.Option("--tau-safe", help="Safe mass below which decoding backs off.")
-    ] = 0.2,
+    unchecked: Annotated[
+        str, typer.Option("--unchecked", help="What a guarded answer no guard could check "
+                                              "becomes: unverified or abstain.")
+    ] = "unverified",
 ) -> None:
     """Write a draft answer to QUESTION from evidence and list the claims it makes.
 
@@ -108,6 +109,8 @@ def generate(
         raise _fail(f"-k must be at least 1, got {k}")
     if evidence and store is not None:
         raise _fail("give --evidence files or --store, not both")
+    if unchecked not in ("unverified", "abstain"):
+        raise _fail(f"--unchecked is unverified or abstain, got {unchecked!r}")
     try:
         params = GenerationParams(max_tokens=max_tokens, temperature=temperature)
         options = _generator_options(generator, model_path, base_url, model)
@@ -130,7 +133,7 @@ def generate(
         guarded = _guarded_draft(
             question, chunks, model_path, kb or [], retry=retry, max_tokens=max_tokens,
             use_kb=not no_kb, use_arithmetic=not no_arithmetic, use_context=not no_context,
-            tau_safe=tau_safe,
+            unchecked="abstain" if unchecked == "abstain" else "unverified",
         )
     if as_json:
         result = _as_dict(question, draft, chunks, decomposition)
@@ -154,7 +157,7 @@ def _guarded_draft(
     use_kb: bool,
     use_arithmetic: bool,
     use_context: bool,
-    tau_safe: float,
+    unchecked: Unchecked,
 ) -> GuardedDraft:
     """Decode the same prompt again under the enabled guards (truth-aware decoding)."""
     from veritype.decoding import DecodingError, create_guard, guarded_generate, load_llama
@@ -186,14 +189,18 @@ def _guarded_draft(
     with _err.status("Decoding with truth-aware guards…"):
         return guarded_generate(
             llama, prompter.prompt_text(question, chunks), guards, max_tokens=max_tokens,
-            tau_safe=tau_safe, retry=more_evidence if retry is not None else None,
+            retry=more_evidence if retry is not None else None, unchecked=unchecked,
         )
 
 
 def _print_guarded(guarded: GuardedDraft) -> None:
-    _out.print("[bold]Guarded draft[/] (truth-aware decoding):", highlight=False)
+    _out.print(f"[bold]Guarded draft[/] (truth-aware decoding): {guarded.status}",
+               highlight=False)
     if guarded.abstained:
         _out.print(f"[bold]Abstained:[/] {escape(guarded.abstention_reason)}", highlight=False)
+    elif guarded.unverified_clause:
+        _out.print(f"[bold]No guard could check:[/] {escape(guarded.unverified_clause)}",
+                   highlight=False)
     _out.print(escape(guarded.text) if guarded.text.strip() else "[dim](empty)[/]",
                highlight=False, soft_wrap=True)
     _out.print(
