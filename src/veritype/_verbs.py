@@ -58,35 +58,36 @@ withhold withheld withheld | withstand withstood withstood | write wrote written
 _REGULAR = """
 accept achieve acquire act adapt add adjust admit adopt affect agree aim allow alter
 announce answer appear apply appoint approve argue arrange arrest arrive ask assess assign
-assist assume attack attempt attend attract avoid award ban base believe belong block boost
-borrow call cancel capture carry cause celebrate change charge check claim clean clear climb
-close collapse collect combine command compare compete complete compose conclude conduct
-confirm connect consider consist construct contain continue contribute control convert
-convince cook copy count cover crash create cross cure damage dance decide declare decline
-decrease defeat defend define delay deliver demand deny depend describe design destroy
-determine develop die differ direct disappear discover discuss dismiss display dissolve
-divide dominate double doubt drop earn ease elect eliminate emerge employ enable encourage
-end endure engage enjoy ensure enter equal erupt escape establish estimate evolve examine
-exceed exist expand expect experience explain explode explore export express extend face
-fail fear fill finance finish fit fix flood flow focus fold follow force form found free
-function gain gather generate govern graduate grant guarantee guide handle happen hate help
-hire host hunt identify ignore illustrate imagine impact implement import improve include
-increase indicate influence inform inhabit inherit injure insist install intend introduce
-invade invent invest invite involve issue join judge jump kick kill knock lack land last
-laugh launch lift like limit link listen live locate look love maintain manage manufacture
-marry match matter measure mention merge migrate miss mix mount move name need note notice
-obtain occupy occur offer open operate oppose order organise organize originate own pass
-perform permit persuade pick place plan plant play possess pour prefer prepare present
-preserve press pretend prevent print proceed process produce promise promote propose protect
-provide publish pull purchase push qualify question raise range reach react realise realize
-receive recognise recognize recommend record recover reduce refer reflect refuse regard
-reign reject relate release rely remain remember remove rename repeat replace reply report
-represent require rescue resemble reside resign resist resolve respond rest restore result
-retain retire return reveal rule sail save score seem select separate serve settle share
-shift shout sign smile solve start stay stop store study submit succeed suffer suggest
-supply support suppose surround survive suspect switch talk taste tend test thank touch tour
-trade train transfer transform translate travel treat trust try turn unite use vary visit
-vote wait walk want warn wash watch welcome wish wonder work worry yield
+assist assume attack attempt attend attract avoid award ban base believe belong block boil
+boost border borrow call cancel capture carry cause celebrate change charge check claim
+clean clear climb close collapse collect combine command compare compete complete compose
+conclude conduct confirm connect consider consist construct contain continue contribute
+control convert convince cook copy count cover crash create cross cure damage dance decide
+declare decline decrease defeat defend define delay deliver demand deny depend describe
+design destroy determine develop die differ direct disappear discover discuss dismiss
+display dissolve divide dominate double doubt drop earn ease elect eliminate emerge employ
+enable encourage end endure engage enjoy ensure enter equal erupt escape establish estimate
+evolve examine exceed exist expand expect experience explain explode explore export express
+extend face fail fear fill finance finish fit fix flood flow focus fold follow force form
+found free function gain gather generate govern graduate grant guarantee guide handle happen
+hate help hire host hunt identify ignore illustrate imagine impact implement import improve
+include increase indicate influence inform inhabit inherit injure insist install intend
+introduce invade invent invest invite involve issue join judge jump kick kill knock lack
+land last laugh launch lift like limit link listen live locate look love maintain manage
+manufacture marry match matter measure melt mention merge migrate miss mix mount move name
+need note notice obtain occupy occur offer open operate oppose orbit order organise organize
+originate own pass perform permit persuade pick place plan plant play possess pour prefer
+prepare present preserve press pretend prevent print proceed process produce promise promote
+propose protect provide publish pull purchase push qualify question raise range rank reach
+react realise realize receive recognise recognize recommend record recover reduce refer
+reflect refuse regard reign reject relate release rely remain remember remove rename repeat
+replace reply report represent require rescue resemble reside resign resist resolve respond
+rest restore result retain retire return reveal rule sail save score seem select separate
+serve settle share shift shout sign smile solve span start stay stop store stretch study
+submit succeed suffer suggest supply support suppose surround survive suspect switch talk
+taste tend test thank touch tour trade train transfer transform translate travel treat trust
+try turn unite use vary visit vote wait walk want warn wash watch weigh welcome wish wonder
+work worry yield
 """
 
 

@@ -38,10 +38,10 @@ _CLAUSE_SHARED_SUBJECT = re.compile(
 _NOMINAL_CUES = frozenset(
     """a an the this these those each every some any no its his her their our your my another
     whose what both either neither all many much several few such first second third last
-    next final new latest original former previous recent initial official upcoming of in on
-    at to for from by with without into onto upon over under about above below between among
-    through during before after since until as than via per across along around behind
-    beyond near within against towards toward despite""".split()  # noqa: SIM905
+    next final new latest original former previous recent initial official upcoming most more
+    less least very of in on at to for from by with without into onto upon over under about
+    above below between among through during before after since until as than via per across
+    along around behind beyond near within against towards toward despite""".split()  # noqa: SIM905
 )
 _PLURAL_SUBJECTS = frozenset({"i", "you", "we", "they", "who", "which"})
 _SINGULAR_SUBJECTS = frozenset({"he", "she", "it", "who", "which", "that"})
@@ -53,14 +53,16 @@ _ADVERBS = frozenset(
     """also already always eventually finally first just later never not now often once only
     soon still then even""".split()  # noqa: SIM905
 )
-# Words in -ly or -ed that are nouns, adjectives or bases, not adverbs or past tenses.
+# Words in -ly that are nouns, verbs or names, not adverbs.
 _NOT_ADVERBS = frozenset(
-    {"family", "supply", "reply", "apply", "assembly", "rally", "ally", "monopoly", "anomaly",
-     "belly", "jelly", "bully", "holly", "lily", "fly", "rely", "comply", "multiply", "italy"}
+    {"family", "supply", "reply", "apply", "assembly", "rally", "monopoly", "anomaly", "belly",
+     "jelly", "bully", "comply", "multiply", "italy", "sicily", "emily", "kelly", "holly",
+     "molly", "beverly"}
 )
+# Words in -ed that are no past tense.
 _NOT_PAST = frozenset(
     {"hundred", "sacred", "naked", "wicked", "kindred", "rugged", "ragged", "infrared",
-     "indeed", "embed", "biped", "moped", "sled", "shred", "bed", "red", "wed"}
+     "indeed", "embed", "biped", "moped", "sled", "shred"}
 )
 _CONTRACTED_VERB = re.compile(r"(?:n't|['\u2019](?:re|m|ve|ll|d))$", re.IGNORECASE)
 _CONTRACTED_IS = re.compile(
@@ -98,17 +100,18 @@ def _word_before(words: list[str], index: int) -> int | None:
 def _agrees_as_subject(subject: str, form: VerbForm, *, opens: bool) -> bool:
     """Whether ``subject``, the word before a present-tense form, can be its subject:
     "they release", "prices rise", "the Nile flows", but not "the 2019 release". A word that
-    ``opens`` the text is capitalised either way, so it may be a plural ("Prices rise") or a
-    name ("Paris lies")."""
+    ``opens`` the text is capitalised either way, so one in -s may be a plural ("Prices rise")
+    or a name ("Paris lies")."""
     lower = subject.lower()
     if lower in _PLURAL_SUBJECTS or lower in _SINGULAR_SUBJECTS:
         return lower in (_PLURAL_SUBJECTS if form is VerbForm.BASE else _SINGULAR_SUBJECTS)
     if lower in STOPWORDS or lower in _NOMINAL_CUES or not subject.isalpha():
         return False
+    plural = lower in _IRREGULAR_PLURALS or (
+        lower.endswith("s") and not lower.endswith(("ss", "us", "is")))
     if opens:
-        return True
-    plural = not subject[:1].isupper() and (lower in _IRREGULAR_PLURALS or (
-        lower.endswith("s") and not lower.endswith(("ss", "us", "is"))))
+        return plural or form is VerbForm.THIRD_PERSON
+    plural = plural and not subject[:1].isupper()
     return plural if form is VerbForm.BASE else not plural
 
 
@@ -260,7 +263,8 @@ _EXPLETIVE_IT = re.compile(
     r"evident|obvious|apparent|essential|crucial|vital|surprising|understood|agreed|"
     r"recommended|advisable)\b"
     r"|(?:takes|took|cost|costs|rains|rained|snows|snowed)\b"
-    r"|(?:is|was)\s+(?:not\s+until|[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*)*\s+(?:who|that))\b)",
+    r"|(?:is|was)\s+not\s+until\b"
+    r"|(?:is|was)\s+(?-i:[A-Z])[\w.'\u2019-]*(?:\s+(?-i:[A-Z])[\w.'\u2019-]*)*\s+(?:who|that)\b)",
     re.IGNORECASE,
 )
 DESCRIPTION_LEAD = re.compile(r"[Tt]he\s+([a-z][\w-]*)\s+(?=\w)")
@@ -295,7 +299,7 @@ def subject_of(text: str) -> str | None:
     return None
 
 
-def is_noun_phrase(phrase: str) -> bool:
+def _is_noun_phrase(phrase: str) -> bool:
     """Whether ``phrase`` is a name or a short definite description, all of it: what a
     pronoun may be replaced by."""
     name = _NAME.fullmatch(phrase)
@@ -311,7 +315,7 @@ def _names_something(name: str) -> bool:
     first = (words[1] if words[0] == "The" and len(words) > 1 else words[0]).lower()
     return not (
         first in STOPWORDS or first in NEGATIONS or first in _NOT_NAMES
-        or first.endswith("ly") or name.endswith(("'s", "\u2019s"))
+        or _is_adverb(first) or name.endswith(("'s", "\u2019s"))
     )
 
 
@@ -355,7 +359,7 @@ def _agrees(pronoun: str, subject: str) -> bool:
 def resolve(text: str, subject: str | None) -> str:
     """``text`` with its opening pronoun, possessive or description of ``subject`` replaced by
     ``subject``; unchanged when it opens with none of them or there is no subject."""
-    if not subject or not is_noun_phrase(subject) or _EXPLETIVE_IT.match(text):
+    if not subject or not _is_noun_phrase(subject) or _EXPLETIVE_IT.match(text):
         return text
     lead = _PERSONAL_LEAD.match(text) or _POSSESSIVE_LEAD.match(text)
     if lead is not None and _agrees(lead.group(0).strip().lower(), subject):
