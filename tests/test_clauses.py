@@ -59,6 +59,11 @@ STATEMENTS = [
     "The newly elected president took office in January.",
     "He used a telescope.",
     "The parties agreed on a ceasefire.",
+    # Subjects with digits, and verbs after an appositive.
+    "K2 stands at 8,611 metres.",
+    "Cairo, the capital of Egypt, lies on the Nile.",
+    "The Olive Lantern, a restaurant in Kellis, opened in 2016.",
+    "An adult heart probably pumps 7,000 litres of blood a day.",
 ]
 
 PHRASES = [
@@ -92,6 +97,11 @@ PHRASES = [
     "To release the album.",
     "The speed of light.",
     "Its rise to power.",
+    "South Korean won.",
+    "On the Origin of Species.",
+    "One Hundred Years of Solitude.",
+    "Born on 24 May 1819.",
+    "The 1990s.",
 ]
 
 

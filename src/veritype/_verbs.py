@@ -57,9 +57,9 @@ withhold withheld withheld | withstand withstood withstood | write wrote written
 # Regular verbs, by base form.
 _REGULAR = """
 accept achieve acquire act adapt add adjust admit adopt affect agree aim allow alter
-announce answer appear apply appoint approve argue arrange arrest arrive ask assess assign
-assist assume attack attempt attend attract avoid award ban base believe belong block boil
-boost border borrow call cancel capture carry cause celebrate change charge check claim
+announce answer appear apply appoint approve argue arrange arrest arrive ask assemble assess
+assign assist assume attack attempt attend attract avoid award ban base believe belong block
+boil boost border borrow call cancel capture carry cause celebrate change charge check claim
 clean clear climb close collapse collect combine command compare compete complete compose
 conclude conduct confirm connect consider consist construct contain continue contribute
 control convert convince cook copy count cover crash create cross cure damage dance decide
@@ -78,16 +78,16 @@ manufacture marry match matter measure melt mention merge migrate miss mix mount
 need note notice obtain occupy occur offer open operate oppose orbit order organise organize
 originate own pass perform permit persuade pick place plan plant play possess pour prefer
 prepare present preserve press pretend prevent print proceed process produce promise promote
-propose protect provide publish pull purchase push qualify question raise range rank reach
-react realise realize receive recognise recognize recommend record recover reduce refer
-reflect refuse regard reign reject relate release rely remain remember remove rename repeat
-replace reply report represent require rescue resemble reside resign resist resolve respond
-rest restore result retain retire return reveal rule sail save score seem select separate
-serve settle share shift shout sign smile solve span start stay stop store stretch study
-submit succeed suffer suggest supply support suppose surround survive suspect switch talk
-taste tend test thank touch tour trade train transfer transform translate travel treat trust
-try turn unite use vary visit vote wait walk want warn wash watch weigh welcome wish wonder
-work worry yield
+propose protect provide publish pull pump purchase push qualify question raise range rank
+reach react realise realize receive recognise recognize recommend record recover reduce
+refer reflect refuse regard reign reject relate release rely remain remember remove rename
+repeat replace reply report represent require rescue resemble reside resign resist resolve
+respond rest restore result retain retire return reveal rule sail save score seat seem
+select separate serve settle share shift shout sign smile solve span start stay stop store
+stretch study submit succeed suffer suggest supply support suppose surround survive suspect
+switch talk taste tend test thank touch tour trade train transfer transform translate travel
+treat trust try turn unite use vary visit vote wait walk want warn wash watch weigh welcome
+wish wonder work worry yield
 """
 
 

@@ -68,7 +68,8 @@ _CONTRACTED_VERB = re.compile(r"(?:n't|['\u2019](?:re|m|ve|ll|d))$", re.IGNORECA
 _CONTRACTED_IS = re.compile(
     r"(?:it|he|she|that|there|what|who|here)['\u2019]s$", re.IGNORECASE
 )
-_WORD = re.compile(r"[A-Za-z]+(?:[-'\u2019][A-Za-z]+)*|\d[\d,.:/]*|[^\w\s]")
+# Words ("K2", "well-known", "it's"), numbers ("8,611", "1990s") and punctuation marks.
+_WORD = re.compile(r"\d[\d,.:/]*\w*|\w+(?:[-'\u2019]\w+)*|[^\w\s]")
 _AUXILIARIES = frozenset([*_AUXILIARY_WORDS, "am"])
 
 
@@ -105,7 +106,7 @@ def _agrees_as_subject(subject: str, form: VerbForm, *, opens: bool) -> bool:
     lower = subject.lower()
     if lower in _PLURAL_SUBJECTS or lower in _SINGULAR_SUBJECTS:
         return lower in (_PLURAL_SUBJECTS if form is VerbForm.BASE else _SINGULAR_SUBJECTS)
-    if lower in STOPWORDS or lower in _NOMINAL_CUES or not subject.isalpha():
+    if lower in STOPWORDS or lower in _NOMINAL_CUES or not subject[:1].isalpha():
         return False
     plural = lower in _IRREGULAR_PLURALS or (
         lower.endswith("s") and not lower.endswith(("ss", "us", "is")))
@@ -129,16 +130,21 @@ def _is_verb_at(words: list[str], index: int) -> bool:
         return cue not in _NOMINAL_CUES
     if _CONTRACTED_VERB.search(word) or _CONTRACTED_IS.match(word):
         return True
-    if index == 0 or word[:1].isupper() or before is None:
+    if index == 0 or word[:1].isupper():
         # The first word is the subject; a capitalised word inside is a name.
         return False
-    if cue in _NOMINAL_CUES or cue[:1].isdigit():
+    if cue in _NOMINAL_CUES or cue[:1].isdigit() or (cue, lower) == ("korean", "won"):
+        # The Korean won is a currency, the one past tense that names something common.
         return False
     forms = verb_forms(lower)
     if VerbForm.PAST in forms or _is_regular_past(lower):
+        # After an appositive too: "Tower Bridge, a bascule bridge, opened in 1894".
         return True
-    return any(_agrees_as_subject(words[before], form, opens=before == 0) for form in forms
-               if form in (VerbForm.BASE, VerbForm.THIRD_PERSON))
+    if before is None:
+        # After an appositive: "Cairo, the capital of Egypt, lies on the Nile".
+        return words[index - 1] == "," and VerbForm.THIRD_PERSON in forms
+    return any(_agrees_as_subject(words[before], form, opens=before == 0)
+               for form in forms if form in (VerbForm.BASE, VerbForm.THIRD_PERSON))
 
 
 def first_verb(text: str) -> int | None:
