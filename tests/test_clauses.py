@@ -64,6 +64,7 @@ STATEMENTS = [
     "Cairo, the capital of Egypt, lies on the Nile.",
     "The Olive Lantern, a restaurant in Kellis, opened in 2016.",
     "An adult heart probably pumps 7,000 litres of blood a day.",
+    "Apollo 11 landed on the Moon.",
 ]
 
 PHRASES = [
@@ -102,6 +103,7 @@ PHRASES = [
     "One Hundred Years of Solitude.",
     "Born on 24 May 1819.",
     "The 1990s.",
+    "The women's record.",
 ]
 
 
@@ -204,6 +206,18 @@ RESOLVED = [
     ("Italy joined the European Union in 1958.", "It is a republic.", "Italy is a republic."),
     ("Tower Bridge opened in 1894.", "It was the first bridge that opened in London.",
      "Tower Bridge was the first bridge that opened in London."),
+    # Adverbs between the subject and its verb are no part of the subject.
+    ("Mozart probably died at 35.", "He was born in Salzburg.", "Mozart was born in Salzburg."),
+    ("Aoife Brennan no longer owns the cafe.", "She founded it in 2011.",
+     "Aoife Brennan founded it in 2011."),
+    ("Greyfell Crumbly is aged for 12 weeks.", "It sells for 28 pounds.",
+     "Greyfell Crumbly sells for 28 pounds."),
+    ("Leonardo da Vinci began the Mona Lisa in 1503.", "He worked on it for years.",
+     "Leonardo da Vinci worked on it for years."),
+    ("Howard Florey and Ernst Chain developed penicillin.", "They shared the Nobel Prize.",
+     "Howard Florey and Ernst Chain shared the Nobel Prize."),
+    ("The 2022 World Cup in Qatar was won by Argentina.", "It ended in December.",
+     "The 2022 World Cup in Qatar ended in December."),
     # A bare name is what a pronoun after it speaks of.
     ("Delhi.", "It is the capital of India.", "Delhi is the capital of India."),
 ]
@@ -228,12 +242,14 @@ LEFT_ALONE = [
     ("There are three bridges in the town.", "It has a river."),
     ("Today the wall is a museum.", "It attracts tourists."),
     ("Tower Bridge's towers are 65 metres tall.", "It opened in 1894."),
+    ("Apple's headquarters opened in 2017.", "It has a ring-shaped building."),
     ("Eventually the empire collapsed.", "It had lasted centuries."),
     # A pronoun that does not agree with the subject.
     ("The trial enrolled 300 adult patients.", "They received aspirin daily."),
     ("The bridges were closed in 1990.", "It reopened in 1992."),
     ("The new museum opened in 2001.", "She founded it."),
     ("The new museum opened in 2001.", "He was its first director."),
+    ("Howard Florey and Ernst Chain developed penicillin.", "He shared the Nobel Prize."),
     # An "it" that stands for nothing.
     ("Tower Bridge opened in 1894.", "It is likely that it was busy."),
     ("Tower Bridge opened in 1894.", "It took eight years to build."),

@@ -98,6 +98,15 @@ def _word_before(words: list[str], index: int) -> int | None:
     return index
 
 
+def _is_nominal_number(words: list[str], index: int | None) -> bool:
+    """Whether ``words[index]`` is a number that makes the word after it a noun ("the 2019
+    release", "in 1989 released"), not the end of a name ("Apollo 11 landed")."""
+    if index is None or not words[index][:1].isdigit():
+        return False
+    name = words[index - 1] if index > 0 else ""
+    return not name[:1].isupper() or name.lower() in STOPWORDS or name.lower() in _NOMINAL_CUES
+
+
 def _agrees_as_subject(subject: str, form: VerbForm, *, opens: bool) -> bool:
     """Whether ``subject``, the word before a present-tense form, can be its subject:
     "they release", "prices rise", "the Nile flows", but not "the 2019 release". A word that
@@ -133,8 +142,10 @@ def _is_verb_at(words: list[str], index: int) -> bool:
     if index == 0 or word[:1].isupper():
         # The first word is the subject; a capitalised word inside is a name.
         return False
-    if cue in _NOMINAL_CUES or cue[:1].isdigit() or (cue, lower) == ("korean", "won"):
-        # The Korean won is a currency, the one past tense that names something common.
+    if cue in _NOMINAL_CUES or cue.endswith(("'s", "\u2019s")) or _is_nominal_number(
+            words, before) or (cue, lower) == ("korean", "won"):
+        # After a possessive it is a noun ("the women's record"); the Korean won is a
+        # currency, the one past tense that names something common.
         return False
     forms = verb_forms(lower)
     if VerbForm.PAST in forms or _is_regular_past(lower):
@@ -241,10 +252,10 @@ def as_sentence(text: str) -> str:
 
 
 # A name: capitalised words, perhaps joined by "of"/"the" ("The River Thames", "Bank of
-# England", "Apollo 11").
+# England", "Apollo 11", "Leonardo da Vinci").
 _NAME = re.compile(
-    r"(?:The\s+)?[A-Z][\w'\u2019.&-]*(?:\s+(?:(?:of|de|la|von|van|the|and|&)\s+)*"
-    r"[A-Z0-9][\w'\u2019.&-]*)*"
+    r"(?:The\s+)?[A-Z][\w'\u2019.&-]*"
+    r"(?:\s+(?:(?:of|de|da|di|del|du|la|le|von|van|der|the|and|&)\s+)*[A-Z0-9][\w'\u2019.&-]*)*"
 )
 # Capitalised words that open a sentence without naming anything: quantifiers ("Most of what
 # stands today ..."), adverbs and conjunctions. Stopwords and negations are never names either.
@@ -254,8 +265,8 @@ _NOT_NAMES = frozenset(
     please according""".split()  # noqa: SIM905
 )
 # Function words a definite description may hold between its words ("The capital of France",
-# "The most visited museum").
-_DESCRIPTION_LINKS = frozenset({"of", "most", "more", "least"})
+# "The 2022 tournament in Qatar", "The most visited museum").
+_DESCRIPTION_LINKS = frozenset({"of", "in", "most", "more", "least"})
 _PERSONAL_LEAD = re.compile(r"(?:it|he|she|they)\s+(?=\w)", re.IGNORECASE)
 _POSSESSIVE_LEAD = re.compile(r"(?:its|his|her|their)\s+(?=\w)", re.IGNORECASE)
 # An "it" that stands for nothing: "It is likely that ...", "It took ten years to ...",
@@ -292,7 +303,7 @@ def subject_of(text: str) -> str | None:
     if ANAPHORIC_LEAD.match(text) or THERE_LEAD.match(text):
         return None
     verb = first_verb(text)
-    stretch = (text if verb is None else text[:verb]).strip().rstrip(".")
+    stretch = _without_trailing_adverbs((text if verb is None else text[:verb]).strip(" ."))
     name = _NAME.match(stretch)
     if name is not None and _names_something(name.group(0)):
         rest = stretch[name.end():]
@@ -300,9 +311,21 @@ def subject_of(text: str) -> str | None:
         # a verb the lexicon does not know ("Tower Bridge spans the Thames").
         if not rest or rest[0] in ",(" or (verb is None and _opens_predicate(rest)):
             return name.group(0) if len(name.group(0).split()) <= 8 else None
-    if verb is not None and _is_description(stretch):
-        return stretch
+    # A description before an appositive or a relative clause: "The new bridge, which ...".
+    described = re.split(r"\s*[,(]", stretch, maxsplit=1)[0]
+    if verb is not None and _is_description(described):
+        return described
     return None
+
+
+def _without_trailing_adverbs(stretch: str) -> str:
+    """``stretch`` without the adverbs between a subject and its verb ("Mozart probably",
+    "Aoife Brennan no longer")."""
+    words = stretch.split()
+    while len(words) > 1 and (
+            (words[-1].islower() and _is_adverb(words[-1])) or words[-2:] == ["no", "longer"]):
+        words = words[:-2] if words[-1] == "longer" else words[:-1]
+    return " ".join(words)
 
 
 def _is_noun_phrase(phrase: str) -> bool:
@@ -354,11 +377,12 @@ def _agrees(pronoun: str, subject: str) -> bool:
     walls of Troy" is "walls"."""
     head = subject.split(" of ")[0].split()[-1]
     named = head[:1].isupper()
-    plural = head.endswith("s") and not head.endswith(("ss", "us", "is")) and not named
+    plural = " and " in subject or (
+        head.endswith("s") and not head.endswith(("ss", "us", "is")) and not named)
     if pronoun in ("they", "their"):
         return plural
     if pronoun in ("he", "she", "his", "her"):
-        return named and not subject.startswith("The ")
+        return named and not plural and not subject.startswith("The ")
     return not plural
 
 
