@@ -263,3 +263,10 @@ def test_a_heading_is_context_and_never_a_claim() -> None:
 )
 def test_pronouns_resolve_only_to_a_subject_they_agree_with(answer: str, second: str) -> None:
     assert texts(answer)[1] == second
+
+
+def test_a_pronoun_after_a_sentence_without_a_clear_subject_is_left_as_written() -> None:
+    # "It" may be the wall or most of it: the sentence just before names no subject.
+    answer = ("The Great Wall of China is over 21,000 km long. Most of what stands today was "
+              "built in the Ming dynasty. It was built entirely in the Qin dynasty.")
+    assert texts(answer)[2] == "It was built entirely in the Qin dynasty."

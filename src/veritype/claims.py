@@ -233,8 +233,6 @@ class ClaimCandidate:
 def _content_key(text: str) -> tuple[bool, tuple[tuple[str, int], ...]]:
     return has_negation(text), tuple(sorted(Counter(content_words(text)).items()))
 
-# A name at the start of a sentence: capitalised words, perhaps joined by "of"/"the"
-# ("The River Thames", "Bank of England"); the first word is no sentence-opening stopword.
 def build_decomposition(
     candidates: Sequence[ClaimCandidate], *, prefix: str = "c"
 ) -> Decomposition:
@@ -243,8 +241,9 @@ def build_decomposition(
     Claim ids are ``{prefix}1``, ``{prefix}2``, ... in order. A claim that opens with a
     pronoun (or borrowed its subject) depends on the closest earlier claim that opened a
     sentence without a pronoun, and is resolved against that claim's subject (or the
-    closest heading's, when no claim came between). Repeats are judged on content words and
-    polarity; for dependent claims, also on their referent.
+    closest heading's, when no claim came between); when that claim has no clear subject
+    ("Most of what stands today ..."), the pronoun is left as written. Repeats are judged
+    on content words and polarity; for dependent claims, also on their referent.
     """
     claims: list[Claim] = []
     edges: list[tuple[str, str]] = []
@@ -282,7 +281,7 @@ def build_decomposition(
             edges.append((referent, claim.claim_id))
         if candidate.opens_sentence and not led_by_pronoun:
             referent = claim.claim_id
-            subject = subject_of(text) or subject
+            subject = subject_of(text)
     return Decomposition(claims=claims, edges=edges)
 
 

@@ -8,15 +8,17 @@ from dataclasses import dataclass
 
 from veritype._text import (
     ANAPHORIC_LEAD,
+    NEGATIONS,
+    STOPWORDS,
     content_words,
 )
+from veritype._verbs import BASE_FORMS, VerbForm, verb_forms
 
 THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
-_AUXILIARY = (
-    r"(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
-    r"shall|should)"
-)
+_AUXILIARY_WORDS = """is are was were has have had does do did will would can could may might
+    must shall should""".split()  # noqa: SIM905
+_AUXILIARY = "(?:" + "|".join(_AUXILIARY_WORDS) + ")"
 # A coordinated clause with a subject of its own: ", and it was ...", "; the bridge has ...".
 _CLAUSE_WITH_SUBJECT = re.compile(
     rf"(?:,\s*(?:and|but|while|whereas)\s+|;\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)"
@@ -25,19 +27,157 @@ _CLAUSE_WITH_SUBJECT = re.compile(
 )
 # A coordinated predicate sharing the sentence subject: "... and was rebuilt in 1950".
 # A comma splice: ", it is ...", where a new clause opens with a pronoun subject and a verb.
-_COMMA_SPLICE = re.compile(
-    rf",\s+(?=(?:{_PRONOUN_SUBJECT})\s+(?:{_AUXILIARY}|\w+(?:ed|es))\b)", re.IGNORECASE
-)
+_COMMA_SPLICE = re.compile(rf",\s+(?={_PRONOUN_SUBJECT}\s+(\w))", re.IGNORECASE)
 _CLAUSE_SHARED_SUBJECT = re.compile(
     rf"(?:,\s*and\s+|\s+and\s+|,\s*but\s+|\s+but\s+)(?={_AUXILIARY}\s+\w+)"
 )
-_SUBJECT = re.compile(rf"^(.*?)\s+(?:{_AUXILIARY}|\w+(?:ed|es))\b", re.IGNORECASE)
+
+
+# Words that make the word after them a noun or an adjective: "the release", "a limited
+# edition", "in 1989 released", "its first release".
+_NOMINAL_CUES = frozenset(
+    """a an the this these those each every some any no its his her their our your my another
+    whose what both either neither all many much several few such first second third last
+    next final new latest original former previous recent initial official upcoming most more
+    less least very of in on at to for from by with without into onto upon over under about
+    above below between among through during before after since until as than via per across
+    along around behind beyond near within against towards toward despite""".split()  # noqa: SIM905
+)
+_PLURAL_SUBJECTS = frozenset({"i", "you", "we", "they", "who", "which"})
+_SINGULAR_SUBJECTS = frozenset({"he", "she", "it", "who", "which", "that"})
+_IRREGULAR_PLURALS = frozenset(
+    {"people", "children", "men", "women", "police", "data", "media", "cattle", "feet", "teeth"}
+)
+# Adverbs a verb can stand behind ("the wall finally fell"): read past to find its subject.
+_ADVERBS = frozenset(
+    """also already always eventually finally first just later never not now often once only
+    soon still then even""".split()  # noqa: SIM905
+)
+# Words in -ly that are nouns, verbs or names, not adverbs.
+_NOT_ADVERBS = frozenset(
+    {"family", "supply", "reply", "apply", "assembly", "rally", "monopoly", "anomaly", "belly",
+     "jelly", "bully", "comply", "multiply", "italy", "sicily", "emily", "kelly", "holly",
+     "molly", "beverly"}
+)
+# Words in -ed that are no past tense.
+_NOT_PAST = frozenset(
+    {"hundred", "sacred", "naked", "wicked", "kindred", "rugged", "ragged", "infrared",
+     "indeed", "embed", "biped", "moped", "sled", "shred"}
+)
+_CONTRACTED_VERB = re.compile(r"(?:n't|['\u2019](?:re|m|ve|ll|d))$", re.IGNORECASE)
+_CONTRACTED_IS = re.compile(
+    r"(?:it|he|she|that|there|what|who|here)['\u2019]s$", re.IGNORECASE
+)
+# Words ("K2", "well-known", "it's"), numbers ("8,611", "1990s") and punctuation marks.
+_WORD = re.compile(r"\d[\d,.:/]*\w*|\w+(?:[-'\u2019]\w+)*|[^\w\s]")
+_AUXILIARIES = frozenset([*_AUXILIARY_WORDS, "am"])
+
+
+def _is_adverb(word: str) -> bool:
+    return word in _ADVERBS or (
+        word.endswith("ly") and len(word) > 4 and word not in _NOT_ADVERBS
+    )
+
+
+def _is_regular_past(word: str) -> bool:
+    """Whether the lower-case ``word`` reads as a regular past ("opened", "agreed", "died")."""
+    if not word.endswith("ed") or len(word) < 4 or word in _NOT_PAST:
+        return False
+    # "agreed" is a past, "speed" and "proceed" are bases.
+    return not word.endswith("eed") or word[:-1] in BASE_FORMS
+
+
+def _word_before(words: list[str], index: int) -> int | None:
+    """The index of the word the verb candidate at ``index`` follows, adverbs skipped; None
+    at the start of the text or after punctuation."""
+    index -= 1
+    while index >= 0 and _is_adverb(words[index].lower()):
+        index -= 1
+    if index < 0 or not words[index][:1].isalnum():
+        return None
+    return index
+
+
+def _is_nominal_number(words: list[str], index: int | None) -> bool:
+    """Whether ``words[index]`` is a number that makes the word after it a noun ("the 2019
+    release", "in 1989 released"), not the end of a name ("Apollo 11 landed")."""
+    if index is None or not words[index][:1].isdigit():
+        return False
+    name = words[index - 1] if index > 0 else ""
+    return not name[:1].isupper() or name.lower() in STOPWORDS or name.lower() in _NOMINAL_CUES
+
+
+def _agrees_as_subject(subject: str, form: VerbForm, *, opens: bool) -> bool:
+    """Whether ``subject``, the word before a present-tense form, can be its subject:
+    "they release", "prices rise", "the Nile flows", but not "the 2019 release". A word that
+    ``opens`` the text is capitalised either way, so one in -s may be a plural ("Prices rise")
+    or a name ("Paris lies")."""
+    lower = subject.lower()
+    if lower in _PLURAL_SUBJECTS or lower in _SINGULAR_SUBJECTS:
+        return lower in (_PLURAL_SUBJECTS if form is VerbForm.BASE else _SINGULAR_SUBJECTS)
+    if lower in STOPWORDS or lower in _NOMINAL_CUES or not subject[:1].isalpha():
+        return False
+    plural = lower in _IRREGULAR_PLURALS or (
+        lower.endswith("s") and not lower.endswith(("ss", "us", "is")))
+    if opens:
+        return plural or form is VerbForm.THIRD_PERSON
+    plural = plural and not subject[:1].isupper()
+    return plural if form is VerbForm.BASE else not plural
+
+
+def _is_verb_at(words: list[str], index: int) -> bool:
+    """Whether ``words[index]`` is a finite verb where it stands."""
+    word = words[index]
+    lower = word.lower()
+    following = words[index + 1] if index + 1 < len(words) else ""
+    before = _word_before(words, index)
+    cue = "" if before is None else words[before].lower()
+    if lower in _AUXILIARIES:
+        if word[:1].isupper():
+            # "Was built in 1889." opens with its verb; "May 1883" and "Will Smith" do not.
+            return following[:1].islower()
+        return cue not in _NOMINAL_CUES
+    if _CONTRACTED_VERB.search(word) or _CONTRACTED_IS.match(word):
+        return True
+    if index == 0 or word[:1].isupper():
+        # The first word is the subject; a capitalised word inside is a name.
+        return False
+    if cue in _NOMINAL_CUES or cue.endswith(("'s", "\u2019s")) or _is_nominal_number(
+            words, before) or (cue, lower) == ("korean", "won"):
+        # After a possessive it is a noun ("the women's record"); the Korean won is a
+        # currency, the one past tense that names something common.
+        return False
+    forms = verb_forms(lower)
+    if VerbForm.PAST in forms or _is_regular_past(lower):
+        # After an appositive too: "Tower Bridge, a bascule bridge, opened in 1894".
+        return True
+    if before is None:
+        # After an appositive: "Cairo, the capital of Egypt, lies on the Nile".
+        return words[index - 1] == "," and VerbForm.THIRD_PERSON in forms
+    return any(_agrees_as_subject(words[before], form, opens=before == 0)
+               for form in forms if form in (VerbForm.BASE, VerbForm.THIRD_PERSON))
+
+
+def first_verb(text: str) -> int | None:
+    """The offset in ``text`` of its first finite verb, None when it has none.
+
+    Auxiliaries always count ("was", "has", "will"); a past tense ("fell", "opened") counts
+    unless a determiner, preposition or number before it makes it a noun or adjective ("the
+    limited edition"); a present tense ("rise", "flows") counts after a subject it agrees
+    with ("prices rise", "the Nile flows"), not after a determiner ("the 2019 release").
+    """
+    matches = list(_WORD.finditer(text))
+    words = [match.group(0) for match in matches]
+    for index, match in enumerate(matches):
+        if words[index][:1].isalpha() and _is_verb_at(words, index):
+            return match.start()
+    return None
 
 
 def has_verb(text: str) -> bool:
-    """Whether ``text`` has a verb (an auxiliary or a word in -ed/-es): a statement, not a
-    bare phrase such as a name or a date."""
-    return re.search(rf"\b{_AUXILIARY}\b|\b\w+(?:ed|es)\b", text, re.IGNORECASE) is not None
+    """Whether ``text`` has a finite verb: a statement, not a bare phrase such as a name, a
+    date or "The 2019 release."."""
+    return first_verb(text) is not None
 
 
 def _is_substantive(text: str) -> bool:
@@ -63,7 +203,7 @@ def split_clauses(sentence: str) -> list[Clause]:
     cuts += [
         (m.start(), m.end(), False)
         for m in _COMMA_SPLICE.finditer(sentence)
-        if m.start() not in taken
+        if m.start() not in taken and first_verb(sentence[m.end():]) == m.start(1) - m.end()
     ]
     taken = {cut[0] for cut in cuts}
     cuts += [
@@ -82,10 +222,10 @@ def split_clauses(sentence: str) -> list[Clause]:
             _is_substantive(right)
         ):
             if shares_subject and not subject:
-                found = _SUBJECT.match(sentence[:separator])
-                if found is None:
+                verb = first_verb(left)
+                if verb is None or not left[:verb].strip():
                     continue
-                subject = found.group(1)
+                subject = left[:verb].strip()
             bounds.append((start, separator, borrowed))
             start, borrowed = clause_start, shares_subject
     bounds.append((start, len(sentence), borrowed))
@@ -111,20 +251,41 @@ def as_sentence(text: str) -> str:
     return text
 
 
-# Attributions and labels that open a sentence without stating a fact of their own.
-_LEADING_NAME = re.compile(
-    r"(?:The\s+)?(?!(?:In|On|At|By|For|From|With|After|Before|During|Since|As|If|When|While|"
-    r"Although|Because|However|Yes|No|The|A|An|It|He|She|They|We|This|That|These|Those|There|"
-    r"Its|His|Her|Their)\b)[A-Z][\w'\u2019.&-]*(?:\s+(?:(?:of|de|la|von|van|the|and|&)\s+)*"
-    r"[A-Z0-9][\w'\u2019.&-]*)*"
+# A name: capitalised words, perhaps joined by "of"/"the" ("The River Thames", "Bank of
+# England", "Apollo 11", "Leonardo da Vinci").
+_NAME = re.compile(
+    r"(?:The\s+)?[A-Z][\w'\u2019.&-]*"
+    r"(?:\s+(?:(?:of|de|da|di|del|du|la|le|von|van|der|the|and|&)\s+)*[A-Z0-9][\w'\u2019.&-]*)*"
 )
+# Capitalised words that open a sentence without naming anything: quantifiers ("Most of what
+# stands today ..."), adverbs and conjunctions. Stopwords and negations are never names either.
+_NOT_NAMES = frozenset(
+    """many several half every another however today yesterday tomorrow although because
+    unless though yes thus hence therefore meanwhile later earlier finally overall instead
+    please according""".split()  # noqa: SIM905
+)
+# Function words a definite description may hold between its words ("The capital of France",
+# "The 2022 tournament in Qatar", "The most visited museum").
+_DESCRIPTION_LINKS = frozenset({"of", "in", "most", "more", "least"})
 _PERSONAL_LEAD = re.compile(r"(?:it|he|she|they)\s+(?=\w)", re.IGNORECASE)
 _POSSESSIVE_LEAD = re.compile(r"(?:its|his|her|their)\s+(?=\w)", re.IGNORECASE)
+# An "it" that stands for nothing: "It is likely that ...", "It took ten years to ...",
+# "It was not until 1990 that ...", "It was Napoleon who ...".
+_EXPLETIVE_IT = re.compile(
+    r"it\s+(?:(?:is|was|has\s+been|had\s+been|will\s+be|would\s+be|may\s+be|might\s+be|"
+    r"seems|seemed|appears|appeared|remains|remained|becomes|became)\s+(?:not\s+)?"
+    r"(?:\w+ly\s+)?(?:likely|unlikely|possible|impossible|important|necessary|clear|unclear|"
+    r"true|false|known|believed|thought|said|estimated|reported|claimed|expected|assumed|"
+    r"argued|suggested|rumou?red|worth|difficult|easy|hard|common|rare|usual|unusual|notable|"
+    r"evident|obvious|apparent|essential|crucial|vital|surprising|understood|agreed|"
+    r"recommended|advisable)\b"
+    r"|(?:takes|took|cost|costs|rains|rained|snows|snowed)\b"
+    r"|(?:is|was)\s+not\s+until\b"
+    r"|(?:is|was)\s+(?-i:[A-Z])[\w.'\u2019-]*(?:\s+(?-i:[A-Z])[\w.'\u2019-]*)*\s+(?:who|that)\b)",
+    re.IGNORECASE,
+)
 DESCRIPTION_LEAD = re.compile(r"[Tt]he\s+([a-z][\w-]*)\s+(?=\w)")
 HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
-# "The new bridge" before its verb; plural nouns end in -es too, so only auxiliaries and
-# past tenses count as the verb here.
-_DEFINITE_SUBJECT = re.compile(rf"(The\s+.*?)\s+(?:{_AUXILIARY}|\w+ed)\b")
 
 
 def heading_text(line: str) -> str | None:
@@ -134,40 +295,101 @@ def heading_text(line: str) -> str | None:
 
 
 def subject_of(text: str) -> str | None:
-    """The subject a later pronoun can stand for: a leading name ("Tower Bridge"), else a
-    short definite noun phrase before the first verb ("The new bridge"); None when it opens
-    with a pronoun, a preposition or has no clear subject."""
+    """The noun phrase a later pronoun can stand for: the subject before the first verb when
+    it is a name ("Tower Bridge", "The Eiffel Tower") or a short definite description ("The
+    new bridge", "The capital of France"). None when the sentence opens with a pronoun, a
+    preposition, a quantifier ("Most of what stands today") or has no clear subject: a
+    pronoun left as written is better than one replaced by the wrong words."""
     if ANAPHORIC_LEAD.match(text) or THERE_LEAD.match(text):
         return None
-    name = _LEADING_NAME.match(text)
-    if name is not None and (name.end() == len(text) or not text[name.end()].isalnum()):
-        found = name.group(0).rstrip(".")
-        return found if len(found.split()) <= 8 else None
-    phrase = _DEFINITE_SUBJECT.match(text)
-    if phrase is None:
-        return None
-    words = phrase.group(1).split()
-    return phrase.group(1) if len(words) <= 5 else None
+    verb = first_verb(text)
+    stretch = _without_trailing_adverbs((text if verb is None else text[:verb]).strip(" ."))
+    name = _NAME.match(stretch)
+    if name is not None and _names_something(name.group(0)):
+        rest = stretch[name.end():]
+        # A name before an appositive ("Tower Bridge, a bascule bridge, opened ..."), or before
+        # a verb the lexicon does not know ("Tower Bridge spans the Thames").
+        if not rest or rest[0] in ",(" or (verb is None and _opens_predicate(rest)):
+            return name.group(0) if len(name.group(0).split()) <= 8 else None
+    # A description before an appositive or a relative clause: "The new bridge, which ...".
+    described = re.split(r"\s*[,(]", stretch, maxsplit=1)[0]
+    if verb is not None and _is_description(described):
+        return described
+    return None
+
+
+def _without_trailing_adverbs(stretch: str) -> str:
+    """``stretch`` without the adverbs between a subject and its verb ("Mozart probably",
+    "Aoife Brennan no longer")."""
+    words = stretch.split()
+    while len(words) > 1 and (
+            (words[-1].islower() and _is_adverb(words[-1])) or words[-2:] == ["no", "longer"]):
+        words = words[:-2] if words[-1] == "longer" else words[:-1]
+    return " ".join(words)
+
+
+def _is_noun_phrase(phrase: str) -> bool:
+    """Whether ``phrase`` is a name or a short definite description, all of it: what a
+    pronoun may be replaced by."""
+    name = _NAME.fullmatch(phrase)
+    if name is not None:
+        return _names_something(phrase) and len(phrase.split()) <= 8
+    return _is_description(phrase)
+
+
+def _names_something(name: str) -> bool:
+    """Whether ``name`` is a name, not a capitalised function word, quantifier or adverb
+    ("Most", "However", "Only"), nor a possessive ("Tower Bridge's")."""
+    words = name.split()
+    first = (words[1] if words[0] == "The" and len(words) > 1 else words[0]).lower()
+    return not (
+        first in STOPWORDS or first in NEGATIONS or first in _NOT_NAMES
+        or _is_adverb(first) or name.endswith(("'s", "\u2019s"))
+    )
+
+
+def _opens_predicate(rest: str) -> bool:
+    """Whether ``rest``, what follows a name, opens with a lower-case word that is no function
+    word: most likely the verb ("spans the Thames")."""
+    found = re.match(r"\s+([a-z]+)\b", rest)
+    return found is not None and found.group(1) not in STOPWORDS and found.group(1) not in (
+        _NOMINAL_CUES
+    )
+
+
+def _is_description(phrase: str) -> bool:
+    """Whether ``phrase`` is "The" and up to five words, none of them a function word but
+    "of" or "most" ("The new museum", "The capital of France")."""
+    words = phrase.split()
+    if words[:1] != ["The"] or not 2 <= len(words) <= 6 or words[-1] in _DESCRIPTION_LINKS:
+        return False
+    return all(
+        re.fullmatch(r"[\w'\u2019-]+", word) is not None
+        and (word.lower() not in STOPWORDS or word in _DESCRIPTION_LINKS)
+        for word in words[1:]
+    )
 
 
 def _agrees(pronoun: str, subject: str) -> bool:
     """Whether ``pronoun`` can stand for ``subject``: "they" for a plural ("The trials"),
     "he"/"she" for a person's name, "it" for a name or a singular ("The trial"); "The trial
-    enrolled patients. They ..." speaks of the patients, not the trial."""
-    last = subject.split()[-1]
-    named = last[:1].isupper()
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and not named
+    enrolled patients. They ..." speaks of the patients, not the trial. The head of "The
+    walls of Troy" is "walls"."""
+    head = subject.split(" of ")[0].split()[-1]
+    named = head[:1].isupper()
+    plural = " and " in subject or (
+        head.endswith("s") and not head.endswith(("ss", "us", "is")) and not named)
     if pronoun in ("they", "their"):
         return plural
     if pronoun in ("he", "she", "his", "her"):
-        return named and not subject.startswith("The ")
+        return named and not plural and not subject.startswith("The ")
     return not plural
 
 
 def resolve(text: str, subject: str | None) -> str:
     """``text`` with its opening pronoun, possessive or description of ``subject`` replaced by
     ``subject``; unchanged when it opens with none of them or there is no subject."""
-    if not subject:
+    if not subject or not _is_noun_phrase(subject) or _EXPLETIVE_IT.match(text):
         return text
     lead = _PERSONAL_LEAD.match(text) or _POSSESSIVE_LEAD.match(text)
     if lead is not None and _agrees(lead.group(0).strip().lower(), subject):

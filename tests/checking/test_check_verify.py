@@ -90,3 +90,29 @@ def test_unknown_views_and_bad_thresholds_are_refused() -> None:
         check([], settings=CheckSettings(views=("numeric", "oracle")))
     with pytest.raises(InputError, match="tau"):
         check([], settings=CheckSettings(tau=0.2, tau_low=0.5))
+
+
+BERLIN = ("The Berlin Wall divided the city from 1961. The Berlin Wall fell on 9 November "
+          "1989, when the border crossings were opened.")
+
+
+@pytest.mark.parametrize("question", [None, "When did the Berlin Wall fall?"])
+def test_a_statement_with_an_irregular_verb_is_not_glued_to_its_question(
+        question: str | None) -> None:
+    row = {"answer": "The Berlin Wall fell on 9 November 1989.", "contexts": [BERLIN]}
+    if question is not None:
+        row["question"] = question
+    (result,) = check([row]).rows
+    assert [claim.text for claim in result.claims] == ["The Berlin Wall fell on 9 November 1989."]
+    assert result.verdict is RowVerdict.FAITHFUL
+
+
+def test_a_pronoun_after_a_quantified_subject_is_not_replaced_by_the_quantifier() -> None:
+    answer = ("Most of the Great Wall that stands today was built during the Ming dynasty. "
+              "It was built entirely in the Qin dynasty.")
+    context = "Most of the Great Wall that stands today was built during the Ming dynasty."
+    (result,) = check([{"question": "When was the Great Wall built?", "answer": answer,
+                        "contexts": [context]}]).rows
+    texts = [claim.text for claim in result.claims]
+    assert "It was built entirely in the Qin dynasty." in texts
+    assert not any(text.startswith("Most was") for text in texts)

@@ -1,0 +1,283 @@
+"""How a sentence is read: whether it has a verb, and what its opening pronoun stands for."""
+
+from __future__ import annotations
+
+import pytest
+
+from veritype._verbs import VerbForm, verb_forms
+from veritype.clauses import first_verb, has_verb, resolve, subject_of
+
+STATEMENTS = [
+    # Irregular pasts: the verbs the -ed rule never saw.
+    "The Berlin Wall fell on 9 November 1989.",
+    "The Berlin Wall came down in 1989.",
+    "The war began in 1939.",
+    "Napoleon went into exile on Elba.",
+    "Shakespeare wrote Hamlet around 1600.",
+    "The Romans built Hadrian's Wall.",
+    "Argentina won the 1986 World Cup.",
+    "Prices rose sharply in 1973.",
+    "Armstrong first set foot on the Moon in 1969.",
+    "The Titanic sank in 1912.",
+    "Alexander Fleming found penicillin in 1928.",
+    "The empire finally fell in 1453.",
+    "Edison held over a thousand patents.",
+    "Columbus reached the Americas in 1492.",
+    "They left Paris in May.",
+    "The company lost money in 2008.",
+    "Caesar crossed the Rubicon in 49 BC.",
+    "The treaty was signed in 1919.",
+    # Present tenses after a subject they agree with.
+    "They release an album every year.",
+    "Prices rise in summer.",
+    "The Nile flows through Egypt.",
+    "Paris lies on the Seine.",
+    "The wall still stands.",
+    "The museum holds 300 paintings.",
+    "Mount Everest rises 8,849 metres above sea level.",
+    "Penguins live in Antarctica.",
+    "The river runs north.",
+    "Bees produce honey.",
+    "The company employs 500 people.",
+    "Water boils at 100 degrees Celsius.",
+    "The Amazon contains a tenth of all species.",
+    "It includes the old town.",
+    "Children learn quickly.",
+    # Auxiliaries, contractions and -ing after an auxiliary.
+    "It is running late.",
+    "The bridge has been closed since 2020.",
+    "The tower was built in 1889.",
+    "It's in Paris.",
+    "They're based in Berlin.",
+    "The drug doesn't cure the disease.",
+    "Was built in 1889.",
+    "The vaccine may cause a fever.",
+    "The project will finish in 2030.",
+    # Regular pasts.
+    "The bridge opened in 1894.",
+    "Marie Curie died in 1934.",
+    "The newly elected president took office in January.",
+    "He used a telescope.",
+    "The parties agreed on a ceasefire.",
+    # Subjects with digits, and verbs after an appositive.
+    "K2 stands at 8,611 metres.",
+    "Cairo, the capital of Egypt, lies on the Nile.",
+    "The Olive Lantern, a restaurant in Kellis, opened in 2016.",
+    "An adult heart probably pumps 7,000 litres of blood a day.",
+    "Apollo 11 landed on the Moon.",
+]
+
+PHRASES = [
+    "Delhi",
+    "Delhi.",
+    "President Richard Nixon",
+    "9 November 1989",
+    "May 24, 1883.",
+    "Will Smith.",
+    "The 2019 release.",
+    "The release date.",
+    "Their first release.",
+    "A limited edition.",
+    "The newly released album.",
+    "The United States.",
+    "Running water.",
+    "Album release party.",
+    "The city walls.",
+    "The Great Wall of China.",
+    "Two hundred years.",
+    "In 1989.",
+    "About 300 metres.",
+    "Fell in 1989.",
+    "The Qin dynasty.",
+    "A sacred text.",
+    "The rising prices.",
+    "Over the East River.",
+    "Sir Isaac Newton.",
+    "Between 1914 and 1918.",
+    "The fall of the Berlin Wall.",
+    "To release the album.",
+    "The speed of light.",
+    "Its rise to power.",
+    "South Korean won.",
+    "On the Origin of Species.",
+    "One Hundred Years of Solitude.",
+    "Born on 24 May 1819.",
+    "The 1990s.",
+    "The women's record.",
+]
+
+
+@pytest.mark.parametrize("text", STATEMENTS)
+def test_a_statement_has_a_verb(text: str) -> None:
+    assert has_verb(text)
+
+
+@pytest.mark.parametrize("text", PHRASES)
+def test_a_bare_phrase_has_no_verb(text: str) -> None:
+    assert not has_verb(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("The Berlin Wall fell on 9 November 1989.", "fell"),
+        ("Most of what stands today was built later.", "was"),
+        ("The release of the album came in May.", "came"),
+        ("The wall that stands today was built by the Ming.", "stands"),
+    ],
+)
+def test_the_first_verb_is_found_where_it_stands(text: str, verb: str) -> None:
+    offset = first_verb(text)
+    assert offset is not None and text[offset:].startswith(verb)
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"),
+    [
+        ("fell", {VerbForm.PAST}),
+        ("fallen", {VerbForm.PARTICIPLE}),
+        ("built", {VerbForm.PAST, VerbForm.PARTICIPLE}),
+        ("release", {VerbForm.BASE}),
+        ("releases", {VerbForm.THIRD_PERSON}),
+        ("carries", {VerbForm.THIRD_PERSON}),
+        ("crosses", {VerbForm.THIRD_PERSON}),
+        ("lay", {VerbForm.PAST, VerbForm.BASE}),
+        ("wall", set()),
+    ],
+)
+def test_the_lexicon_knows_each_form_of_a_verb(word: str, forms: set[VerbForm]) -> None:
+    assert verb_forms(word) == forms
+
+
+RESOLVED = [
+    # (the sentence before, the pronoun-led sentence, what it reads resolved)
+    ("Tower Bridge opened in 1894.", "It crosses the Thames.", "Tower Bridge crosses the Thames."),
+    ("The Berlin Wall fell in 1989.", "It had stood for 28 years.",
+     "The Berlin Wall had stood for 28 years."),
+    ("The Great Wall of China is long.", "It was built over centuries.",
+     "The Great Wall of China was built over centuries."),
+    ("Marie Curie won the Nobel Prize in 1903.", "She was born in Warsaw.",
+     "Marie Curie was born in Warsaw."),
+    ("Albert Einstein developed relativity.", "He won the Nobel Prize in 1921.",
+     "Albert Einstein won the Nobel Prize in 1921."),
+    ("The new museum opened in 2001.", "It holds 300 paintings.",
+     "The new museum holds 300 paintings."),
+    ("The bridges were closed in 1990.", "They reopened in 1992.",
+     "The bridges reopened in 1992."),
+    ("The capital of France is Paris.", "It has two million inhabitants.",
+     "The capital of France has two million inhabitants."),
+    ("The walls of Troy were tall.", "They fell to the Greeks.",
+     "The walls of Troy fell to the Greeks."),
+    ("Tower Bridge spans the Thames.", "It opened in 1894.", "Tower Bridge opened in 1894."),
+    ("Tower Bridge, a bascule bridge, opened in 1894.", "It is 244 metres long.",
+     "Tower Bridge is 244 metres long."),
+    ("The Eiffel Tower was completed in 1889.", "Its height is 330 metres.",
+     "The Eiffel Tower's height is 330 metres."),
+    ("The Amazon River flows into the Atlantic.", "Its basin covers 7 million km2.",
+     "The Amazon River's basin covers 7 million km2."),
+    ("Charles Dickens wrote Bleak House.", "His novels were serialised.",
+     "Charles Dickens' novels were serialised.".replace("'", "\u2019")),
+    ("The trials enrolled 300 patients.", "Their results were mixed.",
+     "The trials\u2019 results were mixed."),
+    ("Mount Everest rises 8,849 metres.", "It lies in the Himalayas.",
+     "Mount Everest lies in the Himalayas."),
+    ("The Nile flows through Egypt.", "It is the longest river in Africa.",
+     "The Nile is the longest river in Africa."),
+    ("The Roman Empire fell in 476.", "It had lasted five centuries.",
+     "The Roman Empire had lasted five centuries."),
+    ("Apollo 11 landed on the Moon in 1969.", "It carried three astronauts.",
+     "Apollo 11 carried three astronauts."),
+    ("The Bank of England was founded in 1694.", "It sets interest rates.",
+     "The Bank of England sets interest rates."),
+    ("Ada Lovelace wrote the first program.", "She worked with Charles Babbage.",
+     "Ada Lovelace worked with Charles Babbage."),
+    ("The old lighthouse stands on a cliff.", "It was built in 1850.",
+     "The old lighthouse was built in 1850."),
+    ("The vaccines were approved in 2020.", "They reduce severe illness.",
+     "The vaccines reduce severe illness."),
+    ("The Louvre is the most visited museum.", "It houses the Mona Lisa.",
+     "The Louvre houses the Mona Lisa."),
+    ("The Danube crosses ten countries.", "It ends in the Black Sea.",
+     "The Danube ends in the Black Sea."),
+    ("The most visited museum is the Louvre.", "It opened in 1793.",
+     "The most visited museum opened in 1793."),
+    ("The Golden Gate Bridge opened in 1937.", "The bridge is painted orange.",
+     "The Golden Gate Bridge is painted orange."),
+    ("Italy joined the European Union in 1958.", "It is a republic.", "Italy is a republic."),
+    ("Tower Bridge opened in 1894.", "It was the first bridge that opened in London.",
+     "Tower Bridge was the first bridge that opened in London."),
+    # Adverbs between the subject and its verb are no part of the subject.
+    ("Mozart probably died at 35.", "He was born in Salzburg.", "Mozart was born in Salzburg."),
+    ("Aoife Brennan no longer owns the cafe.", "She founded it in 2011.",
+     "Aoife Brennan founded it in 2011."),
+    ("Greyfell Crumbly is aged for 12 weeks.", "It sells for 28 pounds.",
+     "Greyfell Crumbly sells for 28 pounds."),
+    ("Leonardo da Vinci began the Mona Lisa in 1503.", "He worked on it for years.",
+     "Leonardo da Vinci worked on it for years."),
+    ("Howard Florey and Ernst Chain developed penicillin.", "They shared the Nobel Prize.",
+     "Howard Florey and Ernst Chain shared the Nobel Prize."),
+    ("The 2022 World Cup in Qatar was won by Argentina.", "It ended in December.",
+     "The 2022 World Cup in Qatar ended in December."),
+    # A bare name is what a pronoun after it speaks of.
+    ("Delhi.", "It is the capital of India.", "Delhi is the capital of India."),
+]
+
+LEFT_ALONE = [
+    # A quantifier or a fragment is no subject: the pronoun stays as written.
+    ("Most of what stands today was built in the Ming dynasty.",
+     "It was built entirely in the Qin dynasty."),
+    ("Most of the Great Wall that stands today was built under the Ming.",
+     "It was built entirely in the Qin dynasty."),
+    ("Some of the paintings were stolen.", "They were never found."),
+    ("All of the bridges were closed.", "They reopened in 1992."),
+    ("Only the tower survived the fire.", "It was restored in 1990."),
+    ("Much of the city was destroyed.", "It was rebuilt after the war."),
+    ("Many of the soldiers died.", "They were buried in France."),
+    ("Half of the budget went to defence.", "It was cut in 2010."),
+    ("Several of the claims were false.", "They were retracted."),
+    ("None of the letters survived.", "They were burned."),
+    ("However, the bridge opened late.", "It was busy."),
+    ("In 1894 the bridge opened.", "It was busy."),
+    ("During the war the city was bombed.", "It was rebuilt."),
+    ("There are three bridges in the town.", "It has a river."),
+    ("Today the wall is a museum.", "It attracts tourists."),
+    ("Tower Bridge's towers are 65 metres tall.", "It opened in 1894."),
+    ("Apple's headquarters opened in 2017.", "It has a ring-shaped building."),
+    ("Eventually the empire collapsed.", "It had lasted centuries."),
+    # A pronoun that does not agree with the subject.
+    ("The trial enrolled 300 adult patients.", "They received aspirin daily."),
+    ("The bridges were closed in 1990.", "It reopened in 1992."),
+    ("The new museum opened in 2001.", "She founded it."),
+    ("The new museum opened in 2001.", "He was its first director."),
+    ("Howard Florey and Ernst Chain developed penicillin.", "He shared the Nobel Prize."),
+    # An "it" that stands for nothing.
+    ("Tower Bridge opened in 1894.", "It is likely that it was busy."),
+    ("Tower Bridge opened in 1894.", "It took eight years to build."),
+    ("Tower Bridge opened in 1894.", "It was not until 1910 that it was painted."),
+    ("Tower Bridge opened in 1894.", "It was Horace Jones who designed it."),
+    ("The Great Wall is very long.", "It is estimated that it is 21,000 km long."),
+    ("The bridge opened in 1894.", "It is worth visiting."),
+    # No sentence before with a subject at all.
+    ("1989.", "It was the year the wall fell."),
+    ("About 300 metres.", "It is tall."),
+]
+
+
+@pytest.mark.parametrize(("before", "text", "resolved"), RESOLVED)
+def test_a_pronoun_is_replaced_by_the_subject_before_it(
+        before: str, text: str, resolved: str) -> None:
+    assert resolve(text, subject_of(before)) == resolved
+
+
+@pytest.mark.parametrize(("before", "text"), LEFT_ALONE)
+def test_a_pronoun_without_a_clear_subject_is_left_as_written(before: str, text: str) -> None:
+    assert resolve(text, subject_of(before)) == text
+
+
+@pytest.mark.parametrize("subject", ["Most", "Some of it", "only the tower", "the wall fell"])
+def test_resolve_substitutes_only_a_noun_phrase(subject: str) -> None:
+    assert resolve("It was built in 1850.", subject) == "It was built in 1850."
+
+
+def test_there_is_no_subject_in_a_sentence_of_quantifiers() -> None:
+    assert subject_of("Most of what stands today was built in the Ming dynasty.") is None
