@@ -5,7 +5,12 @@ import pytest
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder
-from veritype.models.encoder_views import CrossEncoderView, closest_windows, evidence_windows
+from veritype.models.encoder_views import (
+    CrossEncoderView,
+    claim_overlap,
+    closest_windows,
+    evidence_windows,
+)
 from veritype.views import Verdict
 
 TEXT = (
@@ -78,9 +83,17 @@ def test_view_settings_are_validated(tmp_path: Path) -> None:
 
 
 def _shipped_align(**settings: object) -> CrossEncoderView:
+    return _shipped("align", **settings)
+
+
+def _shipped_nli(**settings: object) -> CrossEncoderView:
+    return _shipped("nli", **settings)
+
+
+def _shipped(name: str, **settings: object) -> CrossEncoderView:
     from veritype.models.cross_encoder import model_directory
 
-    return CrossEncoderView("align", CrossEncoder(model_directory("align")), **settings)  # type: ignore[arg-type]
+    return CrossEncoderView(name, CrossEncoder(model_directory(name)), **settings)  # type: ignore[arg-type]
 
 
 def test_a_verbatim_claim_is_entailed_without_the_model() -> None:
@@ -103,3 +116,23 @@ def test_only_the_windows_closest_to_the_claim_are_scored() -> None:
     assert len(windows) == 2
     assert windows[-1].text.endswith("The bridge opened to traffic in 1937.")
     assert "bridge" in pack.quote(narrow.verify(claim, pack).spans[0])
+
+
+def test_a_contradiction_counts_only_from_the_windows_most_about_the_claim() -> None:
+    # Every window but the last is about another fact of the same subject; an NLI model
+    # reads such a window as contradicting a true claim.
+    pack = EvidencePack.from_texts([
+        "The Amazon is about 6,400 kilometres long. It carries more water than any other "
+        "river. Its basin covers parts of nine countries. The river reaches the Atlantic "
+        "Ocean on the northern coast of Brazil."])
+    view = _shipped_nli(max_windows=None)
+    claim = Claim("c1", "The Amazon flows into the Atlantic Ocean off northern Brazil.")
+    windows = evidence_windows(pack, view.window_sizes)
+    overlap = claim_overlap(claim, windows)
+    closest = [w for w, o in zip(windows, overlap, strict=True) if o == max(overlap)]
+    scores = view.encoder.predict([(w.text, claim.text) for w in windows])
+    result = view.verify(claim, pack)
+    assert result.contradiction == pytest.approx(max(
+        float(s[2]) for w, s in zip(windows, scores, strict=True) if w in closest))
+    assert result.contradiction < float(scores[:, 2].max())
+    assert result.verdict is not Verdict.CONTRADICTED
