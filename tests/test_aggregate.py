@@ -491,6 +491,25 @@ def test_a_veto_needs_its_quorum_of_sure_strong_views() -> None:
         one.with_settings(quorum=2)
 
 
+def test_a_view_vetoes_at_its_own_floor() -> None:
+    from veritype.aggregate import Veto
+
+    veto = Veto(1, 1.0, ("numeric", "align"), (("numeric", 0.6), ("align", 0.9)))
+    model = LearnedAggregator(["nli", "align"], [0.0] * 3, 0.0, veto=veto)
+    sure_rule = [ViewResult("numeric", Verdict.CONTRADICTED, 0.0, 0.7)]
+    unsure_model = [ViewResult("align", Verdict.CONTRADICTED, 0.1, 0.8)]
+    sure_model = [ViewResult("align", Verdict.CONTRADICTED, 0.0, 0.95)]
+    # nli may say contradicted as surely as it likes: it is not a vetoing view.
+    unlisted = [ViewResult("nli", Verdict.CONTRADICTED, 0.0, 0.99)]
+    assert model.aggregate(sure_rule).contradicted and model.aggregate(sure_model).contradicted
+    assert not model.aggregate(unsure_model).contradicted
+    assert not model.aggregate(unlisted).contradicted
+    again = LearnedAggregator.from_json(model.to_json())
+    assert again.veto == veto and again.veto.floor_of("align") == 0.9
+    with pytest.raises(ValueError, match="veto floor"):
+        Veto(1, 0.5, ("nli",), (("nli", 1.5),))
+
+
 def test_thresholds_and_veto_survive_the_json_round_trip() -> None:
     from veritype.aggregate import Veto
 

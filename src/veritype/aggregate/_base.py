@@ -85,39 +85,50 @@ def is_contradicted(results: Sequence[ViewResult], strong: frozenset[str] | None
 class Veto:
     """When a contradiction overrides the score: at least ``quorum`` of the strong views
     (only those named in ``views``, when given) said contradicted with a contradiction score
-    of at least ``floor`` (all of them when fewer than ``quorum`` vote)."""
+    of at least ``floor`` (all of them when fewer than ``quorum`` vote). ``floors`` gives a
+    view a floor of its own (each measured precise for that view)."""
 
     quorum: int = 1
     floor: float = 0.0
     views: tuple[str, ...] | None = None
+    floors: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.quorum, int) or isinstance(self.quorum, bool) or self.quorum < 1:
             raise ConfigurationError(f"veto quorum must be an integer >= 1, got {self.quorum!r}")
-        if not isinstance(self.floor, int | float) or not 0.0 <= self.floor <= 1.0:
-            raise ConfigurationError(f"veto floor must lie in [0, 1], got {self.floor!r}")
+        for floor in (self.floor, *(f for _, f in self.floors)):
+            if not is_real(floor) or not 0.0 <= floor <= 1.0:
+                raise ConfigurationError(f"veto floor must lie in [0, 1], got {floor!r}")
+
+    def floor_of(self, view: str) -> float:
+        return dict(self.floors).get(view, self.floor)
 
     def fires(self, results: Sequence[ViewResult], strong: frozenset[str] | None) -> bool:
         voters = [r for r in results if is_strong(r.view, strong)
                   and (self.views is None or r.view in self.views)
                   and r.verdict is not Verdict.ABSTAINED]
-        saying = sum(r.verdict is Verdict.CONTRADICTED and r.contradiction >= self.floor
-                     for r in voters)
+        saying = sum(r.verdict is Verdict.CONTRADICTED
+                     and r.contradiction >= self.floor_of(r.view) for r in voters)
         return bool(voters) and saying >= max(1, min(self.quorum, len(voters)))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"quorum": self.quorum, "floor": self.floor}
         if self.views is not None:
             data["views"] = list(self.views)
+        if self.floors:
+            data["floors"] = dict(self.floors)
         return data
 
     @classmethod
     def from_dict(cls, data: object) -> Veto:
         if not isinstance(data, dict) or not {"quorum", "floor"} <= set(data) <= {
-                "quorum", "floor", "views"}:
-            raise ConfigurationError("veto must be {quorum, floor[, views]} or null")
-        views = data.get("views")
-        return cls(data["quorum"], data["floor"], None if views is None else tuple(views))
+                "quorum", "floor", "views", "floors"}:
+            raise ConfigurationError("veto must be {quorum, floor[, views][, floors]} or null")
+        views, floors = data.get("views"), data.get("floors", {})
+        if not isinstance(floors, dict):
+            raise ConfigurationError("veto floors must map view names to floors")
+        return cls(data["quorum"], data["floor"], None if views is None else tuple(views),
+                   tuple(floors.items()))
 
 
 def strong_set(strong: Collection[str] | None) -> frozenset[str] | None:
