@@ -45,9 +45,9 @@ from veritype.evaluation.data import (
 from veritype.evaluation.metrics import roc_auc
 from veritype.evaluation.runner import SPLIT_SEED, split_by_group
 from veritype.models.cross_encoder import CrossEncoder
+from veritype.models.export import export_onnx
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.data import SYNTHETIC_KINDS
-from veritype.models.export import export_onnx
 from veritype.train.label import label_pairs, make_teacher
 from veritype.train.trainer import Trainer
 

@@ -41,9 +41,9 @@ from synthetic_ablation import paired_gain, validation
 from veritype.evaluation.data import read_jsonl
 from veritype.evaluation.metrics import roc_auc
 from veritype.models.cross_encoder import CrossEncoder
+from veritype.models.export import export_onnx
 from veritype.train.config import DataConfig, TrainConfig
 from veritype.train.data import LABELS
-from veritype.models.export import export_onnx
 from veritype.train.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -140,8 +140,8 @@ def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
     import torch
     from transformers import AutoTokenizer, MPNetConfig, MPNetForSequenceClassification
 
-    from veritype.train.base_models import resolve_base_model
     from veritype.models.export import export_onnx
+    from veritype.train.base_models import resolve_base_model
 
     # A small random MPNet: its tokenizer gives no token type ids, and the third positional
     # input of its forward() is position ids.
@@ -170,8 +170,8 @@ def test_an_encoder_without_token_type_ids_exports_and_scores_as_in_torch(
 def test_an_int8_mpnet_export_agrees_with_its_fp32_graph(tmp_path: Path) -> None:
     import torch
 
-    from veritype.train.base_models import resolve_base_model
     from veritype.models.export import export_onnx
+    from veritype.train.base_models import resolve_base_model
     from veritype.train.trainer import fresh_classifier
 
     # The real encoder's weights (a random head on top): products of real activations and

@@ -3,10 +3,13 @@
 Every view scores every pair of :mod:`veritype.train.fitting_data` once (cached, so a rerun
 scores only what is new). Then, for each candidate set of views, by leave-one-source-out:
 the two models (P(supported) over every source, P(contradicted) over the sources that label
-contradictions) and τ are fitted on the other sources and judged on the held-out one. The
-candidate with the best mean held-out balanced accuracy is the default, so a view is in it
-only where held-out sources say it helps; every single view is fitted and judged the same
-way beside it. The shipped model is then refitted on every source, with τ, τ' and κ chosen
+contradictions) and τ are fitted on the other sources and judged on the held-out one. A
+source one of the candidate's views read in training is neither fitted on nor judged for
+that candidate (its figures there would be of seen data); a candidate that cannot be judged
+on every source is reported but cannot be the default. Among the rest, the candidate with
+the best mean held-out balanced accuracy is the default, so a view is in it only where
+held-out sources say it helps; every single view is fitted and judged the same way beside
+it. The shipped model is then refitted on every source, with τ, τ' and κ chosen
 on the pooled data:
 
 - τ maximises the mean over sources of the balanced accuracy of "Verified" against
@@ -24,7 +27,6 @@ Needs only the core install (the views run on onnxruntime).
 from __future__ import annotations
 
 import json
-import math
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from veritype.aggregate import DEFAULT_AGGREGATOR, StagedAggregator, load_fitted
 from veritype.aggregate._calibrated import (
     CONTRADICTED,
     CONTRADICTION,
@@ -61,17 +64,23 @@ from veritype.evaluation.metrics import (
 )
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
 from veritype.train._score_cache import cached_scores
+from veritype.train._selection import (
+    CONTRADICTION_PRECISION,
+    UNSUPPORTED_PRECISION,
+    highest_tau_low,
+    lowest_precise_floor,
+    seen_sources,
+    source_weights,
+)
 from veritype.train.aggregator_card import model_card
+from veritype.train.default_typing import default_typing_report
 from veritype.train.fitting_data import SOURCES, fitting_examples, label_arrays
 from veritype.train.judge_head import borderline, fit_judge_head
 from veritype.verdicts import Verdict
 
 VIEWS = ("numeric", "lexical", "nli", "align")
-RULE_VIEWS = ("numeric",)
+RULE_VIEWS = ("numeric", "lexical")
 MODEL_FREE = ("numeric", "lexical")
-UNSUPPORTED_PRECISION = 0.95
-CONTRADICTION_PRECISION = 0.95
-MIN_FIRED = 30
 RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 L2 = 1e-3
 SCORE_CHUNK = 1500
@@ -97,13 +106,6 @@ __doc__ = (__doc__ or "").format(UNSUPPORTED_PRECISION=UNSUPPORTED_PRECISION,
 
 def features_for(views: Sequence[str]) -> list[str]:
     return [f"{view}.{suffix}" for view in views for suffix in VIEW_FEATURES[view]]
-
-
-def source_weights(sources: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
-    """Weights giving every source the same total, so no one source's size decides."""
-    _, inverse, counts = np.unique(sources, return_inverse=True, return_counts=True)
-    weights: npt.NDArray[np.float64] = 1.0 / counts[inverse]
-    return weights
 
 
 def fit_logistic(matrix: npt.NDArray[np.float64], labels: Bools, names: Sequence[str],
@@ -137,52 +139,6 @@ def choose_tau(support: Floats, blocked: Bools, truth: Bools,
     """The τ with the best mean per-source balanced accuracy of "Verified" (P ≥ τ, not
     contradicted) against "supported"."""
     return threshold_for_balanced_accuracy(support, truth, sources, 197, blocked)
-
-
-def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_],
-                    tau: float) -> float:
-    """The highest τ' < τ at or below which claims are unsupported with
-    ``UNSUPPORTED_PRECISION``, every source weighing the same (0 when none)."""
-    weights = source_weights(sources)
-    best = 0.0
-    for threshold in np.unique(np.round(support[support < tau], 4)):
-        below = support <= threshold
-        if _balanced_share(~truth, below, weights) >= UNSUPPORTED_PRECISION:
-            best = float(threshold)
-    return best
-
-
-def _balanced_share(hits: Bools, where: Bools, weights: npt.NDArray[np.float64]) -> float:
-    """The share of ``hits`` among the rows ``where``, each row weighted."""
-    total = float(np.sum(weights[where]))
-    return float(np.sum(weights[where & hits])) / total if total else float("nan")
-
-
-def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,
-                         sources: npt.NDArray[np.str_], floors: Sequence[float]
-                         ) -> tuple[float | None, list[dict[str, Any]]]:
-    """The lowest floor at which claims with ``fired`` and a score ≥ floor are not supported
-    with ``CONTRADICTION_PRECISION``, every source weighing the same (and ≥ ``MIN_FIRED``
-    claims fire), and the precision and count at every floor."""
-    weights = source_weights(sources)
-    table = []
-    chosen = None
-    for floor in floors:
-        hit = fired & (scores >= floor)
-        per_source = {str(s): {"fired": int(np.sum(hit & (sources == s))),
-                               "precision": _share(~truth[hit & (sources == s)])}
-                      for s in np.unique(sources)}
-        balanced = _balanced_share(~truth, hit, weights)
-        table.append({"floor": floor, "fired": int(hit.sum()), "precision": _share(~truth[hit]),
-                      "per_source": per_source,
-                      "balanced_precision": None if math.isnan(balanced) else balanced})
-        if chosen is None and balanced >= CONTRADICTION_PRECISION and hit.sum() >= MIN_FIRED:
-            chosen = float(floor)
-    return chosen, table
-
-
-def _share(values: Bools) -> float | None:
-    return float(values.mean()) if values.size else None
 
 
 @dataclass
@@ -248,18 +204,26 @@ def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools) -> dict[str, A
 
 def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
                          sources: npt.NDArray[np.str_]) -> dict[str, dict[str, Any]]:
-    """Each candidate fitted without one source and judged on it, for every source."""
+    """Each candidate fitted without one source and judged on it, for every source none of
+    its views read; ``eligible`` when that is every source."""
     results: dict[str, dict[str, Any]] = {}
     for views in CANDIDATES:
+        seen = seen_sources(views)
+        unseen = ~np.isin(sources, sorted(seen))
         per_source: dict[str, Any] = {}
         for source in np.unique(sources):
-            train = np.nonzero(sources != source)[0]
+            if str(source) in seen:
+                per_source[str(source)] = {"seen_in_training": True}
+                continue
+            train = np.nonzero(unseen & (sources != source))[0]
             held = np.nonzero(sources == source)[0]
             fitted = fit_candidate(table.select(train), supported[train], contradicted[train],
                                    sources[train], views)
             per_source[str(source)] = evaluate(fitted, table.select(held), supported[held])
-        mean = float(np.mean([v["balanced_accuracy"] for v in per_source.values()]))
-        results[", ".join(views)] = {"views": list(views), "mean_balanced_accuracy": mean,
+        judged = [v["balanced_accuracy"] for v in per_source.values() if "balanced_accuracy" in v]
+        results[", ".join(views)] = {"views": list(views),
+                                     "mean_balanced_accuracy": float(np.mean(judged)),
+                                     "eligible": not seen & set(per_source),
                                      "per_source": per_source}
     return results
 
@@ -297,9 +261,11 @@ def fit_default(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Score the fitting pairs with every view, choose the views by leave-one-source-out,
-    fit the shipped model on every source (with ``judge``, a judge head too: see
-    :mod:`veritype.train.judge_head`), and write ``aggregator.json``,
-    ``fit_report.json`` and ``model_card.md`` into ``output_dir``. Returns the report."""
+    fit the calibrated candidate on every source (with ``judge``, a judge head too: see
+    :mod:`veritype.train.judge_head`), measure how the shipped default types the same pairs
+    and which views' contradictions are precise there (:mod:`veritype.train.default_typing`),
+    and write ``aggregator.json`` (the candidate), ``fit_report.json`` and ``model_card.md``
+    into ``output_dir``. Returns the report."""
     examples = fitting_examples(data_dir, seed=seed)
     done = 0
 
@@ -323,8 +289,8 @@ def fit_default(
     sources = np.array([e.meta["source"] for e in examples])
 
     loso = leave_one_source_out(table, supported, contradicted, sources)
-    multi = {name: r for name, r in loso.items() if len(r["views"]) > 1}
-    singles = {name: r for name, r in loso.items() if len(r["views"]) == 1}
+    multi = {name: r for name, r in loso.items() if len(r["views"]) > 1 and r["eligible"]}
+    singles = {name: r for name, r in loso.items() if len(r["views"]) == 1 and r["eligible"]}
     # Fewer views win ties: each view costs time on every claim.
     best_name = max(multi, key=lambda n: (round(multi[n]["mean_balanced_accuracy"], 3),
                                           -len(multi[n]["views"])))
@@ -379,6 +345,9 @@ def fit_default(
             examples, supported, sources, uncertain, output_dir / "judge_scores.npz",
             seed=seed, on_progress=on_progress)
     output_dir.mkdir(parents=True, exist_ok=True)
+    shipped = load_fitted(DEFAULT_AGGREGATOR)
+    if isinstance(shipped, StagedAggregator):
+        report["default"] = default_typing_report(shipped, table, examples, supported, sources)
     model.save(output_dir / "aggregator.json")
     (output_dir / "fit_report.json").write_text(json.dumps(report, indent=2) + "\n")
     (output_dir / "model_card.md").write_text(model_card(report))

@@ -9,6 +9,12 @@ def _number(value: float | None) -> str:
     return "–" if value is None or value != value else f"{value:.3f}"
 
 
+def _held_out(result: dict[str, Any], source: str, key: str) -> str:
+    """A held-out figure, or "seen" where one of the candidate's views read the source."""
+    figures = result["per_source"][source]
+    return "seen" if figures.get("seen_in_training") else _number(figures[key])
+
+
 def _model(model: dict[str, Any] | None) -> str:
     if model is None or not model["features"]:
         return "a constant near 0 (no contradiction data for these views)"
@@ -25,8 +31,8 @@ def model_card(report: dict[str, Any]) -> str:
     rule = "|---|---|" + "---|" * len(sources)
     rows = [
         f"| {name}{' **(default)**' if name == chosen['candidate'] else ''} | "
-        f"{result['mean_balanced_accuracy']:.3f} | "
-        + " | ".join(_number(result["per_source"][s]["balanced_accuracy"]) for s in sources)
+        f"{result['mean_balanced_accuracy']:.3f}{'' if result['eligible'] else '*'} | "
+        + " | ".join(_held_out(result, s, "balanced_accuracy") for s in sources)
         + " |"
         for name, result in loso.items()
     ]
@@ -36,7 +42,7 @@ def model_card(report: dict[str, Any]) -> str:
                 + " | ".join(_number(v) for v in verbatim) + " |")
     rows.append("| accept everything | 0.500 | " + " | ".join("0.500" for _ in sources) + " |")
     auc_rows = [
-        f"| {name} | " + " | ".join(_number(result["per_source"][s]["auc"]) for s in sources)
+        f"| {name} | " + " | ".join(_held_out(result, s, "auc") for s in sources)
         + " |" for name, result in loso.items()
     ]
     counts = ", ".join(f"{s} {v['claims']:,} ({v['supported_share']:.0%} supported)"
@@ -48,6 +54,7 @@ def model_card(report: dict[str, Any]) -> str:
         for view, result in report["rules"].items() for f in result["floors"])
     machine = report["machine"]
     judge = _judge_section(report.get("judge_head"))
+    default = _default_section(report.get("default"))
     return f"""# The default aggregator
 
 Two calibrated scores per claim, from the views {', '.join(chosen['views'])}:
@@ -72,14 +79,17 @@ label contradictions ({', '.join(data['contradiction_sources'])}).
 ## Choosing the views: leave one source out
 
 Each candidate's models and τ are fitted on all sources but one and judged on that one.
-Balanced accuracy of "Verified" against "supported" on the held-out source:
+A source one of the candidate's views read in training ("seen") is neither fitted on nor
+judged for it; such a candidate's mean (*) covers the other sources only, and it cannot be
+the default. Balanced accuracy of "Verified" against "supported" on the held-out source:
 
 {header}
 {rule}
 {chr(10).join(rows)}
 
-The default is the candidate with several views and the best mean (ties to fewer views),
-unless a single view beats it; the best single view is {chosen['best_single_view']}.
+The default is the candidate judged on every source with several views and the best mean
+(ties to fewer views), unless a single view beats it; the best single view so judged is
+{chosen['best_single_view']}.
 
 ROC-AUC of P(supported) on the held-out source:
 
@@ -97,7 +107,7 @@ source and fires on at least 30 claims):
 |---|---|---|---|
 {rule_rows}
 
-{judge}
+{default}{judge}
 Fitted on {machine['cpu']}, Python {machine['python']}, NumPy {machine['numpy']}.
 """
 
@@ -123,4 +133,48 @@ Balanced accuracy on the held-out source's judged claims (leave one source out):
 | source | claims | encoders at τ | judge alone | head |
 |---|---|---|---|---|
 {rows}
+"""
+
+
+def _figure(figures: dict[str, Any]) -> str:
+    text = (f"{_number(figures['balanced_accuracy'])} · {figures['unsupported']:.0%} at "
+            f"{_number(figures['unsupported_precision'])}")
+    return f"({text})" if figures["seen"] else text
+
+
+def _default_section(default: dict[str, Any] | None) -> str:
+    if default is None:
+        return ""
+    sources = list(default["per_source"])
+    parts = ("default", "numeric", "lexical", "nli", "align", "verbatim")
+    rows = [f"| {part} | " + " | ".join(_figure(default["per_source"][s][part])
+                                       for s in sources) + " |" for part in parts]
+    rules = "\n".join(
+        f"| {view} | {f['floor']} | {f['fired']} | " + ", ".join(
+            f"{source} {v['fired']} at {_number(v['precision'])}"
+            for source, v in f["per_source"].items()) + " |"
+        for view, result in default["rules"].items() for f in result["floors"])
+    precise = ", ".join(f"`{view}` ≥ {r['precise_floor']}" for view, r in
+                        default["rules"].items() if r["precise_floor"] is not None) or "none"
+    return f"""
+## The shipped default on these sources
+
+The shipped default (`veritype/models/aggregator/aggregator.json`, thresholds
+{', '.join(f'{t:.4f}' for t in default['thresholds'])}, veto {default['veto']}) never read
+these sources. Per source: balanced accuracy of Verified against supported · the share typed
+Unsupported at its precision (the share of them not supported); single views by their own
+verdict (entailed → Verified, contradicted → Unsupported); in brackets where the default's or
+the view's model read the source in training.
+
+| | {' | '.join(sources)} |
+|---|{'---|' * len(sources)}
+{chr(10).join(rows)}
+
+A view's contradiction, by floor, on the sources it never read: claims fired, and the share of
+them not supported. A floor precise (0.95) in every source where the rule fires ten times or
+more: {precise}.
+
+| view | floor | fired | per source |
+|---|---|---|---|
+{rules}
 """

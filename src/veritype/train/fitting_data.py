@@ -4,8 +4,11 @@ or, where a source does not say which, simply not supported).
 
 The sources, and why each is clean for the views the default may use:
 
-- ``dialogue``: HaluEval dialogue rows 4000–5499, a response against its knowledge (``align``
-  read rows 0–3999; rows 7000 and above calibrate and evaluate elsewhere).
+- ``dialogue`` (not in the default fit): HaluEval dialogue rows 4000–5499, a whole response
+  against its knowledge (``align`` read rows 0–3999; rows 7000 and above calibrate and
+  evaluate elsewhere). Like a whole summary, a response of several sentences typed as one
+  claim does not look like use, and its label says whether the response was written to
+  hallucinate, not whether its knowledge states it: every view is near chance there.
 - ``summarization`` (not in the default fit): HaluEval summarization rows 4000–4599, a whole
   summary against its document (``align`` read rows 0–1999). veritype checks a summary claim
   by claim, so a summary typed as one claim does not look like use.
@@ -18,7 +21,20 @@ The sources, and why each is clean for the views the default may use:
   245 of ``numpy.random.permutation(817)`` with seed 42); the evaluation questions stay unseen.
 - ``perturbed``: sentences of HaluEval summarization documents of rows 2000–3199, checked
   against their whole document as they are, shortened, with a number, date or name changed,
-  negated, or replaced by a sentence of another document (unmentioned).
+  with a name swapped for another name of the same document, negated, or replaced by a
+  sentence of another document (unmentioned).
+
+- ``fever``: FEVER claims against their Wikipedia sentence (the NLI pool's FEVER-NLI file,
+  its first 600 premises): supported or not.
+- ``scifact``: SciFact train claims against abstract sentences (the NLI pool's SciFact RTE
+  file): supported or not.
+- ``halueval_qa``: HaluEval QA rows 6000–6749, the question with its right (supported) or
+  hallucinated (unsupported) answer against the knowledge paragraph.
+
+These three are the natural claim–evidence sources: their true claims restate their evidence
+in other words, which no perturbation does. ``align`` read all three in training (and ``nli``
+none), so a candidate with ``align`` reads them as seen data: ``READ_BY`` says which view read
+which source, and the fit judges such a candidate only where its views read nothing.
 
 Every pair's ``meta["source"]`` names its source; a group never spans two sources, so a
 leave-one-source-out split keeps each held-out source wholly unseen.
@@ -46,15 +62,21 @@ from veritype.train.data import _change_value, _clause, _flip_polarity
 from veritype.views._values import ValueKind, extract_values
 
 CONTRADICTED = "contradicted"
-SOURCES = ("dialogue", "covidfact", "truthfulqa_cal", "perturbed")
-# Sources measured but left out of the default's fit: whole summaries typed as one claim are
-# not how veritype is used (it checks a summary claim by claim), and MRPC's "not a
-# paraphrase" is no evidence label (such a sentence is often still entailed).
-EXTRA_SOURCES = ("summarization", "mrpc")
+SOURCES = ("covidfact", "truthfulqa_cal", "perturbed", "fever", "scifact", "halueval_qa")
+# The fitting sources each shipped verifier read in training.
+READ_BY = {"align": frozenset({"fever", "scifact", "halueval_qa"})}
+# Sources measured but left out of the default's fit: whole summaries and dialogue responses
+# typed as one claim are not how veritype is used (it checks them claim by claim), and MRPC's
+# "not a paraphrase" is no evidence label (such a sentence is often still entailed).
+EXTRA_SOURCES = ("dialogue", "summarization", "mrpc")
 DIALOGUE_ROWS = (4000, 5500)
 SUMMARIZATION_ROWS = (4000, 4600)
 PERTURBED_ROWS = (2000, 3200)
+QA_ROWS = (6000, 6750)
+FEVER_PREMISES = 600
 COVIDFACT_FILE = "covidfact_train_2way.jsonl"
+FEVER_FILE = "fever_nli_binary_dev_2way.jsonl"
+SCIFACT_FILE = "scifact_train_2way.jsonl"
 MRPC_FILE = "mrpc_train_2way.jsonl"
 
 
@@ -63,14 +85,18 @@ def _tagged(examples: Sequence[Example], source: str) -> list[Example]:
                     e.label, {**e.meta, "source": source}) for e in examples]
 
 
-def _pool_pairs(data_dir: Path, name: str, negative: str) -> list[Example]:
+def _pool_pairs(data_dir: Path, name: str, negative: str,
+                max_premises: int | None = None) -> list[Example]:
     """A 2-way file of the NLI pool: entailment → supported, the rest → ``negative``; one
-    group per premise."""
+    group per premise (the pairs of the first ``max_premises`` premises, when given)."""
     path = require_file(data_dir / "nli" / "train" / name)
     premises: dict[str, int] = {}
     examples = []
     for number, row in enumerate(read_jsonl(path)):
         premise = str(row["premise"])
+        if max_premises is not None and premise not in premises \
+                and len(premises) >= max_premises:
+            continue
         group = premises.setdefault(premise, len(premises))
         label = SUPPORTED if row["label"] == "entailment" else negative
         examples.append(Example(f"{number}", f"p{group}", (premise,), str(row["hypothesis"]),
@@ -86,8 +112,9 @@ def _truthfulqa_calibration(data_dir: Path) -> list[Example]:
 
 def perturbed_examples(documents: Sequence[str], seed: int) -> list[Example]:
     """For one sentence of each document (6–40 words), against the whole document: the
-    sentence itself and its first clause (supported), a number, date or name changed and
-    the polarity flipped (contradicted), and a sentence of the next document (unsupported)."""
+    sentence itself and its first clause (supported), a number, date or name changed, a
+    name swapped for another name the same document holds, and the polarity flipped
+    (contradicted), and a sentence of the next document (unsupported)."""
     rng = random.Random(seed)
     sentences_of = [[doc[s:e] for s, e in sentence_spans(doc)] for doc in documents]
     names = [name for doc in documents[:400] for name in _names(doc)]
@@ -101,6 +128,7 @@ def perturbed_examples(documents: Sequence[str], seed: int) -> list[Example]:
         sentence = rng.choice(usable)
         made = [("copy", sentence, SUPPORTED), ("clause", _clause(sentence), SUPPORTED),
                 ("value", _change_value(sentence, rng, names), CONTRADICTED),
+                ("swap", _swap_name(sentence, _names(document), rng), CONTRADICTED),
                 ("negation", _flip_polarity(sentence), CONTRADICTED),
                 ("unmentioned", rng.choice(following) if following else None, UNSUPPORTED)]
         for kind, claim, label in made:
@@ -108,6 +136,22 @@ def perturbed_examples(documents: Sequence[str], seed: int) -> list[Example]:
                 examples.append(Example(f"{index}-{kind}", f"doc{index}", (document,), claim,
                                         label, {"kind": kind}))
     return examples
+
+
+def _swap_name(sentence: str, names: Sequence[str], rng: random.Random) -> str | None:
+    """The sentence with one of its names replaced by another name of its own document: the
+    fact of one entity told of its neighbour, which every word of the document seems to
+    back."""
+    present = [v for v in extract_values(sentence) if v.kind is ValueKind.ENTITY]
+    if not present:
+        return None
+    value = rng.choice(present)
+    surface = sentence[value.start:value.end].lower()
+    others = sorted({name for name in names if name.lower() not in surface
+                     and surface not in name.lower() and name not in sentence})
+    if not others:
+        return None
+    return sentence[:value.start] + rng.choice(others) + sentence[value.end:]
 
 
 def _names(document: str) -> list[str]:
@@ -133,6 +177,12 @@ def fitting_examples(data_dir: Path, *, seed: int = 0,
             part = halueval_examples(data_dir, "summarization", *SUMMARIZATION_ROWS)
         elif source == "covidfact":
             part = _pool_pairs(data_dir, COVIDFACT_FILE, CONTRADICTED)
+        elif source == "fever":
+            part = _pool_pairs(data_dir, FEVER_FILE, UNSUPPORTED, FEVER_PREMISES)
+        elif source == "scifact":
+            part = _pool_pairs(data_dir, SCIFACT_FILE, UNSUPPORTED)
+        elif source == "halueval_qa":
+            part = halueval_examples(data_dir, "qa", *QA_ROWS)
         elif source == "mrpc":
             part = _pool_pairs(data_dir, MRPC_FILE, UNSUPPORTED)
         elif source == "truthfulqa_cal":
@@ -149,5 +199,5 @@ def label_arrays(examples: Sequence[Example]) -> tuple[list[bool], list[bool]]:
             [e.label == CONTRADICTED for e in examples])
 
 
-__all__ = ["CONTRADICTED", "SOURCES", "UNSUPPORTED", "fitting_examples", "label_arrays",
+__all__ = ["CONTRADICTED", "READ_BY", "SOURCES", "UNSUPPORTED", "fitting_examples", "label_arrays",
            "perturbed_examples"]

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, CrossEncoder
+from veritype.models.export import FP32_FILE, argmax_agreement, export_onnx
 from veritype.progress import Progress
 from veritype.train.card import (
     FLOOR_PAIRS,
@@ -19,7 +20,6 @@ from veritype.train.card import (
     write_card,
 )
 from veritype.train.config import TrainConfig
-from veritype.models.export import FP32_FILE, argmax_agreement, export_onnx
 from veritype.train.trainer import FINAL, Trainer
 
 log = logging.getLogger("veritype.train")

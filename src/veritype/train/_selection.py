@@ -1,0 +1,76 @@
+"""What a fit chooses by: sources weighing the same, the precision a threshold or a rule must
+reach on every source, and which sources a view read in training."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veritype.evaluation.metrics import Bools, Floats
+from veritype.train.fitting_data import READ_BY
+
+UNSUPPORTED_PRECISION = 0.95
+CONTRADICTION_PRECISION = 0.95
+MIN_FIRED = 30
+
+
+def source_weights(sources: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
+    """Weights giving every source the same total, so no one source's size decides."""
+    _, inverse, counts = np.unique(sources, return_inverse=True, return_counts=True)
+    weights: npt.NDArray[np.float64] = 1.0 / counts[inverse]
+    return weights
+
+
+def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_],
+                    tau: float) -> float:
+    """The highest τ' < τ at or below which claims are unsupported with
+    ``UNSUPPORTED_PRECISION``, every source weighing the same (0 when none)."""
+    weights = source_weights(sources)
+    best = 0.0
+    for threshold in np.unique(np.round(support[support < tau], 4)):
+        below = support <= threshold
+        if _balanced_share(~truth, below, weights) >= UNSUPPORTED_PRECISION:
+            best = float(threshold)
+    return best
+
+
+def _balanced_share(hits: Bools, where: Bools, weights: npt.NDArray[np.float64]) -> float:
+    """The share of ``hits`` among the rows ``where``, each row weighted."""
+    total = float(np.sum(weights[where]))
+    return float(np.sum(weights[where & hits])) / total if total else float("nan")
+
+
+def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,
+                         sources: npt.NDArray[np.str_], floors: Sequence[float]
+                         ) -> tuple[float | None, list[dict[str, Any]]]:
+    """The lowest floor at which claims with ``fired`` and a score ≥ floor are not supported
+    with ``CONTRADICTION_PRECISION``, every source weighing the same (and ≥ ``MIN_FIRED``
+    claims fire), and the precision and count at every floor."""
+    weights = source_weights(sources)
+    table = []
+    chosen = None
+    for floor in floors:
+        hit = fired & (scores >= floor)
+        per_source = {str(s): {"fired": int(np.sum(hit & (sources == s))),
+                               "precision": _share(~truth[hit & (sources == s)])}
+                      for s in np.unique(sources)}
+        balanced = _balanced_share(~truth, hit, weights)
+        table.append({"floor": floor, "fired": int(hit.sum()), "precision": _share(~truth[hit]),
+                      "per_source": per_source,
+                      "balanced_precision": None if math.isnan(balanced) else balanced})
+        if chosen is None and balanced >= CONTRADICTION_PRECISION and hit.sum() >= MIN_FIRED:
+            chosen = float(floor)
+    return chosen, table
+
+
+def _share(values: Bools) -> float | None:
+    return float(values.mean()) if values.size else None
+
+
+def seen_sources(views: Sequence[str]) -> frozenset[str]:
+    """The fitting sources one of ``views`` read in training."""
+    return frozenset().union(*(READ_BY.get(view, frozenset()) for view in views))
