@@ -52,7 +52,7 @@ def _topic_words(text: str) -> set[str]:
 
 # Words that say what kind of thing a name names, not which one: "Tower Bridge" and "Golden
 # Gate Bridge" share "Bridge" and are different bridges.
-_KIND_WORDS = frozenset(
+KIND_WORDS = frozenset(
     """bridge bridges river rivers lake lakes mount mountain mountains sea ocean island islands
     city town county state province country republic kingdom university college school
     company corporation inc ltd group bank church cathedral tower castle palace park street
@@ -82,7 +82,7 @@ def question_subjects(question: str) -> list[frozenset[str]]:
             run = []
     if run:
         subjects.append(frozenset(run))
-    return [words - _KIND_WORDS for words in subjects if words - _KIND_WORDS]
+    return [words - KIND_WORDS for words in subjects if words - KIND_WORDS]
 
 
 def _name_word(word: str) -> str:
@@ -142,11 +142,14 @@ def off_question_claims(
     similarity: Similarity | None = None,
     floor: float = 0.35,
     evidence: EvidencePack | None = None,
+    subjects: Sequence[frozenset[str]] | None = None,
 ) -> set[str]:
     """The ids of the claims of ``graph`` that do not address ``question``.
 
     With ``evidence`` (the pack the claims' evidence spans point into), a question that names
-    its subject also needs each claim to name it or be cited to a passage that does."""
+    its subject also needs each claim to name it or be cited to a passage that does.
+    ``subjects`` replaces the names read from the question (a comparison's two sides, which
+    may be kind words: "the City or the Sport")."""
     if not 0.0 <= floor <= 1.0:
         raise ConfigurationError(f"the relevance floor must lie in [0, 1], got {floor}")
     asked = _topic_words(question)
@@ -164,8 +167,8 @@ def off_question_claims(
     for claim_id in direct:
         on_question.update(graph.ancestors(claim_id))
         on_question.update(graph.descendants(claim_id))
-    subjects = question_subjects(question)
-    if evidence is not None and subjects:
+    asked_about = list(subjects) if subjects is not None else question_subjects(question)
+    if evidence is not None and asked_about:
         on_question = {claim_id for claim_id in on_question
-                       if _about_subject(graph.node(claim_id), subjects, evidence)}
+                       if _about_subject(graph.node(claim_id), asked_about, evidence)}
     return {node.claim.claim_id for node in graph} - on_question
