@@ -201,10 +201,8 @@ def _name_word(word: str) -> str:
 
 
 def names(side: frozenset[str], text: str) -> bool:
-    """Whether ``text`` names ``side``: it holds each of its words, or, for a side named by
-    several words, its distinctive one ("Akashi" for "Akashi Kaikyo Bridge")."""
-    present = {_name_word(match.group(0).lower()) for match in tokens(text)}
-    return side <= present or (len(side) > 1 and len(side & present) >= len(side) - 1)
+    """Whether ``text`` names ``side``: it holds each of its words."""
+    return side <= {_name_word(match.group(0).lower()) for match in tokens(text)}
 
 
 def _matches(focus_word: str, word: str) -> bool:
@@ -238,6 +236,8 @@ def _other_name(question: Question, sentence: str) -> bool:
     asked = {word for subject in question.subjects for word in subject}
     for index, match in enumerate(tokens(sentence)):
         word = match.group(0)
-        if index and _NAME.fullmatch(word) and _name_word(word.lower()) not in asked:
+        lowered = _name_word(word.lower())
+        if (index and _NAME.fullmatch(word) and lowered not in asked
+                and lowered not in KIND_WORDS):
             return True
     return False

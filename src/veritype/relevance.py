@@ -14,7 +14,9 @@ A question that names its subject ("When did the Golden Gate Bridge open?") asks
 subject only. A claim addresses it when the claim names it, or when the passage it is cited
 to is about it: the document's title, or what the cited sentences are about (each one's
 subject, the referent a pronoun-led one stands for, or, without a clear subject, its words).
-A claim whose pronoun was resolved from the draft needs both. "It opened in 1894." cited to a
+A claim whose pronoun was resolved from the draft needs the passage: its resolved name may be
+a shortening of the asked one ("The City weighs 21 kg." for the Voltra City), and the draft may
+have put it after another subject's sentence. "It opened in 1894." cited to a
 passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and so is off
 the question, whatever the belief graph says; a passage that mentions the asked subject in
 passing ("The Danube is ..., after the Volga. It rises in the Black Forest") is not about it.
@@ -98,9 +100,9 @@ def _names(text: str, subjects: list[frozenset[str]]) -> bool:
 
 def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
     if node.claim.written:
-        # A resolved claim must name the subject and be cited to a passage about it: the
-        # draft may have put another river's "It is 1,230 km long." after a Thames sentence.
-        return _names(node.claim.text, subjects) and _cited_about(node, subjects, evidence)
+        # A resolved claim must be cited to a passage about the subject: the draft may have
+        # put another river's "It is 1,230 km long." after a Thames sentence.
+        return _cited_about(node, subjects, evidence)
     return _names(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
 
 
