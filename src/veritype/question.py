@@ -38,20 +38,28 @@ class AnswerKind(StrEnum):
 
 
 _AUXILIARIES = frozenset(
-    "is are was were be been do does did can could will would should shall has have had may "
-    "might must".split()
+    [
+        "is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "will",
+        "would", "should", "shall", "has", "have", "had", "may", "might", "must",
+    ]
 )
 # Nouns whose value is a measurement: "What is the range of the Trek?" asks for a quantity.
 _MEASURED = frozenset(
     normalise_word(word) for word in
-    """range length weight price cost speed height width depth span capacity size age
-    temperature distance torque power duration population area volume""".split()
+    [
+        "range", "length", "weight", "price", "cost", "speed", "height", "width", "depth",
+        "span", "capacity", "size", "age", "temperature", "distance", "torque", "power",
+        "duration", "population", "area", "volume",
+    ]
 )
 _DATED = frozenset({"year", "date", "day", "century", "decade"})
 # The measure word of "how long / how much / how high" names the kind, not the focus.
-_HOW_MEASURES = frozenset("long much many high far old big tall often large wide deep".split())
+_HOW_MEASURES = frozenset([
+    "long", "much", "many", "high", "far", "old", "big", "tall", "often", "large", "wide",
+    "deep",
+])
 # Verbs that carry no topic of their own ("How long does it take to charge ...").
-_LIGHT = frozenset(normalise_word(word) for word in "take get make go happen come".split())
+_LIGHT = frozenset(normalise_word(word) for word in ["take", "get", "make", "go", "happen", "come"])
 # A comparative word of a comparison, and the attribute it compares when the question does not
 # name one ("Which is heavier ..." compares weights).
 _COMPARATIVES: dict[str, tuple[str, ...]] = {
@@ -132,10 +140,10 @@ def analyse(question: str) -> Question:
     sides = _comparison_sides(text, lowered)
     subject_words = {normalise_word(w) for subject in (*subjects, *sides) for w in subject}
     kind = _kind(lowered, sides)
-    focus = set()
+    focus: set[str] = set()
     for index, word in enumerate(lowered):
-        if word in STOPWORDS or word in _AUXILIARIES or word in _HOW_MEASURES and (
-                index > 0 and lowered[index - 1] == "how"):
+        if word in STOPWORDS or word in _AUXILIARIES or (word in _HOW_MEASURES and (
+                index > 0 and lowered[index - 1] == "how")):
             continue
         if sides and word in _COMPARATIVES:
             focus.update(_COMPARATIVES[word])

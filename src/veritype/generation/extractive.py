@@ -20,7 +20,6 @@ from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.clauses import heading_text, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
-from veritype.question import Question, analyse, names
 from veritype.generation._base import (
     BaseGenerator,
     Draft,
@@ -28,6 +27,7 @@ from veritype.generation._base import (
     TokenInfo,
     register_generator,
 )
+from veritype.question import Question, analyse, names
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
