@@ -5,28 +5,17 @@ with both sides' values, and questions no file answers must abstain."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from benchmark_support import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def corpora() -> Iterator[ModuleType]:
-    with pytest.MonkeyPatch.context() as patch:
-        spec = importlib.util.spec_from_file_location("veritype_ask_corpora",
-                                                      BENCHMARKS / "ask_corpora.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        # Dataclasses look their module up by name while the module is being executed.
-        patch.setitem(sys.modules, spec.name, module)
-        spec.loader.exec_module(module)
+    with benchmark_module("ask_corpora.py") as module:
         yield module
 
 
