@@ -18,7 +18,8 @@ CORE = frozenset({
     "veritype", "veritype._closing", "veritype._registry", "veritype._text", "veritype._verbs",
     "veritype.aggregate", "veritype.answer", "veritype.bounds", "veritype.budget",
     "veritype.claims", "veritype.clauses", "veritype.deadline", "veritype.errors",
-    "veritype.evidence", "veritype.graph", "veritype.relevance", "veritype.rendering",
+    "veritype.evidence", "veritype.graph", "veritype.question", "veritype.relevance",
+    "veritype.rendering",
     "veritype.settings",
     "veritype.thresholds", "veritype.verdicts", "veritype.verification",
 })

@@ -105,6 +105,11 @@ class GroundedAnswer(_Model):
     confidence: Confidence
     limitations: list[str] = Field(default_factory=list)
     query_refinements: list[str] = Field(default_factory=list)
+    related: list[str] = Field(
+        default_factory=list,
+        description="Verified facts near the question that do not answer it, listed when the "
+        "answer abstains for want of one: related, not an answer.",
+    )
     abstained: bool
     abstention_reason: str | None = None
     trace_id: str

@@ -14,7 +14,9 @@ A question that names its subject ("When did the Golden Gate Bridge open?") asks
 subject only. A claim addresses it when the claim names it, or when the passage it is cited
 to is about it: the document's title, or what the cited sentences are about (each one's
 subject, the referent a pronoun-led one stands for, or, without a clear subject, its words).
-A claim whose pronoun was resolved from the draft needs both. "It opened in 1894." cited to a
+A claim whose pronoun was resolved from the draft needs the passage: its resolved name may be
+a shortening of the asked one ("The City weighs 21 kg." for the Voltra City), and the draft may
+have put it after another subject's sentence. "It opened in 1894." cited to a
 passage about Tower Bridge is about Tower Bridge, wherever the draft put it, and so is off
 the question, whatever the belief graph says; a passage that mentions the asked subject in
 passing ("The Danube is ..., after the Volga. It rises in the Black Forest") is not about it.
@@ -52,7 +54,7 @@ def _topic_words(text: str) -> set[str]:
 
 # Words that say what kind of thing a name names, not which one: "Tower Bridge" and "Golden
 # Gate Bridge" share "Bridge" and are different bridges.
-_KIND_WORDS = frozenset(
+KIND_WORDS = frozenset(
     """bridge bridges river rivers lake lakes mount mountain mountains sea ocean island islands
     city town county state province country republic kingdom university college school
     company corporation inc ltd group bank church cathedral tower castle palace park street
@@ -82,7 +84,7 @@ def question_subjects(question: str) -> list[frozenset[str]]:
             run = []
     if run:
         subjects.append(frozenset(run))
-    return [words - _KIND_WORDS for words in subjects if words - _KIND_WORDS]
+    return [words - KIND_WORDS for words in subjects if words - KIND_WORDS]
 
 
 def _name_word(word: str) -> str:
@@ -98,9 +100,9 @@ def _names(text: str, subjects: list[frozenset[str]]) -> bool:
 
 def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
     if node.claim.written:
-        # A resolved claim must name the subject and be cited to a passage about it: the
-        # draft may have put another river's "It is 1,230 km long." after a Thames sentence.
-        return _names(node.claim.text, subjects) and _cited_about(node, subjects, evidence)
+        # A resolved claim must be cited to a passage about the subject: the draft may have
+        # put another river's "It is 1,230 km long." after a Thames sentence.
+        return _cited_about(node, subjects, evidence)
     return _names(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
 
 
@@ -142,11 +144,14 @@ def off_question_claims(
     similarity: Similarity | None = None,
     floor: float = 0.35,
     evidence: EvidencePack | None = None,
+    subjects: Sequence[frozenset[str]] | None = None,
 ) -> set[str]:
     """The ids of the claims of ``graph`` that do not address ``question``.
 
     With ``evidence`` (the pack the claims' evidence spans point into), a question that names
-    its subject also needs each claim to name it or be cited to a passage that does."""
+    its subject also needs each claim to name it or be cited to a passage that does.
+    ``subjects`` replaces the names read from the question (a comparison's two sides, which
+    may be kind words: "the City or the Sport")."""
     if not 0.0 <= floor <= 1.0:
         raise ConfigurationError(f"the relevance floor must lie in [0, 1], got {floor}")
     asked = _topic_words(question)
@@ -164,8 +169,8 @@ def off_question_claims(
     for claim_id in direct:
         on_question.update(graph.ancestors(claim_id))
         on_question.update(graph.descendants(claim_id))
-    subjects = question_subjects(question)
-    if evidence is not None and subjects:
+    asked_about = list(subjects) if subjects is not None else question_subjects(question)
+    if evidence is not None and asked_about:
         on_question = {claim_id for claim_id in on_question
-                       if _about_subject(graph.node(claim_id), subjects, evidence)}
+                       if _about_subject(graph.node(claim_id), asked_about, evidence)}
     return {node.claim.claim_id for node in graph} - on_question

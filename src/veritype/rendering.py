@@ -26,6 +26,7 @@ from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
+from veritype.question import Question
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -147,6 +148,7 @@ def render(
     folded: Collection[str] = (),
     notes: Mapping[str, str] | None = None,
     off_question: Collection[str] = (),
+    question: Question | None = None,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -161,6 +163,10 @@ def render(
     ``notes`` replace the default limitation wording of unrendered claims.
     ``off_question`` claims do not address the question (``veritype.relevance``): they are
     not shown, even when Verified, and do not count for confidence.
+    With the analysed ``question``, a shown claim is the answer only when it answers it
+    (``veritype.question``): those claims lead, the rest is context; when none answers, the
+    answer abstains and lists the shown claims under ``related``, and the confidence is high
+    only when a claim answers. A comparison with one side unanswered says which side.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -196,6 +202,13 @@ def render(
             continue
         spans = narrowest_spans(sorted({span for span in node.evidence if evidence.resolves(span)}))
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
+        if (problem is not None and node.claim.claim_class is ClaimClass.COMPARATIVE
+                and question is not None and not question.comparative
+                and question.answers(node.claim.text)):
+            # "Batteries are covered for 2 years or 500 cycles, whichever comes first" reads
+            # as comparative but answers a plain question; the comparative rule is for
+            # comparisons.
+            problem = None
         if problem is not None:
             limitations[claim_id] = (
                 f"Verified but not shown, because {problem}: \u201c{node.claim.text}\u201d"
@@ -216,16 +229,33 @@ def render(
             if note is not None:
                 limitations[claim_id] = note
 
-    answering = [node for node in nodes if node.claim.claim_id not in off_question]
-    contradicted = any(node.status is Status.CONTRADICTED for node in answering)
-    confidence = confidence_label(len(rendered), len(answering), contradicted=contradicted)
+    on_question = [node for node in nodes if node.claim.claim_id not in off_question]
+    contradicted = any(node.status is Status.CONTRADICTED for node in on_question)
+    confidence = confidence_label(len(rendered), len(on_question), contradicted=contradicted)
     abstention_reason = _abstention_reason(
         nodes, rendered, evidence, confidence, min_confidence, off_question
     )
+    shown = [node for node in nodes if node.claim.claim_id in rendered]
+    related: list[str] = []
+    if question is not None and abstention_reason is None:
+        answer_ids, missing = _answering(question, shown, evidence)
+        if not answer_ids:
+            abstention_reason = (f"No verified claim answers the question, which asks for "
+                                 f"{question.describe()}.")
+            related = [node.claim.text for node in shown]
+        else:
+            # The claims that answer lead; the rest is context.
+            shown.sort(key=lambda node: node.claim.claim_id not in answer_ids)
+            if missing:
+                limitations["comparison"] = (
+                    f"No verified claim gives the compared value for: {'; '.join(missing)}."
+                )
+                confidence = min(confidence, Confidence.MEDIUM, key=CONFIDENCE_RANK.__getitem__)
     abstained = abstention_reason is not None
     if abstained:
-        rendered, citations = set(), {}
-    shown = [node for node in nodes if node.claim.claim_id in rendered]
+        rendered, citations, shown = set(), {}, []
+        if question is not None:
+            confidence = Confidence.INSUFFICIENT_EVIDENCE
     text = " ".join(
         _with_markers(
             node.claim.shown
@@ -254,13 +284,38 @@ def render(
         confidence=confidence,
         limitations=[
             limitations[n.claim.claim_id] for n in nodes if n.claim.claim_id in limitations
-        ],
+        ] + ([limitations["comparison"]] if "comparison" in limitations else []),
+        related=related,
         query_refinements=[r for r in refinements if r],
         abstained=abstained,
         abstention_reason=abstention_reason,
         trace_id=trace_id or uuid.uuid4().hex,
         timings=dict(timings or {}),
     )
+
+
+def _answering(question: Question, shown: list[Node],
+               evidence: EvidencePack) -> tuple[set[str], list[str]]:
+    """The ids of the shown claims that answer ``question``, and, for a comparison, the
+    sides no shown claim gives a value for (as words)."""
+    if not question.comparative:
+        return {node.claim.claim_id for node in shown if question.answers(node.claim.text)}, []
+    answering: set[str] = set()
+    missing: list[str] = []
+    for side in question.sides:
+        found = {
+            node.claim.claim_id for node in shown
+            if question.side_answered(side, node.claim.text, _titles(node, evidence))
+        }
+        answering |= found
+        if not found:
+            missing.append(" ".join(sorted(side)))
+    return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+
+def _titles(node: Node, evidence: EvidencePack) -> str:
+    return " ".join(dict.fromkeys(evidence.title(span.doc_id) for span in node.evidence
+                                  if evidence.resolves(span)))
 
 
 def _abstention_reason(

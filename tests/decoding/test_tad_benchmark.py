@@ -5,29 +5,20 @@ that add up, with every answer's status and the speed beside the abstentions."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_support import benchmark_module
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 OPEN_SETS = ("absent", "paraphrase", "retrieved")
 
 
 @pytest.fixture(scope="module")
 def tad() -> Iterator[ModuleType]:
-    with pytest.MonkeyPatch.context() as patch:
-        spec = importlib.util.spec_from_file_location("veritype_tad_benchmark",
-                                                      BENCHMARKS / "tad.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        # Dataclasses look their module up by name while the module is being executed.
-        patch.setitem(sys.modules, spec.name, module)
-        spec.loader.exec_module(module)
+    with benchmark_module("tad.py") as module:
         yield module
 
 

@@ -41,6 +41,7 @@ from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
 from veritype.ingest.corpus import TextLabels
 from veritype.progress import Progress
+from veritype.question import Question, analyse
 from veritype.relevance import Similarity, off_question_claims
 from veritype.rendering import render
 from veritype.thresholds import Thresholds
@@ -183,6 +184,13 @@ class Engine(Closing):
         with self._lock:
             started = time.perf_counter()
             hits = self._evidence.retrieve(query, self.config.k, filters)
+            question = analyse(query)
+            # A comparison needs both sides in the evidence, whichever the query favours.
+            for side in question.sides:
+                side_query = " ".join([*sorted(side), *sorted(question.focus)])
+                seen = {hit.chunk.chunk_id for hit in hits}
+                hits += [hit for hit in self._evidence.retrieve(side_query, 1, filters)
+                         if hit.chunk.chunk_id not in seen]
             retrieved = time.perf_counter()
             timings = {"retrieve_s": retrieved - started}
             if not hits:
@@ -264,11 +272,14 @@ class Engine(Closing):
         checkpoint("rendering")
         evidence = EvidencePack.merge(packs.values())
         off_question: set[str] = set()
+        question: Question | None = None
         if request.query is not None and self.config.relevance:
+            question = analyse(request.query)
             off_question = off_question_claims(graph, request.query,
                                                similarity=self._similarity(),
                                                floor=self.config.relevance_floor,
-                                               evidence=evidence)
+                                               evidence=evidence,
+                                               subjects=question.sides or None)
         grounded = render(
             graph,
             evidence,
@@ -277,6 +288,7 @@ class Engine(Closing):
             folded=folded,
             notes=notes,
             off_question=off_question,
+            question=question,
         )
         if grounded.abstained:
             references = top_references(list(request.context) or list(evidence), evidence)

@@ -1,7 +1,9 @@
 """The ``extractive`` generator: an answer composed of evidence sentences, no model needed.
 
-It ranks the evidence sentences by how many of the question's content words they share,
-keeps the best few that say something new, and joins them. Every sentence it writes is
+It ranks the evidence sentences first by whether they answer the question (hold a value of
+the kind it asks for, on its focus and about its subject: ``veritype.question``), then by how
+many of the question's content words they share, keeps the best few that say something new,
+and joins them. Every sentence it writes is
 quoted from the evidence, so it is the safe default when no language model is installed.
 Headings are never answers; a chosen sentence that opens with a pronoun ("It is 1,006
 kilometres long.") comes with the sentence it refers back to, or the heading above it, so
@@ -25,6 +27,7 @@ from veritype.generation._base import (
     TokenInfo,
     register_generator,
 )
+from veritype.question import Question, analyse, names
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
@@ -63,20 +66,25 @@ class ExtractiveGenerator(BaseGenerator):
 
     def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
         wanted = set(content_words(question))
+        asked = analyse(question)
         candidates: list[tuple[float, int, str, set[str], str | None]] = []
         for rank, chunk in enumerate(evidence):
             referent: str | None = None
+            about = ""
             for span in chunk.sentences():
                 sentence = " ".join(chunk.slice(span.start, span.end).split())
                 heading = heading_text(sentence)
                 if heading is not None:
                     referent = f"# {heading}"
+                    about = heading
                     continue
                 sentence = _SECTION_LABEL.sub("", sentence)
                 words = set(content_words(sentence))
                 leads_back = ANAPHORIC_LEAD.match(sentence) is not None
                 if words and not _AIM.match(sentence):
                     overlap = len(wanted & words) / len(wanted) if wanted else 0.0
+                    # A sentence that answers outranks any that merely shares words.
+                    overlap += _answer_score(asked, sentence, about or referent or "")
                     candidates.append((overlap, rank, sentence, words,
                                        referent if leads_back else None))
                 if not leads_back and subject_of(sentence) is not None:
@@ -108,6 +116,17 @@ class ExtractiveGenerator(BaseGenerator):
             parts.extend([*lead, sentence])
             used_words += length
         return parts
+
+
+def _answer_score(question: Question, sentence: str, about: str) -> int:
+    """How many sides of the question the sentence answers (one for a plain question),
+    read with ``about``, the heading of its passage, for the thing it is about."""
+    if question.comparative:
+        return sum(question.side_answered(side, sentence, about) for side in question.sides)
+    context = f"{sentence} {about}"
+    on_subject = not question.subjects or any(names(subject, context)
+                                              for subject in question.subjects)
+    return int(on_subject and question.answers(sentence))
 
 
 def _same_content(first: set[str], second: set[str]) -> bool:

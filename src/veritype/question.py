@@ -1,0 +1,251 @@
+"""What would answer a question: the kind of value it asks for and what that value is of.
+
+"When did the Golden Gate Bridge open?" asks for a date (the kind) of the opening (the focus)
+of the Golden Gate Bridge (the subject). A true sentence about the bridge that holds no date
+("Its main span is 1,280 metres long.") does not answer it. A sentence answers a question when
+it shares enough of the focus and holds a value of the asked kind: a date for "when", a number
+for "how long / how many / how much" and for attributes such as range or price, a name for
+"who" and "where". A yes/no question is answered by a sentence that states or negates the
+asked property; a comparison ("Which has the longer range, the City or the Sport?") by one
+such sentence for each side.
+
+Pure and rule-based, so the renderer and the drafter can use it without loading a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+from veritype.errors import InputError
+from veritype.relevance import KIND_WORDS, question_subjects
+
+
+class AnswerKind(StrEnum):
+    """The kind of value a question asks for."""
+
+    DATE = "date"
+    QUANTITY = "quantity"
+    PERSON = "person"
+    PLACE = "place"
+    ENTITY = "entity"
+    YES_NO = "yes_no"
+    COMPARISON = "comparison"
+    DESCRIPTION = "description"
+
+
+_AUXILIARIES = frozenset(
+    [
+        "is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "will",
+        "would", "should", "shall", "has", "have", "had", "may", "might", "must",
+    ]
+)
+# Nouns whose value is a measurement: "What is the range of the Trek?" asks for a quantity.
+_MEASURED = frozenset(
+    normalise_word(word) for word in
+    [
+        "range", "length", "weight", "price", "cost", "speed", "height", "width", "depth",
+        "span", "capacity", "size", "age", "temperature", "distance", "torque", "power",
+        "duration", "population", "area", "volume",
+    ]
+)
+_DATED = frozenset({"year", "date", "day", "century", "decade"})
+# The measure word of "how long / how much / how high" names the kind, not the focus.
+_HOW_MEASURES = frozenset([
+    "long", "much", "many", "high", "far", "old", "big", "tall", "often", "large", "wide",
+    "deep",
+])
+# Verbs that carry no topic of their own ("How long does it take to charge ...").
+_LIGHT = frozenset(normalise_word(word) for word in ["take", "get", "make", "go", "happen", "come"])
+# A comparative word of a comparison, and the attribute it compares when the question does not
+# name one ("Which is heavier ..." compares weights).
+_COMPARATIVES: dict[str, tuple[str, ...]] = {
+    "heavier": ("weigh",), "lighter": ("weigh",), "longer": (), "shorter": (),
+    "cheaper": ("cost",), "expensive": ("cost",), "more": (), "less": (), "fewer": (),
+    "older": ("born", "age"), "younger": ("age",), "first": (), "earlier": (), "later": (),
+    "taller": ("high",), "higher": ("high",), "bigger": (), "larger": (), "smaller": (),
+    "faster": ("speed",), "slower": ("speed",), "wider": (), "deeper": (),
+}
+_COMPARISON_OPENING = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
+_SIDES = re.compile(r"(?:,|\bbetween\b|:)\s*([^,:?]+?)\s+(?:or|and)\s+([^,:?]+?)\s*\??\s*$",
+                    re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_MONTH = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\b"
+)
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b",
+                     re.IGNORECASE)
+_NAME = re.compile(r"[A-Z][\w'\u2019.-]*")
+# Inflections a focus word may take in an answer: "die" / "died", "charge" / "charges".
+_INFLECTIONS = ("", "s", "d", "e", "ed", "es", "er", "r", "ing")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question read for what would answer it.
+
+    ``focus``: the normalised words that name what is asked of the subject ("range" in "What
+    is the range of the Voltra Trek?"); ``subjects``: the names asked about (distinctive words
+    of each); ``sides``: the two things a comparison compares, each as its words.
+    """
+
+    text: str
+    kind: AnswerKind
+    focus: frozenset[str]
+    subjects: tuple[frozenset[str], ...]
+    sides: tuple[frozenset[str], ...] = ()
+
+    @property
+    def comparative(self) -> bool:
+        return self.kind is AnswerKind.COMPARISON
+
+    def describe(self) -> str:
+        """What the question asks for, in words ("a date for: open")."""
+        wanted = {
+            AnswerKind.DATE: "a date", AnswerKind.QUANTITY: "a quantity",
+            AnswerKind.PERSON: "a person or organisation", AnswerKind.PLACE: "a place",
+            AnswerKind.ENTITY: "a named thing", AnswerKind.YES_NO: "a yes or no",
+            AnswerKind.COMPARISON: "a value for each side of the comparison",
+            AnswerKind.DESCRIPTION: "a description",
+        }[self.kind]
+        return f"{wanted} ({', '.join(sorted(self.focus))})" if self.focus else wanted
+
+    def answers(self, sentence: str) -> bool:
+        """Whether ``sentence`` holds a value of the asked kind for the focus (for a
+        comparison: for either side; see ``side_answered``)."""
+        if not _covers_focus(self.focus, sentence):
+            return False
+        return _holds_kind(self, sentence)
+
+    def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
+        """Whether ``sentence`` answers a comparison for ``side``: it names the side (or
+        ``about``, the title or heading of its passage, does) and answers the question."""
+        return names(side, f"{sentence} {about}") and self.answers(sentence)
+
+
+def analyse(question: str) -> Question:
+    """Read ``question`` for the kind of answer it asks for, its focus and its subjects."""
+    text = question.strip()
+    if not text:
+        raise InputError("the question is empty")
+    words = [match.group(0) for match in tokens(text)]
+    lowered = [word.lower() for word in words]
+    subjects = tuple(question_subjects(text))
+    sides = _comparison_sides(text, lowered)
+    subject_words = {normalise_word(w) for subject in (*subjects, *sides) for w in subject}
+    kind = _kind(lowered, sides)
+    focus: set[str] = set()
+    for index, word in enumerate(lowered):
+        if word in STOPWORDS or word in _AUXILIARIES or (word in _HOW_MEASURES and (
+                index > 0 and lowered[index - 1] == "how")):
+            continue
+        if sides and word in _COMPARATIVES:
+            focus.update(_COMPARATIVES[word])
+            continue
+        stem = normalise_word(word)
+        # Names are subjects, not focus; an acronym ("CEO") names a role or a thing asked.
+        if len(word) > 1 and words[index].isupper():
+            focus.add(stem)
+            continue
+        if stem in subject_words or stem in _LIGHT or (words[index][0].isupper() and index):
+            continue
+        focus.add(stem)
+    focus -= {"which", "who", "what", "when", "where", "how", "whom", "whose"}
+    if kind is AnswerKind.DESCRIPTION and focus & _MEASURED:
+        kind = AnswerKind.QUANTITY
+    elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
+        kind = AnswerKind.DATE
+    return Question(text, kind, frozenset(focus), subjects, sides)
+
+
+def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:
+    if sides:
+        return AnswerKind.COMPARISON
+    first = lowered[0] if lowered else ""
+    second = lowered[1] if len(lowered) > 1 else ""
+    if first == "when" or (first == "what" and second in {"year", "date", "day"}):
+        return AnswerKind.DATE
+    if first == "how" and second in _HOW_MEASURES:
+        return AnswerKind.QUANTITY
+    if first in {"who", "whom", "whose"}:
+        return AnswerKind.PERSON
+    if first == "where":
+        return AnswerKind.PLACE
+    if first == "which" or (first == "what" and second not in _AUXILIARIES):
+        return AnswerKind.ENTITY
+    if first in _AUXILIARIES:
+        return AnswerKind.YES_NO
+    return AnswerKind.DESCRIPTION
+
+
+def _comparison_sides(text: str, lowered: list[str]) -> tuple[frozenset[str], ...]:
+    """The two things compared, when the question compares ("..., the City or the Sport?")."""
+    if not _COMPARISON_OPENING.match(text) or not any(w in _COMPARATIVES for w in lowered):
+        return ()
+    found = _SIDES.search(text)
+    if found is None:
+        return ()
+    sides = []
+    for part in found.groups():
+        words = {match.group(0).lower() for match in tokens(_ARTICLE.sub("", part))}
+        words -= STOPWORDS
+        if not words:
+            return ()
+        # "the Brooklyn Bridge" is told from "Tower Bridge" by "Brooklyn", not "Bridge".
+        named = frozenset(_name_word(word) for word in words)
+        sides.append(named - KIND_WORDS or named)
+    return tuple(sides)
+
+
+def _name_word(word: str) -> str:
+    word = word.replace("\u2019", "'")
+    return word[:-2] if word.endswith("'s") else word
+
+
+def names(side: frozenset[str], text: str) -> bool:
+    """Whether ``text`` names ``side``: it holds each of its words."""
+    return side <= {_name_word(match.group(0).lower()) for match in tokens(text)}
+
+
+def _matches(focus_word: str, word: str) -> bool:
+    short, long = sorted((focus_word, word), key=len)
+    return len(short) >= 3 and long.startswith(short) and long[len(short):] in _INFLECTIONS
+
+
+def _covers_focus(focus: frozenset[str], sentence: str) -> bool:
+    """Whether the sentence shares at least half of the focus words (rounded up)."""
+    if not focus:
+        return True
+    words = set(content_words(sentence))
+    shared = sum(1 for wanted in focus if any(_matches(wanted, word) for word in words))
+    return shared >= max(1, math.ceil(len(focus) / 2))
+
+
+def _holds_kind(question: Question, sentence: str) -> bool:
+    kind = question.kind
+    if kind is AnswerKind.DATE:
+        return _YEAR.search(sentence) is not None or _MONTH.search(sentence) is not None
+    if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
+        return _NUMBER.search(sentence) is not None
+    if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
+        return _other_name(question, sentence)
+    return True
+
+
+def _other_name(question: Question, sentence: str) -> bool:
+    """Whether the sentence names something besides the question's subjects: a capitalised
+    word that does not open the sentence."""
+    asked = {word for subject in question.subjects for word in subject}
+    for index, match in enumerate(tokens(sentence)):
+        word = match.group(0)
+        lowered = _name_word(word.lower())
+        if (index and _NAME.fullmatch(word) and lowered not in asked
+                and lowered not in KIND_WORDS):
+            return True
+    return False

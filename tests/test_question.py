@@ -1,0 +1,72 @@
+"""The question analyser reads what kind of value would answer a question, of what, and
+whether a sentence holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from veritype.errors import InputError
+from veritype.question import AnswerKind, analyse
+
+
+@pytest.mark.parametrize(("question", "kind", "focus"), [
+    ("When did the Golden Gate Bridge open?", AnswerKind.DATE, {"open"}),
+    ("What is the range of the Voltra Trek?", AnswerKind.QUANTITY, {"range"}),
+    ("How long is the battery warranty?", AnswerKind.QUANTITY, {"battery", "warranty"}),
+    ("Who designed the Sydney Harbour Bridge?", AnswerKind.PERSON, {"design"}),
+    ("Where did Rosalind Franklin work?", AnswerKind.PLACE, {"work"}),
+    ("Is the Voltra Sport waterproof?", AnswerKind.YES_NO, {"waterproof"}),
+    ("Who is the CEO of Voltra?", AnswerKind.PERSON, {"ceo"}),
+    ("Which is heavier, the Trek or the Cargo?", AnswerKind.COMPARISON, {"weigh"}),
+])
+def test_kind_and_focus(question: str, kind: AnswerKind, focus: set[str]) -> None:
+    analysed = analyse(question)
+    assert analysed.kind is kind
+    assert analysed.focus == focus
+
+
+def test_a_comparison_names_both_sides_without_their_kind_words() -> None:
+    analysed = analyse("Which bridge opened first, the Brooklyn Bridge or Tower Bridge?")
+    # "Tower" is itself a kind word: a name of kind words only keeps them all.
+    assert analysed.sides == (frozenset({"brooklyn"}), frozenset({"tower", "bridge"}))
+    assert analyse("Which has the longer range, the City or the Sport?").sides == (
+        frozenset({"city"}), frozenset({"sport"}))
+    assert analyse("Is the Sport faster or slower?").sides == ()
+
+
+@pytest.mark.parametrize(("question", "sentence", "answers"), [
+    ("When did the Golden Gate Bridge open?", "The bridge opened to traffic on May 27, 1937.",
+     True),
+    ("When did the Golden Gate Bridge open?", "Its main span is 1,280 metres long.", False),
+    ("What is the range of the Voltra Trek?", "Its range is up to 140 km on one charge.", True),
+    ("What is the range of the Voltra Trek?", "The Trek costs 3,499 euros.", False),
+    ("How long is the battery warranty?",
+     "Batteries are covered for 2 years or 500 charge cycles, whichever comes first.", True),
+    ("How long is the battery warranty?",
+     "Voltra frames carry a lifetime warranty for the original owner.", False),
+    ("Who designed the Golden Gate Bridge?",
+     "The bridge was designed by the engineer Joseph Strauss.", True),
+    ("Who designed the Golden Gate Bridge?", "The Golden Gate Bridge was designed in a hurry.",
+     False),
+    ("Who is the CEO of Voltra?", "The company was founded by Anna de Vries.", False),
+    ("Is the Voltra Sport waterproof?", "The Sport is not waterproof.", True),
+    ("Is the Voltra Sport waterproof?", "The Sport weighs only 17 kg.", False),
+])
+def test_a_sentence_answers_only_with_a_value_of_the_kind_on_the_focus(
+    question: str, sentence: str, answers: bool
+) -> None:
+    assert analyse(question).answers(sentence) is answers
+
+
+def test_each_side_of_a_comparison_is_answered_by_its_own_sentence() -> None:
+    analysed = analyse("Which has the longer range, the City or the Sport?")
+    city, sport = analysed.sides
+    sentence = "The City has a 400 Wh battery and a range of up to 70 km."
+    assert analysed.side_answered(city, sentence)
+    assert not analysed.side_answered(sport, sentence)
+    assert analysed.side_answered(sport, "Its range is up to 90 km.", about="Voltra Sport")
+
+
+def test_an_empty_question_is_refused() -> None:
+    with pytest.raises(InputError, match="empty"):
+        analyse("  ")
