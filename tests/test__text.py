@@ -7,6 +7,7 @@ from veritype._text import (
     content_words,
     has_negation,
     normalise_word,
+    qualified_in,
     quoted_in,
     sentence_spans,
 )
@@ -142,3 +143,15 @@ def test_splitting_grows_linearly_with_the_text() -> None:
     prose = "Dr. Smith saw 3.5 tonnes of ore. It was shipped on Jan. 5. " * 1000
     ratio = seconds(prose * 8) / seconds(prose)
     assert ratio < 24, f"8x the text took {ratio:.0f}x the time"
+
+
+def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
+    evidence = ("The Voltra Trek is a touring bike. "
+                "The Trek costs 3,499 euros and has a 750 Wh battery.")
+    # The claim splitter cuts the sentence before "and has": each part is stated as it is.
+    assert quoted_in("The Trek costs 3,499 euros.", evidence) is True
+    assert not qualified_in("The Trek costs 3,499 euros.", evidence)
+    # A list is still an extension: "euros" alone is not what the sentence says.
+    assert quoted_in("You pay with euros.", "You pay with euros and Swiss francs.") is False
+    assert qualified_in("You pay with euros.", "You pay with euros and Swiss francs.")
+    assert quoted_in("You pay with euros.", "You pay with euros and has been so.") is True

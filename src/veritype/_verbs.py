@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from enum import Enum
 
+# The auxiliaries and modals that open a verb phrase: "... and has a 750 Wh battery".
+AUXILIARY_WORDS = frozenset("""is are was were has have had does do did will would can could
+    may might must shall should""".split())  # noqa: SIM905
 # Base, past, past participle; "was/were" and the other auxiliaries are read separately.
 _IRREGULAR = """
 arise arose arisen | awake awoke awoken | bear bore borne | beat beat beaten |

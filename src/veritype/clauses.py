@@ -12,13 +12,11 @@ from veritype._text import (
     STOPWORDS,
     content_words,
 )
-from veritype._verbs import BASE_FORMS, VerbForm, verb_forms
+from veritype._verbs import AUXILIARY_WORDS, BASE_FORMS, VerbForm, verb_forms
 
 THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
-_AUXILIARY_WORDS = """is are was were has have had does do did will would can could may might
-    must shall should""".split()  # noqa: SIM905
-_AUXILIARY = "(?:" + "|".join(_AUXILIARY_WORDS) + ")"
+_AUXILIARY = "(?:" + "|".join(sorted(AUXILIARY_WORDS)) + ")"
 # A coordinated clause with a subject of its own: ", and it was ...", "; the bridge has ...".
 _CLAUSE_WITH_SUBJECT = re.compile(
     rf"(?:,\s*(?:and|but|while|whereas)\s+|;\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)"
@@ -70,7 +68,7 @@ _CONTRACTED_IS = re.compile(
 )
 # Words ("K2", "well-known", "it's"), numbers ("8,611", "1990s") and punctuation marks.
 _WORD = re.compile(r"\d[\d,.:/]*\w*|\w+(?:[-'\u2019]\w+)*|[^\w\s]")
-_AUXILIARIES = frozenset([*_AUXILIARY_WORDS, "am"])
+_AUXILIARIES = AUXILIARY_WORDS | {"am"}
 
 
 def _is_adverb(word: str) -> bool:
