@@ -13,6 +13,8 @@ from veritype.question import AnswerKind, analyse
     ("When did the Golden Gate Bridge open?", AnswerKind.DATE, {"open"}),
     ("What is the range of the Voltra Trek?", AnswerKind.QUANTITY, {"range"}),
     ("How long is the battery warranty?", AnswerKind.QUANTITY, {"battery", "warranty"}),
+    ("How long does it take to charge the Trek's battery?", AnswerKind.DURATION,
+     {"charge", "battery"}),
     ("Who designed the Sydney Harbour Bridge?", AnswerKind.PERSON, {"design"}),
     ("Where did Rosalind Franklin work?", AnswerKind.PLACE, {"work"}),
     ("Is the Voltra Sport waterproof?", AnswerKind.YES_NO, {"waterproof"}),
@@ -51,6 +53,13 @@ def test_a_comparison_names_both_sides_without_their_kind_words() -> None:
     ("Who is the CEO of Voltra?", "The company was founded by Anna de Vries.", False),
     ("Is the Voltra Sport waterproof?", "The Sport is not waterproof.", True),
     ("Is the Voltra Sport waterproof?", "The Sport weighs only 17 kg.", False),
+    # A stretch of time, not any number near the focus words.
+    ("How long does it take to charge the Trek's battery?",
+     "The battery charges fully in 6 hours.", True),
+    ("How long does it take to charge the Trek's battery?",
+     "Its range is up to 140 km on one charge.", False),
+    ("How long did the construction of the bridge last?",
+     "Construction lasted four years.", True),
 ])
 def test_a_sentence_answers_only_with_a_value_of_the_kind_on_the_focus(
     question: str, sentence: str, answers: bool

@@ -29,6 +29,7 @@ class AnswerKind(StrEnum):
 
     DATE = "date"
     QUANTITY = "quantity"
+    DURATION = "duration"
     PERSON = "person"
     PLACE = "place"
     ENTITY = "entity"
@@ -53,6 +54,14 @@ _MEASURED = frozenset(
     ]
 )
 _DATED = frozenset({"year", "date", "day", "century", "decade"})
+# "How long does it take / did it last ...?" asks for a stretch of time, not a length.
+_TAKES = frozenset({"take", "takes", "took", "taken", "last", "lasts", "lasted"})
+_DURATION = re.compile(
+    r"\b(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?:\s*(?:-|to|or)\s*\d[\d,.]*)?\s*-?\s*(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
+    r"years?|decades?|centuries|century)\b",
+    re.IGNORECASE,
+)
 # The measure word of "how long / how much / how high" names the kind, not the focus.
 _HOW_MEASURES = frozenset([
     "long", "much", "many", "high", "far", "old", "big", "tall", "often", "large", "wide",
@@ -109,6 +118,7 @@ class Question:
         """What the question asks for, in words ("a date for: open")."""
         wanted = {
             AnswerKind.DATE: "a date", AnswerKind.QUANTITY: "a quantity",
+            AnswerKind.DURATION: "a duration",
             AnswerKind.PERSON: "a person or organisation", AnswerKind.PLACE: "a place",
             AnswerKind.ENTITY: "a named thing", AnswerKind.YES_NO: "a yes or no",
             AnswerKind.COMPARISON: "a value for each side of the comparison",
@@ -171,6 +181,8 @@ def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:
     second = lowered[1] if len(lowered) > 1 else ""
     if first == "when" or (first == "what" and second in {"year", "date", "day"}):
         return AnswerKind.DATE
+    if first == "how" and second == "long" and _TAKES & set(lowered):
+        return AnswerKind.DURATION
     if first == "how" and second in _HOW_MEASURES:
         return AnswerKind.QUANTITY
     if first in {"who", "whom", "whose"}:
@@ -231,6 +243,8 @@ def _holds_kind(question: Question, sentence: str) -> bool:
     kind = question.kind
     if kind is AnswerKind.DATE:
         return _YEAR.search(sentence) is not None or _MONTH.search(sentence) is not None
+    if kind is AnswerKind.DURATION:
+        return _DURATION.search(sentence) is not None
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
         return _NUMBER.search(sentence) is not None
     if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
