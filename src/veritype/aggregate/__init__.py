@@ -31,6 +31,7 @@ from veritype.aggregate._base import (
     is_contradicted,
     read_model,
     support_mass,
+    views_read,
 )
 from veritype.aggregate._calibrated import CalibratedAggregator, Decisive, Head, Logistic
 from veritype.aggregate._learned import LearnedAggregator
@@ -113,9 +114,7 @@ def recommended_thresholds(aggregator: Aggregator) -> tuple[float, float]:
 
 def default_covers(view_names: Collection[str]) -> bool:
     """Whether ``view_names`` include every view the default aggregator reads."""
-    needed = {part.removesuffix(NOT_CONTRADICTED) for name in _shipped_default().view_names
-              for part in name.split(AGREEMENT)}
-    return needed <= set(view_names)
+    return views_read(_shipped_default().view_names) <= set(view_names)
 
 
 def default_for(view_names: Collection[str], strong: Collection[str] | None) -> Aggregator:
@@ -153,4 +152,5 @@ __all__ = [
     "load_fitted",
     "recommended_thresholds",
     "support_mass",
+    "views_read",
 ]

@@ -21,6 +21,13 @@ AGREEMENT = "*"
 DEFAULT_AGGREGATOR = Path(__file__).parent.parent / "models" / "aggregator" / "aggregator.json"
 
 
+def views_read(feature_names: Collection[str]) -> frozenset[str]:
+    """The views a fitted model's feature names read ("nli*align" reads nli and align,
+    "nli.not_contradicted" reads nli)."""
+    return frozenset(part.removesuffix(NOT_CONTRADICTED) for name in feature_names
+                     for part in name.split(AGREEMENT))
+
+
 _Model = TypeVar("_Model")
 
 

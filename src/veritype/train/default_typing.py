@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate import StagedAggregator
+from veritype.aggregate._base import views_read
 from veritype.aggregate._calibrated import VERDICT_CODES
 from veritype.aggregate._learned import LearnedAggregator
 from veritype.evaluation.configurations import view_results
@@ -28,9 +29,9 @@ from veritype.evaluation.data import Example, is_verbatim
 from veritype.evaluation.metrics import Bools, balanced_accuracy
 from veritype.evaluation.scoring import ScoreTable
 from veritype.graph import EvidenceType
-from veritype.thresholds import Thresholds, type_claim
 from veritype.train._selection import CONTRADICTION_PRECISION as PRECISION
 from veritype.train._selection import MIN_FIRED, lowest_precise_floor, seen_sources
+from veritype.train.judge_head import evidence_types
 from veritype.verdicts import Verdict
 
 VETO_VIEWS = ("numeric", "lexical", "nli", "align")
@@ -72,10 +73,8 @@ def types_of(model: StagedAggregator | LearnedAggregator, table: ScoreTable
              ) -> npt.NDArray[np.str_]:
     """The type ``model`` gives each row of ``table`` (encoders only: no judge voted)."""
     assert model.thresholds is not None
-    thresholds = Thresholds(*model.thresholds)
-    aggregates = model.aggregate_batch(view_results(table, list(table.views)))
-    return np.array([type_claim(a.score, contradicted=a.contradicted,
-                                thresholds=thresholds).value for a in aggregates])
+    return evidence_types(model.aggregate_batch(view_results(table, list(table.views))),
+                          model.thresholds)
 
 
 def typing_figures(types: npt.NDArray[np.str_], supported: Bools) -> dict[str, Any]:
@@ -105,7 +104,7 @@ def per_source_comparison(model: StagedAggregator, table: ScoreTable, examples: 
     seen."""
     typed = types_of(model, table)
     verbatim = np.array([is_verbatim(e) for e in examples])
-    first_views = [part for name in model.first.view_names for part in name.split("*")]
+    first_views = sorted(views_read(model.first.view_names))
     comparison: dict[str, Any] = {}
     for source in (str(s) for s in np.unique(sources)):
         rows = sources == source

@@ -45,11 +45,18 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def evidence_types(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]
+                   ) -> npt.NDArray[np.str_]:
+    """The type (its value) each aggregate earns at ``thresholds``."""
+    typed = Thresholds(*thresholds)
+    return np.array([type_claim(a.score, contradicted=a.contradicted, thresholds=typed).value
+                     for a in aggregates], dtype=str)
+
+
 def borderline(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]) -> Bools:
     """Which claims an aggregator leaves Uncertain: the only ones the judge is asked about."""
-    typed = Thresholds(*thresholds)
-    return np.array([type_claim(a.score, contradicted=a.contradicted, thresholds=typed)
-                     is EvidenceType.UNCERTAIN for a in aggregates], dtype=bool)
+    result: Bools = evidence_types(aggregates, thresholds) == EvidenceType.UNCERTAIN.value
+    return result
 
 
 def borderline_sample(examples: Sequence[Example], uncertain: Bools,
