@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from veritype._verbs import AUXILIARY_WORDS
+from veritype._verbs import COORDINATED_PREDICATE
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -249,18 +249,17 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
         before, after = sentence[:at], sentence[at + len(claim):]
         if (not before or not before[-1].isalnum()) and (not after or not after[0].isalnum()):
             suffix = after.strip().rstrip(".!?;: ")
-            following = suffix.lstrip(",;: \u2014-").split()
+            following = suffix.lstrip(",;: \u2014-")
             # "... 3,499 euros and has a 750 Wh battery": a verb phrase of the same subject
             # follows, so the copy is a whole clause, as the claim splitter reads it.
-            predicate = (len(following) > 2 and following[0] in {"and", "but"}
-                         and following[1] in AUXILIARY_WORDS)
+            predicate = COORDINATED_PREDICATE.match(following) is not None
             # Words before the copy only matter when they qualify it: a heading run into the
             # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK)
                              or predicate),
-                coordinated=not predicate and bool(following)
-                and following[0] in {"and", "or", "nor"},
+                coordinated=not predicate
+                and following.split(" ", 1)[0] in {"and", "or", "nor"},
                 qualified=_qualified(before) or _qualified(suffix),
             )
         at = sentence.find(claim, at + 1)

@@ -10,11 +10,16 @@ base forms are listed.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 
 # The auxiliaries and modals that open a verb phrase: "... and has a 750 Wh battery".
 AUXILIARY_WORDS = frozenset("""is are was were has have had does do did will would can could
     may might must shall should""".split())  # noqa: SIM905
+AUXILIARY = "(?:" + "|".join(sorted(AUXILIARY_WORDS)) + ")"
+# A verb phrase sharing its sentence's subject, coordinated after a clause ("... and has a
+# 750 Wh battery"): the claim splitter cuts before it, and a copy followed by it is whole.
+COORDINATED_PREDICATE = re.compile(rf"(?:and|but)\s+{AUXILIARY}\s+\w")
 # Base, past, past participle; "was/were" and the other auxiliaries are read separately.
 _IRREGULAR = """
 arise arose arisen | awake awoke awoken | bear bore borne | beat beat beaten |

@@ -12,22 +12,28 @@ from veritype._text import (
     STOPWORDS,
     content_words,
 )
-from veritype._verbs import AUXILIARY_WORDS, BASE_FORMS, VerbForm, verb_forms
+from veritype._verbs import (
+    AUXILIARY,
+    AUXILIARY_WORDS,
+    BASE_FORMS,
+    COORDINATED_PREDICATE,
+    VerbForm,
+    verb_forms,
+)
 
 THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
-_AUXILIARY = "(?:" + "|".join(sorted(AUXILIARY_WORDS)) + ")"
 # A coordinated clause with a subject of its own: ", and it was ...", "; the bridge has ...".
 _CLAUSE_WITH_SUBJECT = re.compile(
     rf"(?:,\s*(?:and|but|while|whereas)\s+|;\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+)"
     rf"(?=(?:{_PRONOUN_SUBJECT}|(?:the|a|an)\s+\w+(?:\s+\w+)?|[A-Z]\w+(?:\s+[A-Z]\w+)*)"
-    rf"\s+{_AUXILIARY}\b)",
+    rf"\s+{AUXILIARY}\b)",
 )
 # A coordinated predicate sharing the sentence subject: "... and was rebuilt in 1950".
 # A comma splice: ", it is ...", where a new clause opens with a pronoun subject and a verb.
 _COMMA_SPLICE = re.compile(rf",\s+(?={_PRONOUN_SUBJECT}\s+(\w))", re.IGNORECASE)
 _CLAUSE_SHARED_SUBJECT = re.compile(
-    rf"(?:,\s*and\s+|\s+and\s+|,\s*but\s+|\s+but\s+)(?={_AUXILIARY}\s+\w+)"
+    rf"(?:,\s*|\s+)(?={COORDINATED_PREDICATE.pattern})(?:and|but)\s+"
 )
 
 
