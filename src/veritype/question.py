@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
 from veritype.errors import InputError
-from veritype.relevance import KIND_WORDS, question_subjects
+from veritype.relevance import KIND_WORDS, name_word, question_subjects
 
 
 class AnswerKind(StrEnum):
@@ -210,19 +210,14 @@ def _comparison_sides(text: str, lowered: list[str]) -> tuple[frozenset[str], ..
         if not words:
             return ()
         # "the Brooklyn Bridge" is told from "Tower Bridge" by "Brooklyn", not "Bridge".
-        named = frozenset(_name_word(word) for word in words)
+        named = frozenset(name_word(word) for word in words)
         sides.append(named - KIND_WORDS or named)
     return tuple(sides)
 
 
-def _name_word(word: str) -> str:
-    word = word.replace("\u2019", "'")
-    return word[:-2] if word.endswith("'s") else word
-
-
 def names(side: frozenset[str], text: str) -> bool:
     """Whether ``text`` names ``side``: it holds each of its words."""
-    return side <= {_name_word(match.group(0).lower()) for match in tokens(text)}
+    return side <= {name_word(match.group(0)) for match in tokens(text)}
 
 
 def _matches(focus_word: str, word: str) -> bool:
@@ -258,7 +253,7 @@ def _other_name(question: Question, sentence: str) -> bool:
     asked = {word for subject in question.subjects for word in subject}
     for index, match in enumerate(tokens(sentence)):
         word = match.group(0)
-        lowered = _name_word(word.lower())
+        lowered = name_word(word)
         if (index and _NAME.fullmatch(word) and lowered not in asked
                 and lowered not in KIND_WORDS):
             return True

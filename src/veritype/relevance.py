@@ -74,10 +74,10 @@ def question_subjects(question: str) -> list[frozenset[str]]:
     run: list[str] = []
     for index, match in enumerate(tokens(question)):
         word = match.group(0)
-        name_word = (index > 0 and _NAME.fullmatch(word) is not None
-                     and word.lower() not in STOPWORDS)
-        if name_word:
-            run.append(_name_word(word))
+        names_something = (index > 0 and _NAME.fullmatch(word) is not None
+                           and word.lower() not in STOPWORDS)
+        if names_something:
+            run.append(name_word(word))
             continue
         if run:
             subjects.append(frozenset(run))
@@ -87,14 +87,14 @@ def question_subjects(question: str) -> list[frozenset[str]]:
     return [words - KIND_WORDS for words in subjects if words - KIND_WORDS]
 
 
-def _name_word(word: str) -> str:
+def name_word(word: str) -> str:
     """A word of a name as both sides compare it: lower case, no possessive ("Curie's")."""
     word = word.lower().replace("\u2019", "'")
     return word[:-2] if word.endswith("'s") else word
 
 
 def _names(text: str, subjects: list[frozenset[str]]) -> bool:
-    words = {_name_word(match.group(0)) for match in tokens(text)}
+    words = {name_word(match.group(0)) for match in tokens(text)}
     return any(subject <= words for subject in subjects)
 
 
