@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
 from veritype.errors import InputError
-from veritype.relevance import KIND_WORDS, name_word, question_subjects
+from veritype.relevance import KIND_WORDS, name_word, names_any, question_subjects
 
 
 class AnswerKind(StrEnum):
@@ -136,7 +136,7 @@ class Question:
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence`` answers a comparison for ``side``: it names the side (or
         ``about``, the title or heading of its passage, does) and answers the question."""
-        return names(side, f"{sentence} {about}") and self.answers(sentence)
+        return names_any(f"{sentence} {about}", [side]) and self.answers(sentence)
 
 
 def analyse(question: str) -> Question:
@@ -213,11 +213,6 @@ def _comparison_sides(text: str, lowered: list[str]) -> tuple[frozenset[str], ..
         named = frozenset(name_word(word) for word in words)
         sides.append(named - KIND_WORDS or named)
     return tuple(sides)
-
-
-def names(side: frozenset[str], text: str) -> bool:
-    """Whether ``text`` names ``side``: it holds each of its words."""
-    return side <= {name_word(match.group(0)) for match in tokens(text)}
 
 
 def _matches(focus_word: str, word: str) -> bool:

@@ -93,7 +93,8 @@ def name_word(word: str) -> str:
     return word[:-2] if word.endswith("'s") else word
 
 
-def _names(text: str, subjects: list[frozenset[str]]) -> bool:
+def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
+    """Whether ``text`` names one of ``subjects``: it holds each of that subject's words."""
     words = {name_word(match.group(0)) for match in tokens(text)}
     return any(subject <= words for subject in subjects)
 
@@ -103,7 +104,7 @@ def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: Evidenc
         # A resolved claim must be cited to a passage about the subject: the draft may have
         # put another river's "It is 1,230 km long." after a Thames sentence.
         return _cited_about(node, subjects, evidence)
-    return _names(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
+    return names_any(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
 
 
 def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
@@ -112,7 +113,7 @@ def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidenceP
             continue
         chunk = evidence.chunk(span.chunk_id)
         context = " ".join([evidence.title(span.doc_id), *_about(chunk, span)])
-        if _names(context, subjects):
+        if names_any(context, subjects):
             return True
     return False
 

@@ -27,7 +27,8 @@ from veritype.generation._base import (
     TokenInfo,
     register_generator,
 )
-from veritype.question import Question, analyse, names
+from veritype.question import Question, analyse
+from veritype.relevance import names_any
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
@@ -124,8 +125,7 @@ def _answer_score(question: Question, sentence: str, about: str) -> int:
     if question.comparative:
         return sum(question.side_answered(side, sentence, about) for side in question.sides)
     context = f"{sentence} {about}"
-    on_subject = not question.subjects or any(names(subject, context)
-                                              for subject in question.subjects)
+    on_subject = not question.subjects or names_any(context, question.subjects)
     return int(on_subject and question.answers(sentence))
 
 
