@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype.errors import DataError
 from veritype.evaluation.data import Example
 from veritype.evaluation.scoring import ScoreTable
 
@@ -34,8 +35,15 @@ def cached_scores(
     saved: Any = None
     if path.exists():
         saved = np.load(path, allow_pickle=False)
+        if len(saved["ids"]) != len(saved["score"]) or len(set(saved["ids"].tolist())) != len(
+                saved["ids"]):
+            raise DataError(f"{path}: the cached scores do not line up with their keys; "
+                            "delete the file to score afresh")
         known = {str(example_id): row for row, example_id in enumerate(saved["ids"])}
-    missing = [example for example in examples if pair_key(example) not in known]
+    # Two examples with the same evidence and claim are one pair: scored and stored once,
+    # so every stored row keeps its own key.
+    missing = list({key: example for example in examples
+                    if (key := pair_key(example)) not in known}.values())
     stored: list[tuple[Any, ...]] = []
     if saved is not None:
         stored.append((saved["views"], saved["strong"], saved["score"], saved["contradiction"],
