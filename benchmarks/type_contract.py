@@ -1,15 +1,13 @@
 """The type contract (``benchmarks/data/type_contract.jsonl``): the share of hand-written
 claims typed as a demanding user expects, per category, for the default views and
-aggregator beside a fitted candidate aggregator (``--candidate``: by default the calibrated
-aggregator ``veritype train aggregator`` wrote), each single view alone (typed by its own
-verdict: entailed → Verified, anything else → Unsupported) and the verbatim-substring
-baseline (a claim found word for word in its passage → Verified, anything else →
-Unsupported).
+aggregator beside each single view alone (typed by its own verdict: entailed → Verified,
+anything else → Unsupported) and the verbatim-substring baseline (a claim found word for word
+in its passage → Verified, anything else → Unsupported).
 
 With ``--judge`` the default views plus the ``judge`` view (the judge extra) are run too:
 the default aggregator's judge head types the claims the encoders leave Uncertain.
 
-    python benchmarks/type_contract.py [--views numeric,lexical,nli,align] [--single nli,align]
+    python benchmarks/type_contract.py [--views nli] [--single numeric,lexical,nli,align]
                                        [--judge]
 """
 
@@ -21,7 +19,7 @@ from pathlib import Path
 
 from _common import ROOT, write_report
 
-from veritype.aggregate import VoteAggregator, load_fitted
+from veritype.aggregate import VoteAggregator
 from veritype.checking import DEFAULT_VIEWS
 from veritype.evaluation.contract import contract_report, load_contract, type_rows
 from veritype.graph import EvidenceType
@@ -36,10 +34,6 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, default=SUITE)
     parser.add_argument("--views", default=",".join(DEFAULT_VIEWS))
     parser.add_argument("--single", default="numeric,lexical,nli,align")
-    parser.add_argument("--candidate", type=Path,
-                        default=ROOT / "benchmarks" / "results" / "calibrated_aggregator"
-                        / "aggregator.json",
-                        help="a fitted aggregator (JSON) typed beside the default")
     parser.add_argument("--judge", action="store_true",
                         help="also type the contract with the judge view added")
     parser.add_argument("--output", type=Path,
@@ -51,7 +45,6 @@ def main() -> None:
     started = time.perf_counter()
     default = contract_report(rows, type_rows(rows, views))
     seconds = time.perf_counter() - started
-    candidate = contract_report(rows, type_rows(rows, views, load_fitted(args.candidate)))
     with_judge = None
     if args.judge:
         started = time.perf_counter()
@@ -70,7 +63,6 @@ def main() -> None:
     write_report(args.output, "type_contract", suite=str(args.suite.relative_to(ROOT)),
                  views=names, seconds=seconds,
                  default=default,
-                 candidate={"file": str(args.candidate.relative_to(ROOT)), **candidate},
                  with_judge=with_judge,
                  single_views=singles,
                  verbatim_baseline={key: baseline[key] for key in ("share", "per_category")},

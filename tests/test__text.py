@@ -107,6 +107,10 @@ STATED_COPIES = [
     ("The tower is 330 metres tall.", "It opened in 1889. The tower is 330 metres tall."),
     ("the tower opened in 1889", "Built by Eiffel's company, the tower opened in 1889."),
     ("The bridge opened in 1937", "The bridge opened in 1937, four years after work began."),
+    ("The Rhine rises in the Swiss Alps",
+     "The Rhine rises in the Swiss Alps and flows into the North Sea."),
+    ("Python was designed by Guido van Rossum",
+     "Python was designed by Guido van Rossum and released in 1991."),
     ("Mental health conditions are common among bariatric surgery patients",
      "CONCLUSIONS AND RELEVANCE Mental health conditions are common among bariatric surgery "
      "patients."),

@@ -525,14 +525,19 @@ def test_thresholds_and_veto_survive_the_json_round_trip() -> None:
 
 
 def test_the_default_aggregator_ships_with_its_thresholds() -> None:
-    from veritype.aggregate import recommended_thresholds
+    from veritype.aggregate import (
+        DEFAULT_VIEWS,
+        CalibratedAggregator,
+        recommended_thresholds,
+        views_read,
+    )
 
     model = create_aggregator("default")
     tau, tau_low = recommended_thresholds(model)
     assert 0.0 <= tau_low < tau <= 1.0
-    assert isinstance(model, LearnedAggregator | StagedAggregator)
-    read = {part.split(".")[0] for name in model.view_names for part in name.split("*")}
-    assert read <= {"numeric", "lexical", "nli", "align"}
+    assert isinstance(model, CalibratedAggregator)
+    # The views run when none are named are exactly those the default reads.
+    assert views_read(model.view_names) == set(DEFAULT_VIEWS)
 
 
 def test_citations_prefer_the_windows_a_model_view_found_entailing() -> None:

@@ -146,3 +146,70 @@ def test_fitting_keeps_every_weight_on_its_allowed_side() -> None:
     assert fitted.weights[0] > 0 and fitted.weights[1] == 0.0
     contradiction = fit_logistic(np.column_stack([entail, contra]), ~labels, names, -1)
     assert contradiction.weights[0] <= 0 and contradiction.weights[1] >= 0
+
+
+def test_a_claim_no_view_found_stated_cannot_be_verified() -> None:
+    aggregator = model()
+    # No contradiction and a high support score, yet no view said entailed: nothing to cite.
+    unstated = [ViewResult("nli", Verdict.UNKNOWN, 0.45, 0.0)]
+    assert aggregator.probabilities([unstated])[0][0] > 0.8
+    assert aggregator.aggregate(unstated).score <= aggregator.thresholds[1]
+    assert typed(aggregator, unstated) is EvidenceType.UNSUPPORTED
+    assert typed(aggregator, [nli(0.99, 0.0)]) is EvidenceType.VERIFIED
+
+
+def test_a_costly_view_is_asked_only_inside_the_ask_band() -> None:
+    from veritype.budget import Budget, run_views
+    from veritype.claims import Claim
+    from veritype.evidence import EvidencePack
+    from veritype.graph import BeliefGraph
+
+    aggregator = model(ask=(0.1, 0.95))
+    assert aggregator.ask == (0.1, 0.95)
+    # Verified (P ≥ τ = 0.8) but below the band's top: still asked.
+    assert aggregator.unsettled([nli(0.9, 0.3)])
+    assert not aggregator.unsettled([nli(0.999, 0.0)])
+    assert not aggregator.unsettled([nli(0.001, 0.99)])  # contradicted: decided
+    # Without a band, only the Uncertain claims are asked.
+    assert not model().unsettled([nli(0.9, 0.3)])
+    assert CalibratedAggregator.from_json(aggregator.to_json()).ask == (0.1, 0.95)
+    with pytest.raises(ConfigurationError, match="ask must be"):
+        model(ask=(0.5, 0.9))
+
+    class Asked:
+        """A costly view that records the claims it is asked about."""
+
+        name, cost, strong, borderline_only = "judge", 5.0, False, True
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+            return self.verify_batch([claim], [evidence])[0]
+
+        def verify_batch(self, claims: list[Claim], packs: list[EvidencePack]
+                         ) -> list[ViewResult]:
+            self.asked += [claim.claim_id for claim in claims]
+            return [ViewResult("judge", Verdict.ENTAILED, 0.9) for _ in claims]
+
+    class Fixed:
+        name, cost, strong = "nli", 1.0, True
+
+        def __init__(self, results: dict[str, ViewResult]) -> None:
+            self.results = results
+
+        def verify(self, claim: Claim, evidence: EvidencePack) -> ViewResult:
+            return self.results[claim.claim_id]
+
+        def verify_batch(self, claims: list[Claim], packs: list[EvidencePack]
+                         ) -> list[ViewResult]:
+            return [self.results[claim.claim_id] for claim in claims]
+
+    claims = [Claim(f"c{i}", f"Claim {i}.") for i in range(3)]
+    pack = EvidencePack.from_texts(["Some evidence."])
+    judge = Asked()
+    graph = BeliefGraph.from_claims(claims, [])
+    encoder = Fixed({"c0": nli(0.9, 0.3), "c1": nli(0.999, 0.0), "c2": nli(0.001, 0.99)})
+    run_views(graph, {c.claim_id: pack for c in claims}, [encoder, judge],  # type: ignore[list-item]
+              aggregator=aggregator, thresholds=Thresholds(0.8, 0.2), budget=Budget())
+    assert judge.asked == ["c0"]

@@ -31,6 +31,15 @@ def test_coordinated_clauses_with_their_own_subject_are_split() -> None:
     assert answer[second.start : second.end] == "he was promoted in 2021."
 
 
+def test_a_coordinated_clause_whose_pronoun_takes_a_plain_verb_is_split() -> None:
+    answer = "The Rhine rises in the Swiss Alps, and it flows into the North Sea."
+    assert texts(answer) == ["The Rhine rises in the Swiss Alps.",
+                             "The Rhine flows into the North Sea."]
+    # "its" opens a noun phrase, not a clause whose verb follows the pronoun.
+    kept = "The company grew quickly, but its profits fell in 2020."
+    assert texts(kept) == [kept]
+
+
 def test_shared_subject_predicates_borrow_the_subject() -> None:
     answer = "The bridge opened in 1900 and was closed in 1950."
     decomposition = decompose(answer)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from veritype._verbs import COORDINATED_PREDICATE
+from veritype._verbs import coordinates_a_predicate
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -250,9 +250,10 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
         if (not before or not before[-1].isalnum()) and (not after or not after[0].isalnum()):
             suffix = after.strip().rstrip(".!?;: ")
             following = suffix.lstrip(",;: \u2014-")
-            # "... 3,499 euros and has a 750 Wh battery": a verb phrase of the same subject
-            # follows, so the copy is a whole clause, as the claim splitter reads it.
-            predicate = COORDINATED_PREDICATE.match(following) is not None
+            # "... 3,499 euros and has a 750 Wh battery", "... Swiss Alps and flows into the
+            # North Sea": a verb phrase of the same subject follows, so the copy is a whole
+            # clause, not one item of a list.
+            predicate = coordinates_a_predicate(following)
             # Words before the copy only matter when they qualify it: a heading run into the
             # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
             yield _Copy(

@@ -147,3 +147,17 @@ def verb_forms(word: str) -> frozenset[VerbForm]:
     if _third_person_base(word) is not None:
         kinds.add(VerbForm.THIRD_PERSON)
     return frozenset(kinds)
+
+
+def coordinates_a_predicate(text: str) -> bool:
+    """Whether lower-case ``text`` opens a second predicate of the same subject: "and" or
+    "but" then an auxiliary and a word ("and has a 750 Wh battery") or a finite verb ("and
+    flows into the North Sea", "but closed in 1990"), not a second noun ("and Swiss francs")."""
+    if COORDINATED_PREDICATE.match(text):
+        return True
+    words = text.split(" ", 2)
+    if len(words) < 2 or words[0] not in {"and", "but"}:
+        return False
+    verb = words[1]
+    return verb.endswith("ed") or bool(
+        verb_forms(verb) & {VerbForm.THIRD_PERSON, VerbForm.PAST})

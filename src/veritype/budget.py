@@ -95,11 +95,15 @@ def _settled(
 
 
 def _borderline(node: Node, aggregator: Aggregator, thresholds: Thresholds) -> bool:
-    """Whether the views so far leave the claim Uncertain, or no view has voted on it yet:
-    the only claims a view marked ``borderline_only`` (a costly one, such as the judge) is
-    asked about. A claim no view has examined is never typed unasked."""
+    """Whether the views so far leave the claim Uncertain (or, for an aggregator that says
+    which claims it leaves ``unsettled``, one of those), or no view has voted on it yet: the
+    only claims a view marked ``borderline_only`` (a costly one, such as the judge) is asked
+    about. A claim no view has examined is never typed unasked."""
     if all(r.verdict is Verdict.ABSTAINED for r in node.results):
         return True
+    unsettled = getattr(aggregator, "unsettled", None)
+    if callable(unsettled):
+        return bool(unsettled(node.results))
     aggregate = aggregator.aggregate(node.results)
     return type_claim(aggregate.score, contradicted=aggregate.contradicted,
                       thresholds=thresholds) is EvidenceType.UNCERTAIN

@@ -30,8 +30,10 @@ _CLAUSE_WITH_SUBJECT = re.compile(
     rf"\s+{AUXILIARY}\b)",
 )
 # A coordinated predicate sharing the sentence subject: "... and was rebuilt in 1950".
-# A comma splice: ", it is ...", where a new clause opens with a pronoun subject and a verb.
-_COMMA_SPLICE = re.compile(rf",\s+(?={_PRONOUN_SUBJECT}\s+(\w))", re.IGNORECASE)
+# A comma splice or a coordinated clause: ", it is ...", ", and it flows ...", where a new
+# clause opens with a pronoun subject and a verb.
+_COMMA_SPLICE = re.compile(rf",\s+(?:(?:and|but)\s+)?(?={_PRONOUN_SUBJECT}\s+(\w))",
+                           re.IGNORECASE)
 _CLAUSE_SHARED_SUBJECT = re.compile(
     rf"(?:,\s*|\s+)(?={COORDINATED_PREDICATE.pattern})(?:and|but)\s+"
 )

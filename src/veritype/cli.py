@@ -15,6 +15,7 @@ from veritype import __version__
 from veritype._cli import EngineConfigOption, StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
+from veritype.aggregate import DEFAULT_VIEWS as DEFAULT_VIEW_NAMES
 from veritype.aggregate import create_aggregator, default_for, recommended_thresholds
 from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
@@ -63,7 +64,7 @@ _TYPE_STYLE = {
     EvidenceType.UNCERTAIN: "bold yellow",
     EvidenceType.UNSUPPORTED: "bold red",
 }
-DEFAULT_VIEWS = "numeric,lexical,nli,align"
+DEFAULT_VIEWS = ",".join(DEFAULT_VIEW_NAMES)
 
 
 def _engine_defaults() -> dict[str, str]:

@@ -22,6 +22,7 @@ from veritype._registry import Registry
 from veritype.aggregate._base import (
     AGREEMENT,
     DEFAULT_AGGREGATOR,
+    DEFAULT_VIEWS,
     NOT_CONTRADICTED,
     Aggregate,
     Aggregator,
@@ -129,6 +130,7 @@ def default_for(view_names: Collection[str], strong: Collection[str] | None) -> 
 __all__ = [
     "AGREEMENT",
     "DEFAULT_AGGREGATOR",
+    "DEFAULT_VIEWS",
     "NOT_CONTRADICTED",
     "Aggregate",
     "Aggregator",

@@ -19,6 +19,9 @@ from veritype.verdicts import Verdict, ViewResult
 NOT_CONTRADICTED = ".not_contradicted"
 AGREEMENT = "*"
 DEFAULT_AGGREGATOR = Path(__file__).parent.parent / "models" / "aggregator" / "aggregator.json"
+# The views run when none are named: those the shipped default aggregator reads (a test holds
+# the two together), so every view shown beside a type is one that decided it.
+DEFAULT_VIEWS = ("nli",)
 
 
 def views_read(feature_names: Collection[str]) -> frozenset[str]:

@@ -9,12 +9,16 @@ support never raises P(contradicted).
 
 Typing uses both: Unsupported when P(contradicted) ≥ κ, or a decisive rule fires (a rule
 view's contradiction of a kind measured precise on the fitting data), or P(supported) ≤ τ';
-Verified when P(supported) ≥ τ and neither of those; Uncertain in between. The aggregate's
+Verified when P(supported) ≥ τ and neither of those; Uncertain in between. A claim no view
+of the model found stated (none said entailed) has no span to cite, so its P(supported) is
+held at τ' at most: it cannot be Verified. The aggregate's
 ``contradicted`` flag carries the first two, its ``score`` P(supported).
 
 A model may have *heads*: the first head whose views all voted scores the claim. A head that
 reads the judge's answer is used once the judge has voted, so the judge can move a claim
-either way.
+either way. The *ask* band is where the encoders leave a claim unsettled: a costly view
+(``borderline_only``, the judge) is asked about the claims whose P(supported) falls inside
+it and that no contradiction has decided, which may be more than the Uncertain ones.
 """
 
 from __future__ import annotations
@@ -199,7 +203,8 @@ class CalibratedAggregator:
     """
 
     def __init__(self, heads: Sequence[Head], *, thresholds: tuple[float, float],
-                 kappa: float, decisive: Sequence[Decisive] = ()) -> None:
+                 kappa: float, decisive: Sequence[Decisive] = (),
+                 ask: tuple[float, float] | None = None) -> None:
         if not heads:
             raise ConfigurationError("a calibrated aggregator needs at least one head")
         if not heads[-1].requires == ():
@@ -211,14 +216,21 @@ class CalibratedAggregator:
                 f"got {thresholds!r}")
         if not is_real(kappa) or not 0.0 < kappa <= 1.0:
             raise ConfigurationError(f"kappa must lie in (0, 1], got {kappa!r}")
+        if ask is not None and not (
+                len(ask) == 2 and is_real(ask[0]) and is_real(ask[1])
+                and 0.0 <= ask[0] <= tau_low and tau <= ask[1] <= 1.0):
+            raise ConfigurationError(
+                f"ask must be (low, high) with 0 <= low <= tau_low and tau <= high <= 1, "
+                f"got {ask!r}")
         self.heads = tuple(heads)
         self.thresholds = (float(tau), float(tau_low))
+        self.ask = None if ask is None else (float(ask[0]), float(ask[1]))
         self.kappa = float(kappa)
         self.decisive = tuple(decisive)
 
     def __repr__(self) -> str:
         return (f"CalibratedAggregator(heads={self.heads!r}, thresholds={self.thresholds}, "
-                f"kappa={self.kappa}, decisive={self.decisive!r})")
+                f"kappa={self.kappa}, decisive={self.decisive!r}, ask={self.ask!r})")
 
     @property
     def view_names(self) -> tuple[str, ...]:
@@ -244,7 +256,7 @@ class CalibratedAggregator:
         return CalibratedAggregator(
             self.heads, thresholds=changes.get("thresholds", self.thresholds),
             kappa=changes.get("kappa", self.kappa),
-            decisive=changes.get("decisive", self.decisive))
+            decisive=changes.get("decisive", self.decisive), ask=self.ask)
 
     def probabilities(self, results: Sequence[Sequence[ViewResult]]) -> tuple[Array, Array]:
         """P(supported) and P(contradicted) of each claim."""
@@ -275,13 +287,31 @@ class CalibratedAggregator:
     def aggregate(self, results: Sequence[ViewResult]) -> Aggregate:
         return self.aggregate_batch([results])[0]
 
+    def unsettled(self, results: Sequence[ViewResult]) -> bool:
+        """Whether a costly view should be asked about this claim: no contradiction decided
+        it and its P(supported) lies strictly inside the ask band (without one, whether it
+        is Uncertain)."""
+        aggregate = self.aggregate(results)
+        if aggregate.contradicted:
+            return False
+        low, high = self.ask or (self.thresholds[1], self.thresholds[0])
+        return low < aggregate.score < high
+
     def aggregate_batch(self, results: Sequence[Sequence[ViewResult]]) -> list[Aggregate]:
         support, contradiction = self.probabilities(results)
         return [
-            Aggregate(float(s), bool(c >= self.kappa or self.decided(claim_results)),
+            Aggregate(s if self.cited(claim_results) else min(s, self.thresholds[1]),
+                      bool(c >= self.kappa or self.decided(claim_results)),
                       "calibrated", float(c))
-            for s, c, claim_results in zip(support, contradiction, results, strict=True)
+            for s, c, claim_results in zip(support.tolist(), contradiction.tolist(), results,
+                                           strict=True)
         ]
+
+    def cited(self, results: Sequence[ViewResult]) -> bool:
+        """Whether a view this model reads found the claim stated (said entailed), so a
+        Verified claim has a span to cite; without one, P(supported) is held at τ'."""
+        read = {view for head in self.heads for view in head.support.views}
+        return any(r.verdict is Verdict.ENTAILED and r.view in read for r in results)
 
     def to_json(self) -> str:
         payload = {
@@ -289,6 +319,7 @@ class CalibratedAggregator:
             "heads": [head.to_dict() for head in self.heads],
             "thresholds": list(self.thresholds), "kappa": self.kappa,
             "decisive": [{"view": d.view, "floor": d.floor} for d in self.decisive],
+            **({} if self.ask is None else {"ask": list(self.ask)}),
         }
         return json.dumps(payload, indent=2, allow_nan=False) + "\n"
 
@@ -296,9 +327,13 @@ class CalibratedAggregator:
     def from_json(cls, text: str) -> CalibratedAggregator:
         data = model_object(text, "calibrated aggregator", _FORMAT, _VERSION)
         expected = {"format", "version", "heads", "thresholds", "kappa", "decisive"}
-        if set(data) != expected:
+        if not expected <= set(data) <= expected | {"ask"}:
             raise ConfigurationError(
-                f"calibrated aggregator: keys must be {', '.join(sorted(expected))}")
+                f"calibrated aggregator: keys must be {', '.join(sorted(expected))}, "
+                f"and optionally ask")
+        ask = data.get("ask")
+        if ask is not None and (not isinstance(ask, list) or len(ask) != 2):
+            raise ConfigurationError("calibrated aggregator: ask must be [low, high]")
         if not isinstance(data["heads"], list) or not isinstance(data["decisive"], list):
             raise ConfigurationError("calibrated aggregator: heads and decisive must be lists")
         thresholds = data["thresholds"]
@@ -311,7 +346,7 @@ class CalibratedAggregator:
             decisive.append(Decisive(str(rule["view"]), float(rule["floor"])))
         return cls([Head.from_dict(head) for head in data["heads"]],
                    thresholds=(thresholds[0], thresholds[1]), kappa=data["kappa"],
-                   decisive=decisive)
+                   decisive=decisive, ask=None if ask is None else (ask[0], ask[1]))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")

@@ -7,6 +7,7 @@ HTML report. ``veritype check FILE`` is the command line.
 """
 
 
+from veritype.aggregate import DEFAULT_VIEWS
 from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, BadRow, CheckRow, Columns
@@ -20,7 +21,6 @@ from veritype.checking._run import (
     create_engine,
 )
 from veritype.checking._verify import (
-    DEFAULT_VIEWS,
     CheckSettings,
     CitedContext,
     ClaimResult,

@@ -16,6 +16,7 @@ from typing import Any
 
 from veritype._text import sentence_spans
 from veritype.aggregate import (
+    DEFAULT_VIEWS,
     Aggregator,
     create_aggregator,
     default_for,
@@ -42,7 +43,6 @@ from veritype.verification import (
 )
 from veritype.views import VerificationView, clear_model_caches, create_view
 
-DEFAULT_VIEWS = ("numeric", "lexical", "nli", "align")
 # How much of a cited context a reason quotes.
 QUOTE_CHARS = 120
 

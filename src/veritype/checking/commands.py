@@ -16,10 +16,11 @@ from rich.table import Table
 from veritype._cli import ViewOptionOption, parse_view_options
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
+from veritype.aggregate import DEFAULT_VIEWS
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, Columns
 from veritype.checking._run import CheckResult, check_file
-from veritype.checking._verify import DEFAULT_VIEWS, CheckSettings, RowVerdict
+from veritype.checking._verify import CheckSettings, RowVerdict
 from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views

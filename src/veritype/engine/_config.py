@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from veritype.aggregate import DEFAULT_VIEWS
 from veritype.errors import ConfigurationError
 from veritype.settings import Settings, check_view_options
 
@@ -26,7 +27,7 @@ class EngineConfig(Settings):
     store: str | None = None
     generator: str = "extractive"
     generator_options: dict[str, Any] = Field(default_factory=dict)
-    views: list[str] = Field(default_factory=lambda: ["numeric", "lexical", "nli", "align"])
+    views: list[str] = Field(default_factory=lambda: list(DEFAULT_VIEWS))
     # Options of each view by name, e.g. {"judge": {"judge": "openai", "base_url": ...}}.
     view_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     aggregator: str = "default"

@@ -213,8 +213,9 @@ class CrossEncoderView(WindowedView):
             if quote is None
             else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
                             detail="the evidence states the claim verbatim") if quote[1]
-            else ViewResult.unknown(self.name, "the evidence states the claim only inside "
-                                    "words that qualify it", 0.5, (quote[0].span,))
+            # Not stated, nor denied: an even chance either way, as a model unsure of both.
+            else ViewResult(self.name, Verdict.UNKNOWN, 0.5, 0.5, (quote[0].span,),
+                            "the evidence states the claim only inside words that qualify it")
             for claim, claim_windows, (start, end), quote in zip(claims, windows, offsets, quoted,
                                                                  strict=True)
         ]

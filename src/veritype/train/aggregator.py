@@ -3,23 +3,30 @@
 Every view scores every pair of :mod:`veritype.train.fitting_data` once (cached, so a rerun
 scores only what is new). Then, for each candidate set of views, by leave-one-source-out:
 the two models (P(supported) over every source, P(contradicted) over the sources that label
-contradictions) and τ are fitted on the other sources and judged on the held-out one. A
+contradictions), τ and τ' are fitted on the other sources and judged on the held-out one. A
 source one of the candidate's views read in training is neither fitted on nor judged for
 that candidate (its figures there would be of seen data); a candidate that cannot be judged
-on every source is reported but cannot be the default. Among the rest, the candidate with
-the best mean held-out balanced accuracy is the default, so a view is in it only where
-held-out sources say it helps; every single view is fitted and judged the same way beside
-it. The shipped model is then refitted on every source, with τ, τ' and κ chosen
-on the pooled data:
+on every source is reported but cannot be the default. Among the rest, the candidate whose
+types are right most often on the held-out sources (their mean) is the default, so a view is
+in it only where held-out sources say it helps; every single view is fitted and judged the
+same way beside it. The shipped model is then refitted on every source, with τ, τ' and κ
+chosen on the pooled data:
 
 - τ maximises the mean over sources of the balanced accuracy of "Verified" against
   "supported";
-- τ' is the highest P(supported) at or below which {UNSUPPORTED_PRECISION:.0%} of the claims
-  are not supported, in every source;
+- τ' is the highest P(supported) below τ at or below which claims are not supported at
+  least as often as the Verified ones are supported: "Unsupported" is as reliable a no as
+  "Verified" is a yes, and Uncertain keeps only what neither types as reliably;
+- the *ask* band, where a costly view (the judge) is asked, runs from the highest P at or
+  below which {UNSUPPORTED_PRECISION:.0%} of the claims are not supported to the lowest at or
+  above which {UNSUPPORTED_PRECISION:.0%} are supported (1 when none is): the claims the
+  encoders do not settle;
 - κ is the lowest P(contradicted) at or above which {CONTRADICTION_PRECISION:.0%} of the claims
   are not supported, in every source;
 - a rule view's contradiction decides Unsupported alone at the lowest contradiction floor
-  where {CONTRADICTION_PRECISION:.0%} of the claims it fires on are not supported.
+  where {CONTRADICTION_PRECISION:.0%} of the claims it fires on are not supported in every
+  source where it fires {MIN_PER_SOURCE} times or more; every view's contradiction is
+  reported so, on the sources it never read.
 
 Needs only the core install (the views run on onnxruntime).
 """
@@ -36,7 +43,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import DEFAULT_AGGREGATOR, StagedAggregator, load_fitted
 from veritype.aggregate._calibrated import (
     CONTRADICTED,
     CONTRADICTION,
@@ -66,22 +72,24 @@ from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
 from veritype.train._score_cache import cached_scores
 from veritype.train._selection import (
     CONTRADICTION_PRECISION,
+    MIN_PER_SOURCE,
     UNSUPPORTED_PRECISION,
     highest_tau_low,
     lowest_precise_floor,
+    lowest_precise_tau,
+    matched_tau_low,
     seen_sources,
     source_weights,
 )
 from veritype.train.aggregator_card import model_card
-from veritype.train.default_typing import default_typing_report
 from veritype.train.fitting_data import SOURCES, fitting_examples, label_arrays
-from veritype.train.judge_head import borderline, fit_judge_head
+from veritype.train.judge_head import fit_judge_head
 from veritype.verdicts import Verdict
 
 VIEWS = ("numeric", "lexical", "nli", "align")
 RULE_VIEWS = ("numeric", "lexical")
 MODEL_FREE = ("numeric", "lexical")
-RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)
 L2 = 1e-3
 SCORE_CHUNK = 1500
 # Which features each view offers: the model views their two scores, the rule views their
@@ -101,7 +109,8 @@ CANDIDATES: tuple[tuple[str, ...], ...] = (
 CONTRADICTION_SOURCES = ("covidfact", "perturbed")
 
 __doc__ = (__doc__ or "").format(UNSUPPORTED_PRECISION=UNSUPPORTED_PRECISION,
-                                 CONTRADICTION_PRECISION=CONTRADICTION_PRECISION)
+                                 CONTRADICTION_PRECISION=CONTRADICTION_PRECISION,
+                                 MIN_PER_SOURCE=MIN_PER_SOURCE)
 
 
 def features_for(views: Sequence[str]) -> list[str]:
@@ -150,6 +159,7 @@ class Fitted:
     contradiction: Logistic | None
     tau: float
     kappa: float
+    tau_low: float = 0.0
 
     def probabilities(self, table: ScoreTable) -> tuple[Floats, Floats]:
         support = self.support.predict(_matrix(table, self.support.features))
@@ -180,7 +190,9 @@ def fit_candidate(table: ScoreTable, supported: Bools, contradicted: Bools,
         kappa = _lowest_kappa(p_contradicted, supported, sources)
     fitted = Fitted(tuple(views), support, contradiction, 0.5, kappa)
     p_support, p_contradicted = fitted.probabilities(table)
-    fitted.tau = choose_tau(p_support, p_contradicted >= kappa, supported, sources)
+    blocked = p_contradicted >= kappa
+    fitted.tau = choose_tau(p_support, blocked, supported, sources)
+    fitted.tau_low = matched_tau_low(p_support, blocked, supported, sources, fitted.tau)
     return fitted
 
 
@@ -195,11 +207,28 @@ def _lowest_kappa(p_contradicted: Floats, supported: Bools, sources: npt.NDArray
 def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools) -> dict[str, Any]:
     p_support, p_contradicted = fitted.probabilities(table)
     blocked = p_contradicted >= fitted.kappa
+    cited = np.any(table.verdict[:, [table.column(v) for v in fitted.views]]
+                   == VERDICT_CODES[Verdict.ENTAILED], axis=1)
+    p_support = np.where(cited, p_support, np.minimum(p_support, fitted.tau_low))
     verified = (p_support >= fitted.tau) & ~blocked
+    unsupported = (p_support <= fitted.tau_low) | blocked
     return {"balanced_accuracy": balanced_accuracy(verified, supported),
             "auc": roc_auc(p_support, supported),
+            "typed_right": typed_right(verified, unsupported, supported),
             "verified": float(verified.mean()),
-            "contradicted": float(blocked.mean())}
+            "uncertain": float(np.mean(~verified & ~unsupported)),
+            "contradicted": float(blocked.mean()),
+            "verified_precision": float(supported[verified].mean()) if verified.any() else None,
+            "unsupported_precision": float((~supported[unsupported]).mean())
+            if unsupported.any() else None}
+
+
+def typed_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
+    """The share typed right, the two kinds of claim weighing the same: the mean of the
+    supported ones' share typed Verified and the others' share typed Unsupported (Uncertain
+    is right for neither). A source's share of supported claims is an accident of how it
+    was made, so neither kind's size decides."""
+    return float(np.mean([verified[supported].mean(), unsupported[~supported].mean()]))
 
 
 def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
@@ -220,9 +249,12 @@ def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bool
             fitted = fit_candidate(table.select(train), supported[train], contradicted[train],
                                    sources[train], views)
             per_source[str(source)] = evaluate(fitted, table.select(held), supported[held])
-        judged = [v["balanced_accuracy"] for v in per_source.values() if "balanced_accuracy" in v]
+        judged = [v for v in per_source.values() if "balanced_accuracy" in v]
         results[", ".join(views)] = {"views": list(views),
-                                     "mean_balanced_accuracy": float(np.mean(judged)),
+                                     "mean_balanced_accuracy": float(np.mean(
+                                         [v["balanced_accuracy"] for v in judged])),
+                                     "mean_typed_right": float(np.mean(
+                                         [v["typed_right"] for v in judged])),
                                      "eligible": not seen & set(per_source),
                                      "per_source": per_source}
     return results
@@ -233,7 +265,11 @@ def baselines(examples: Sequence[Example], supported: Bools, sources: npt.NDArra
     verbatim = np.array([is_verbatim(e) for e in examples])
     return {str(s): {"verbatim_balanced_accuracy": balanced_accuracy(
                          verbatim[sources == s], supported[sources == s]),
+                     "verbatim_typed_right": typed_right(
+                         verbatim[sources == s], ~verbatim[sources == s],
+                         supported[sources == s]),
                      "accept_all_balanced_accuracy": 0.5,
+                     "accept_all_typed_right": 0.5,
                      "supported_share": float(supported[sources == s].mean()),
                      "claims": int(np.sum(sources == s))}
             for s in np.unique(sources)}
@@ -252,6 +288,22 @@ def rescored(table: ScoreTable, examples: Sequence[Example], views: Sequence[str
     return table
 
 
+def contradiction_rules(table: ScoreTable, supported: Bools, sources: npt.NDArray[np.str_]
+                        ) -> dict[str, Any]:
+    """Each view's contradiction by floor, on the sources it never read: how often it fires,
+    how precise it is per source, and the lowest floor precise in every one."""
+    report: dict[str, Any] = {}
+    for view in VIEWS:
+        column = table.column(view)
+        rows = ~np.isin(sources, sorted(seen_sources([view])))
+        fired = table.verdict[rows, column] == VERDICT_CODES[Verdict.CONTRADICTED]
+        floor, floors = lowest_precise_floor(table.contradiction[rows, column], fired,
+                                             supported[rows], sources[rows], RULE_FLOORS)
+        report[view] = {"floor": floor, "judged_on": sorted({str(s) for s in sources[rows]}),
+                        "floors": floors}
+    return report
+
+
 def fit_default(
     data_dir: Path,
     output_dir: Path,
@@ -262,9 +314,8 @@ def fit_default(
 ) -> dict[str, Any]:
     """Score the fitting pairs with every view, choose the views by leave-one-source-out,
     fit the calibrated candidate on every source (with ``judge``, a judge head too: see
-    :mod:`veritype.train.judge_head`), measure how the shipped default types the same pairs
-    and which views' contradictions are precise there (:mod:`veritype.train.default_typing`),
-    and write ``aggregator.json`` (the candidate), ``fit_report.json`` and ``model_card.md``
+    :mod:`veritype.train.judge_head`), measure which views' contradictions are precise
+    there, and write ``aggregator.json`` (the candidate), ``fit_report.json`` and ``model_card.md``
     into ``output_dir``. Returns the report."""
     examples = fitting_examples(data_dir, seed=seed)
     done = 0
@@ -291,34 +342,31 @@ def fit_default(
     loso = leave_one_source_out(table, supported, contradicted, sources)
     multi = {name: r for name, r in loso.items() if len(r["views"]) > 1 and r["eligible"]}
     singles = {name: r for name, r in loso.items() if len(r["views"]) == 1 and r["eligible"]}
-    # Fewer views win ties: each view costs time on every claim.
-    best_name = max(multi, key=lambda n: (round(multi[n]["mean_balanced_accuracy"], 3),
-                                          -len(multi[n]["views"])))
-    best_single = max(singles, key=lambda n: singles[n]["mean_balanced_accuracy"])
-    if singles[best_single]["mean_balanced_accuracy"] > multi[best_name]["mean_balanced_accuracy"]:
+    # Chosen by how often held-out claims get the right type (Verified and supported, or
+    # Unsupported and not; Uncertain is never right), as users meet the default; fewer views
+    # win ties: each view costs time on every claim.
+    def rank(name: str) -> tuple[float, int]:
+        return round(loso[name]["mean_typed_right"], 3), -len(loso[name]["views"])
+
+    best_name = max(multi, key=rank)
+    best_single = max(singles, key=rank)
+    if rank(best_single) > rank(best_name):
         best_name = best_single
     views = tuple(loso[best_name]["views"])
     fitted = fit_candidate(table, supported, contradicted, sources, views)
-    p_support, _ = fitted.probabilities(table)
-    tau_low = highest_tau_low(p_support, supported, sources, fitted.tau)
+    p_support, p_contradicted = fitted.probabilities(table)
+    blocked = p_contradicted >= fitted.kappa
+    ask = (highest_tau_low(p_support, supported, sources, fitted.tau_low),
+           lowest_precise_tau(p_support, blocked, supported, sources, fitted.tau))
 
-    rules: list[Decisive] = []
-    rule_report: dict[str, Any] = {}
-    for view in RULE_VIEWS:
-        if view not in views:
-            continue
-        column = table.column(view)
-        fired = table.verdict[:, column] == VERDICT_CODES[Verdict.CONTRADICTED]
-        floor, floors = lowest_precise_floor(table.contradiction[:, column], fired, supported,
-                                             sources, RULE_FLOORS)
-        rule_report[view] = {"floor": floor, "floors": floors}
-        if floor is not None:
-            rules.append(Decisive(view, floor))
+    rule_report = contradiction_rules(table, supported, sources)
+    rules = [Decisive(view, rule_report[view]["floor"]) for view in RULE_VIEWS
+             if view in views and rule_report[view]["floor"] is not None]
 
     # Without contradiction data for these views, P(contradicted) is a constant near 0.
     heads = [Head((), fitted.support, fitted.contradiction or Logistic((), (), -30.0))]
-    model = CalibratedAggregator(heads, thresholds=(fitted.tau, tau_low), kappa=fitted.kappa,
-                                 decisive=rules)
+    model = CalibratedAggregator(heads, thresholds=(fitted.tau, fitted.tau_low),
+                                 kappa=fitted.kappa, decisive=rules, ask=ask)
     report: dict[str, Any] = {
         "data": {"sources": list(SOURCES), "examples": len(examples), "pairs_scored": table.pairs,
                  "seed": seed, "per_source": baselines(examples, supported, sources),
@@ -329,7 +377,8 @@ def fit_default(
                    "support": fitted.support.to_dict(),
                    "contradiction": None if fitted.contradiction is None
                    else fitted.contradiction.to_dict(),
-                   "tau": fitted.tau, "tau_low": tau_low, "kappa": fitted.kappa,
+                   "tau": fitted.tau, "tau_low": fitted.tau_low, "ask": list(ask),
+                   "kappa": fitted.kappa,
                    "decisive": [{"view": r.view, "floor": r.floor} for r in rules]},
         "rules": rule_report,
         "machine": {"cpu": platform.processor() or platform.machine(),
@@ -337,17 +386,14 @@ def fit_default(
         "timings": table.timings,
     }
     if judge:
-        uncertain = borderline(model.aggregate_batch(view_results(table, list(table.views))),
-                               model.thresholds)
+        unsettled = np.array([model.unsettled(results)
+                              for results in view_results(table, list(table.views))])
         model, report["judge_head"] = fit_judge_head(
             model, lambda matrix, labels, names: fit_logistic(matrix, labels, names, +1),
             lambda rows, names: _matrix(table.select(rows), names),
-            examples, supported, sources, uncertain, output_dir / "judge_scores.npz",
+            examples, supported, sources, unsettled, output_dir / "judge_scores.npz",
             seed=seed, on_progress=on_progress)
     output_dir.mkdir(parents=True, exist_ok=True)
-    shipped = load_fitted(DEFAULT_AGGREGATOR)
-    if isinstance(shipped, StagedAggregator):
-        report["default"] = default_typing_report(shipped, table, examples, supported, sources)
     model.save(output_dir / "aggregator.json")
     (output_dir / "fit_report.json").write_text(json.dumps(report, indent=2) + "\n")
     (output_dir / "model_card.md").write_text(model_card(report))

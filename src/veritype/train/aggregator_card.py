@@ -29,18 +29,21 @@ def model_card(report: dict[str, Any]) -> str:
     sources = list(data["per_source"])
     header = "| candidate | mean | " + " | ".join(sources) + " |"
     rule = "|---|---|" + "---|" * len(sources)
-    rows = [
-        f"| {name}{' **(default)**' if name == chosen['candidate'] else ''} | "
-        f"{result['mean_balanced_accuracy']:.3f}{'' if result['eligible'] else '*'} | "
-        + " | ".join(_held_out(result, s, "balanced_accuracy") for s in sources)
-        + " |"
-        for name, result in loso.items()
-    ]
-    verbatim = [data["per_source"][s]["verbatim_balanced_accuracy"] for s in sources]
-    rows.append("| verbatim substring | "
-                f"{sum(verbatim) / len(verbatim):.3f} | "
-                + " | ".join(_number(v) for v in verbatim) + " |")
-    rows.append("| accept everything | 0.500 | " + " | ".join("0.500" for _ in sources) + " |")
+
+    def table(key: str, mean_key: str, verbatim_key: str, accept_key: str) -> str:
+        rows = [
+            f"| {name}{' **(default)**' if name == chosen['candidate'] else ''} | "
+            f"{result[mean_key]:.3f}{'' if result['eligible'] else '*'} | "
+            + " | ".join(_held_out(result, s, key) for s in sources) + " |"
+            for name, result in loso.items()
+        ]
+        for label, figure in (("verbatim substring", verbatim_key),
+                              ("accept everything", accept_key)):
+            values = [data["per_source"][s][figure] for s in sources]
+            rows.append(f"| {label} | {sum(values) / len(values):.3f} | "
+                        + " | ".join(_number(v) for v in values) + " |")
+        return "\n".join([header, rule, *rows])
+
     auc_rows = [
         f"| {name} | " + " | ".join(_held_out(result, s, "auc") for s in sources)
         + " |" for name, result in loso.items()
@@ -50,11 +53,14 @@ def model_card(report: dict[str, Any]) -> str:
     decisive = "; ".join(f"`{r['view']}` contradicted with a contradiction score ≥ {r['floor']}"
                          for r in chosen["decisive"]) or "none"
     rule_rows = "\n".join(
-        f"| {view} | {f['floor']} | {f['fired']} | {_number(f['precision'])} |"
+        f"| {view} | {f['floor']} | {f['fired']} | " + ", ".join(
+            f"{source} {v['fired']} at {_number(v['precision'])}"
+            for source, v in f["per_source"].items()) + " |"
         for view, result in report["rules"].items() for f in result["floors"])
+    precise = ", ".join(f"`{view}` ≥ {r['floor']}" for view, r in report["rules"].items()
+                        if r["floor"] is not None) or "none"
     machine = report["machine"]
     judge = _judge_section(report.get("judge_head"))
-    default = _default_section(report.get("default"))
     return f"""# The default aggregator
 
 Two calibrated scores per claim, from the views {', '.join(chosen['views'])}:
@@ -68,7 +74,11 @@ contradiction never raises it). Typing: **Unsupported** when P(contradicted) ≥
 κ = {chosen['kappa']:.3f}, when a decisive rule fires ({decisive}), or when
 P(supported) ≤ τ' = {chosen['tau_low']:.4f};
 **Verified** when P(supported) ≥ τ = {chosen['tau']:.4f} and none of those; **Uncertain** in
-between. Shipped as `aggregator.json`; `veritype train aggregator` rewrites this folder.
+between. τ' is where "Unsupported" becomes as reliable a no as "Verified" is a yes, so
+Uncertain is rare. A costly view (the judge) is asked about the claims with P(supported) in
+({chosen['ask'][0]:.4f}, {chosen['ask'][1]:.4f}) that no contradiction decided: the claims
+the encoders do not settle at 95% precision. Shipped as `aggregator.json`;
+`veritype train aggregator` rewrites this folder.
 
 ## Data: training-side only, {len(sources)} sources
 
@@ -81,15 +91,19 @@ label contradictions ({', '.join(data['contradiction_sources'])}).
 Each candidate's models and τ are fitted on all sources but one and judged on that one.
 A source one of the candidate's views read in training ("seen") is neither fitted on nor
 judged for it; such a candidate's mean (*) covers the other sources only, and it cannot be
-the default. Balanced accuracy of "Verified" against "supported" on the held-out source:
+the default. The share of held-out claims typed right, with τ and τ' chosen on the other
+sources: the mean of the supported claims' share typed Verified and the other claims' share
+typed Unsupported (Uncertain is right for neither):
 
-{header}
-{rule}
-{chr(10).join(rows)}
+{table("typed_right", "mean_typed_right", "verbatim_typed_right", "accept_all_typed_right")}
 
 The default is the candidate judged on every source with several views and the best mean
 (ties to fewer views), unless a single view beats it; the best single view so judged is
-{chosen['best_single_view']}.
+{chosen['best_single_view']}. Balanced accuracy of "Verified" against "supported" on the
+held-out source:
+
+{table("balanced_accuracy", "mean_balanced_accuracy", "verbatim_balanced_accuracy",
+       "accept_all_balanced_accuracy")}
 
 ROC-AUC of P(supported) on the held-out source:
 
@@ -99,15 +113,17 @@ ROC-AUC of P(supported) on the held-out source:
 
 ## Decisive rules
 
-Claims a rule view called contradicted, by contradiction-score floor, with the share not
-supported (the rule decides Unsupported at the lowest floor where it is at least 0.95 in every
-source and fires on at least 30 claims):
+Claims each view called contradicted, by contradiction-score floor, on the sources it never
+read: how many fired, and per source how many and the share of them not supported. A floor is
+precise where that share is at least 0.95 in every source where ten or more fire (and 30 fire
+in all): {precise}. A rule view (`numeric`, `lexical`) of the default decides Unsupported alone
+at its precise floor; decisive here: {decisive}.
 
-| view | floor | fired | precision |
+| view | floor | fired | per source |
 |---|---|---|---|
 {rule_rows}
 
-{default}{judge}
+{judge}
 Fitted on {machine['cpu']}, Python {machine['python']}, NumPy {machine['numpy']}.
 """
 
@@ -123,8 +139,8 @@ def _judge_section(head: dict[str, Any] | None) -> str:
     return f"""
 ## The judge's head
 
-Used once the judge has voted (it is asked about the claims the encoders leave Uncertain):
-P(supported) = {_model(head['support'])}. Fitted on {head['sample']} borderline claims,
+Used once the judge has voted (it is asked about the claims the encoders leave unsettled):
+P(supported) = {_model(head['support'])}. Fitted on {head['sample']} unsettled claims,
 as many from each source, judged once. On those claims the head makes {on['verified']:.0%}
 Verified and {on['unsupported']:.0%} Unsupported ({on['supported_share']:.0%} are supported).
 
@@ -133,48 +149,4 @@ Balanced accuracy on the held-out source's judged claims (leave one source out):
 | source | claims | encoders at τ | judge alone | head |
 |---|---|---|---|---|
 {rows}
-"""
-
-
-def _figure(figures: dict[str, Any]) -> str:
-    text = (f"{_number(figures['balanced_accuracy'])} · {figures['unsupported']:.0%} at "
-            f"{_number(figures['unsupported_precision'])}")
-    return f"({text})" if figures["seen"] else text
-
-
-def _default_section(default: dict[str, Any] | None) -> str:
-    if default is None:
-        return ""
-    sources = list(default["per_source"])
-    parts = ("default", "numeric", "lexical", "nli", "align", "verbatim")
-    rows = [f"| {part} | " + " | ".join(_figure(default["per_source"][s][part])
-                                       for s in sources) + " |" for part in parts]
-    rules = "\n".join(
-        f"| {view} | {f['floor']} | {f['fired']} | " + ", ".join(
-            f"{source} {v['fired']} at {_number(v['precision'])}"
-            for source, v in f["per_source"].items()) + " |"
-        for view, result in default["rules"].items() for f in result["floors"])
-    precise = ", ".join(f"`{view}` ≥ {r['precise_floor']}" for view, r in
-                        default["rules"].items() if r["precise_floor"] is not None) or "none"
-    return f"""
-## The shipped default on these sources
-
-The shipped default (`veritype/models/aggregator/aggregator.json`, thresholds
-{', '.join(f'{t:.4f}' for t in default['thresholds'])}, veto {default['veto']}) never read
-these sources. Per source: balanced accuracy of Verified against supported · the share typed
-Unsupported at its precision (the share of them not supported); single views by their own
-verdict (entailed → Verified, contradicted → Unsupported); in brackets where the default's or
-the view's model read the source in training.
-
-| | {' | '.join(sources)} |
-|---|{'---|' * len(sources)}
-{chr(10).join(rows)}
-
-A view's contradiction, by floor, on the sources it never read: claims fired, and the share of
-them not supported. A floor precise (0.95) in every source where the rule fires ten times or
-more: {precise}.
-
-| view | floor | fired | per source |
-|---|---|---|---|
-{rules}
 """

@@ -1,12 +1,13 @@
 """The judge's head of the default aggregator: P(supported) once the judge has voted.
 
-The judge is asked only about claims the encoders leave Uncertain, so its head is fitted on
-such claims: a sample of the fitting pairs the encoders' model leaves borderline, the same
-number from each source, judged once and cached. The head reads the encoders' features and
-the judge's P(yes); its bias is shifted so that its own best threshold (the mean per-source
-balanced accuracy on the judged claims) falls on τ, and a low P(yes) can take a claim to τ'
-or below: the judge moves a claim either way. Leave-one-source-out on the judged claims sets
-the head beside the encoders alone and the judge alone.
+The judge is asked only about the claims the encoders leave unsettled (inside the model's ask
+band), so its head is fitted on such claims: a sample of the fitting pairs the encoders'
+model leaves unsettled, the same number from each source, judged once and cached. The head
+reads the encoders' features and the judge's P(yes); its bias is shifted so that its own best
+threshold (the mean per-source balanced accuracy on the judged claims) falls on τ, and a low
+P(yes) can take a claim to τ' or below: the judge moves a claim either way.
+Leave-one-source-out on the judged claims sets the head beside the encoders alone and the
+judge alone.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def fit_judge_head(
     report = {
         "sample": len(rows), "per_source_sample": {str(s): int(np.sum(groups == s))
                                                    for s in np.unique(groups)},
-        "borderline_band": [tau_low, tau],
+        "ask_band": list(model.ask or (tau_low, tau)),
         "leave_one_source_out": per_source,
         "support": shifted.to_dict(),
         "threshold_before_shift": threshold,

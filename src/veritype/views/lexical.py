@@ -91,7 +91,9 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
         if best.negated == negated and coverage >= self.support_threshold:
             qualified = _qualified_copy(claim.text, sentences)
             if qualified is not None:
-                return ViewResult(self.name, Verdict.UNKNOWN, coverage, spans=(qualified.span,),
+                # Every word is there, yet the claim is not stated: the score is an even
+                # chance, not the full coverage a stated copy earns.
+                return ViewResult(self.name, Verdict.UNKNOWN, 0.5, spans=(qualified.span,),
                                   detail="the evidence has these very words, but qualified "
                                   "(a quantifier, hedge, comparison or a longer list)")
             return ViewResult(self.name, Verdict.ENTAILED, coverage, spans=(best.span,),
