@@ -1,13 +1,14 @@
 """How precise the `numeric` view's contradictions are, by the kind of value in conflict.
 
 Over the aggregator's fitting pairs (training-side only: `veritype.train.fitting_data`), each
-claim the `numeric` view calls contradicted with a contradiction score of at least the
-shipped default's veto floor is counted by its kind (the claim value in conflict: a quantity
+claim the `numeric` view calls contradicted with a contradiction score (the share of the
+claim's other words the conflicting sentence holds) of at least ``--floor`` is counted by its
+kind (the claim value in conflict: a quantity
 with its unit, a bare number, a percentage, money, a date; or a value the evidence states
 for another subject) and by source, with the share of those claims that are not supported.
 A kind precise on every source could decide Unsupported alone where the others may not.
 
-    python benchmarks/numeric_kinds.py --data-dir ../shared/data
+    python benchmarks/numeric_kinds.py --data-dir ../shared/data [--floor 0.6]
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from pathlib import Path
 
 from _common import ROOT, add_data_dir, write_report
 
-from veritype.aggregate import StagedAggregator, create_aggregator
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.train.fitting_data import fitting_examples, label_arrays
@@ -46,10 +46,10 @@ def main() -> None:
     add_data_dir(parser)
     parser.add_argument("--output", type=Path,
                         default=ROOT / "benchmarks" / "results" / "numeric_kinds.json")
+    parser.add_argument("--floor", type=float, default=0.6,
+                        help="the lowest contradiction score counted")
     args = parser.parse_args()
-    default = create_aggregator("default")
-    assert isinstance(default, StagedAggregator) and default.first.veto is not None
-    floor = default.first.veto.floor_of("numeric")
+    floor = args.floor
     examples = fitting_examples(args.data_dir)
     supported, _ = label_arrays(examples)
     view = create_view("numeric")

@@ -58,7 +58,7 @@ def test_help_and_version_need_no_extra(workdir: Path, cache: Path) -> None:
     version = core_cli("--version", cwd=workdir, cache=cache)
     assert version.returncode == 0 and version.stdout.strip() == f"veritype {veritype.__version__}"
     help_text = " ".join(core_cli("ask", "--help", cwd=workdir, cache=cache).stdout.split())
-    for default in ("extractive", "the default aggregator's", "[default: (nli)]"):
+    for default in ("extractive", "the default aggregator's", "[default: (numeric,nli)]"):
         assert default in help_text
 
 

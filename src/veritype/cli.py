@@ -276,8 +276,8 @@ def train_aggregator(
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed of the made-up pairs.")] = 0,
     judge: Annotated[
         bool, typer.Option("--judge", help="Also fit the judge's head on a judged sample of "
-                           "borderline claims (needs the judge extra; about 15 minutes on 2 "
-                           "cores).")
+                           "the claims the encoders leave unsettled (needs the judge extra; "
+                           "about 20 minutes on 2 cores).")
     ] = False,
 ) -> None:
     """Fit the default aggregator on training-side data from several sources; choose its views

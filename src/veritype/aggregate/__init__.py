@@ -5,9 +5,9 @@ Every aggregator also reports whether the claim is *contradicted*: a strong view
 enough, or never). That flag is separate from the score because typing lets it override any
 amount of support. Abstaining views (nothing to check) cast no vote anywhere.
 
-The default aggregator (``create_aggregator("default")``) is a learned aggregator shipped
-in the package, fitted on training-side data only, with the thresholds and the
-veto chosen on a validation part of that data; its card,
+The default aggregator (``create_aggregator("default")``) is a calibrated aggregator shipped
+in the package, fitted by ``veritype train aggregator`` on training-side data only, its views
+and thresholds chosen by leave-one-source-out; its card,
 ``veritype/models/aggregator/model_card.md``, states the data and the figures.
 """
 

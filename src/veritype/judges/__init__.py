@@ -4,7 +4,7 @@ Two come with veritype: ``local`` (a GGUF model through llama.cpp; by default
 Qwen2.5-Coder-1.5B-Instruct, assembled from the ``veritype[judge]`` wheels) and ``openai``
 (any OpenAI-compatible endpoint: vLLM, the llama.cpp server, Ollama, a hosted API). The
 ``judge`` verification view asks one of them about the claims the encoder views leave
-borderline.
+unsettled.
 """
 
 from veritype.errors import GenerationError

@@ -12,7 +12,8 @@ votes contradicted; a fitted aggregator reads a low P(yes) as support unlikely.
 
 It is the most expensive view (``cost`` 50 against the encoders' 5), so the budget
 allocator runs it last, and by default (``borderline_only``) only on the claims the views
-before it leave Uncertain.
+before it leave unsettled: Uncertain, or inside the aggregator's ask band where it has one
+(the default's, the claims not typed at 95% precision either way).
 """
 
 from __future__ import annotations

@@ -133,20 +133,26 @@ def _judge_section(head: dict[str, Any] | None) -> str:
         return ""
     rows = "\n".join(
         f"| {source} | {v['claims']} | {_number(v['encoders_balanced_accuracy'])} | "
-        f"{_number(v['judge_alone_balanced_accuracy'])} | {_number(v['head_balanced_accuracy'])} |"
+        f"{_number(v['judge']['balanced_accuracy'])} | "
+        f"{_number(v['judge + encoders']['balanced_accuracy'])} |"
         for source, v in head["leave_one_source_out"].items())
+    means = head["mean_balanced_accuracy"]
     on = head["on_judged_claims"]
     return f"""
 ## The judge's head
 
-Used once the judge has voted (it is asked about the claims the encoders leave unsettled):
-P(supported) = {_model(head['support'])}. Fitted on {head['sample']} unsettled claims,
-as many from each source, judged once. On those claims the head makes {on['verified']:.0%}
-Verified and {on['unsupported']:.0%} Unsupported ({on['supported_share']:.0%} are supported).
+Used once the judge has voted (it is asked about the claims the encoders leave unsettled, with
+P(supported) in {head['ask_band']}): P(supported) = {_model(head['support'])}, reading
+{head['chosen']}. Fitted on {head['sample']} unsettled claims, as many from each source,
+judged once. On those claims the head makes {on['verified']:.0%} Verified and
+{on['unsupported']:.0%} Unsupported ({on['supported_share']:.0%} are supported).
 
-Balanced accuracy on the held-out source's judged claims (leave one source out):
+Balanced accuracy on the held-out source's judged claims (leave one source out; each head's
+threshold chosen on the other sources):
 
-| source | claims | encoders at τ | judge alone | head |
+| source | claims | encoders at τ | judge | judge + encoders |
 |---|---|---|---|---|
 {rows}
+| mean | | {_number(means['encoders'])} | {_number(means['judge'])} | \
+{_number(means['judge + encoders'])} |
 """

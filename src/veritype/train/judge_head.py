@@ -6,8 +6,8 @@ model leaves unsettled, the same number from each source, judged once and cached
 reads the encoders' features and the judge's P(yes); its bias is shifted so that its own best
 threshold (the mean per-source balanced accuracy on the judged claims) falls on τ, and a low
 P(yes) can take a claim to τ' or below: the judge moves a claim either way.
-Leave-one-source-out on the judged claims sets the head beside the encoders alone and the
-judge alone.
+Leave-one-source-out on the judged claims chooses whether the head reads the encoders beside
+the judge, and sets it beside the encoders alone.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import Aggregate
-from veritype.aggregate._calibrated import CalibratedAggregator, Head, Logistic
+from veritype.aggregate._calibrated import CalibratedAggregator, Head, Logistic, log_odds
 from veritype.evaluation.data import Example
 from veritype.evaluation.metrics import (
     Bools,
@@ -31,8 +30,6 @@ from veritype.evaluation.metrics import (
     threshold_for_balanced_accuracy,
 )
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
-from veritype.graph import EvidenceType
-from veritype.thresholds import Thresholds, type_claim
 from veritype.train._score_cache import cached_scores
 
 JUDGE = "judge"
@@ -44,20 +41,6 @@ JUDGE_CHUNK = 50
 def _logit(p: float) -> float:
     p = min(max(p, 1e-9), 1 - 1e-9)
     return math.log(p / (1.0 - p))
-
-
-def evidence_types(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]
-                   ) -> npt.NDArray[np.str_]:
-    """The type (its value) each aggregate earns at ``thresholds``."""
-    typed = Thresholds(*thresholds)
-    return np.array([type_claim(a.score, contradicted=a.contradicted, thresholds=typed).value
-                     for a in aggregates], dtype=str)
-
-
-def borderline(aggregates: Sequence[Aggregate], thresholds: tuple[float, float]) -> Bools:
-    """Which claims an aggregator leaves Uncertain: the only ones the judge is asked about."""
-    result: Bools = evidence_types(aggregates, thresholds) == EvidenceType.UNCERTAIN.value
-    return result
 
 
 def borderline_sample(examples: Sequence[Example], uncertain: Bools,
@@ -116,10 +99,13 @@ def fit_judge_head(
     judged = judged_scores(cache, [examples[row] for row in rows], on_progress)
     p_yes = judged.score[:, judged.column(JUDGE)]
     base = model.heads[-1]
-    names = [*base.support.features, JUDGE_FEATURE]
-    matrix = np.column_stack([base_features(rows, base.support.features), p_yes])
+    # The judge's feature is the log-odds of its P(yes), as the aggregator reads it.
+    encoders = base_features(rows, base.support.features)
+    candidates = {"judge": ([JUDGE_FEATURE], log_odds(p_yes)[:, None]),
+                  "judge + encoders": ([*base.support.features, JUDGE_FEATURE],
+                                       np.column_stack([encoders, log_odds(p_yes)]))}
     truth, groups = supported[rows], sources[rows]
-    base_p = base.support.predict(matrix[:, :-1])
+    base_p = base.support.predict(encoders)
     tau, tau_low = model.thresholds
 
     def best_threshold(scores: npt.NDArray[np.float64], labels: Bools,
@@ -129,31 +115,38 @@ def fit_judge_head(
     per_source: dict[str, Any] = {}
     for source in np.unique(groups):
         train, held = groups != source, groups == source
-        head = fit_support(matrix[train], truth[train], names)
-        p = head.predict(matrix[held])
-        threshold = best_threshold(head.predict(matrix[train]), truth[train], groups[train])
-        judge_threshold = best_threshold(p_yes[train], truth[train], groups[train])
-        per_source[str(source)] = {
+        figures: dict[str, Any] = {
             "claims": int(held.sum()),
-            "head_balanced_accuracy": balanced_accuracy(p >= threshold, truth[held]),
             "encoders_balanced_accuracy": balanced_accuracy(base_p[held] >= tau, truth[held]),
-            "judge_alone_balanced_accuracy": balanced_accuracy(p_yes[held] >= judge_threshold,
-                                                               truth[held]),
-            "head_auc": roc_auc(p, truth[held]),
-            "judge_auc": roc_auc(p_yes[held], truth[held]),
         }
+        for name, (names, matrix) in candidates.items():
+            head = fit_support(matrix[train], truth[train], names)
+            threshold = best_threshold(head.predict(matrix[train]), truth[train], groups[train])
+            p = head.predict(matrix[held])
+            figures[name] = {"balanced_accuracy": balanced_accuracy(p >= threshold, truth[held]),
+                             "auc": roc_auc(p, truth[held])}
+        per_source[str(source)] = figures
+    means = {name: float(np.mean([v[name]["balanced_accuracy"] for v in per_source.values()]))
+             for name in candidates}
+    # The head reads the encoders too only where that helps held out; fewer features win ties.
+    chosen = max(candidates, key=lambda name: (round(means[name], 3),
+                                               -len(candidates[name][0])))
+    names, matrix = candidates[chosen]
     head = fit_support(matrix, truth, names)
     threshold = best_threshold(head.predict(matrix), truth, groups)
     shifted = Logistic(head.features, head.weights, head.bias + _logit(tau) - _logit(threshold))
     judged_model = CalibratedAggregator(
         [Head((JUDGE,), shifted, base.contradiction), *model.heads],
-        thresholds=model.thresholds, kappa=model.kappa, decisive=model.decisive)
+        thresholds=model.thresholds, kappa=model.kappa, decisive=model.decisive, ask=model.ask)
     final = shifted.predict(matrix)
     report = {
         "sample": len(rows), "per_source_sample": {str(s): int(np.sum(groups == s))
                                                    for s in np.unique(groups)},
         "ask_band": list(model.ask or (tau_low, tau)),
         "leave_one_source_out": per_source,
+        "mean_balanced_accuracy": {"encoders": float(np.mean(
+            [v["encoders_balanced_accuracy"] for v in per_source.values()])), **means},
+        "chosen": chosen,
         "support": shifted.to_dict(),
         "threshold_before_shift": threshold,
         "on_judged_claims": {"verified": float(np.mean(final >= tau)),
