@@ -223,6 +223,8 @@ class CalibratedAggregator:
                 f"ask must be (low, high) with 0 <= low <= tau_low and tau <= high <= 1, "
                 f"got {ask!r}")
         self.heads = tuple(heads)
+        # The views whose "entailed" gives a claim a span to cite (see ``cited``).
+        self._reads = frozenset(view for head in self.heads for view in head.support.views)
         self.thresholds = (float(tau), float(tau_low))
         self.ask = None if ask is None else (float(ask[0]), float(ask[1]))
         self.kappa = float(kappa)
@@ -310,8 +312,7 @@ class CalibratedAggregator:
     def cited(self, results: Sequence[ViewResult]) -> bool:
         """Whether a view this model reads found the claim stated (said entailed), so a
         Verified claim has a span to cite; without one, P(supported) is held at τ'."""
-        read = {view for head in self.heads for view in head.support.views}
-        return any(r.verdict is Verdict.ENTAILED and r.view in read for r in results)
+        return any(r.verdict is Verdict.ENTAILED and r.view in self._reads for r in results)
 
     def to_json(self) -> str:
         payload = {

@@ -31,13 +31,8 @@ def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_]
                     tau: float) -> float:
     """The highest τ' < τ at or below which claims are unsupported with
     ``UNSUPPORTED_PRECISION``, every source weighing the same (0 when none)."""
-    weights = source_weights(sources)
-    best = 0.0
-    for threshold in np.unique(np.round(support[support < tau], 4)):
-        below = support <= threshold
-        if _balanced_share(~truth, below, weights) >= UNSUPPORTED_PRECISION:
-            best = float(threshold)
-    return best
+    return _highest_reliable_no(support, np.zeros_like(truth), truth, source_weights(sources),
+                                tau, UNSUPPORTED_PRECISION)
 
 
 def verified_precision(support: Floats, blocked: Bools, truth: Bools,
@@ -53,27 +48,35 @@ def matched_tau_low(support: Floats, blocked: Bools, truth: Bools,
     supported at least as often as the Verified ones at τ are supported, every source
     weighing the same: Unsupported is as reliable a "no" as Verified is a "yes", and
     Uncertain holds only the claims neither would type as reliably (0 when none)."""
-    target = verified_precision(support, blocked, truth, sources, tau)
+    weights = source_weights(sources)
+    target = _balanced_share(truth, (support >= tau) & ~blocked, weights)
     if math.isnan(target):
         return 0.0
-    weights = source_weights(sources)
-    best = 0.0
-    candidates = np.unique(np.round(support, 4))
-    for threshold in candidates[candidates < tau]:
-        if _balanced_share(~truth, (support <= threshold) | blocked, weights) >= target:
-            best = float(threshold)
-    return best
+    return _highest_reliable_no(support, blocked, truth, weights, tau, target)
 
 
 def lowest_precise_tau(support: Floats, blocked: Bools, truth: Bools,
                        sources: npt.NDArray[np.str_], tau: float) -> float:
     """The lowest P(supported) ≥ τ at or above which claims are supported with
     ``SETTLED_PRECISION``, every source weighing the same (1 when none is)."""
+    weights = source_weights(sources)
     for threshold in np.unique(np.round(support[support >= tau], 4)):
-        if verified_precision(support, blocked, truth, sources,
-                              float(threshold)) >= SETTLED_PRECISION:
+        if _balanced_share(truth, (support >= threshold) & ~blocked,
+                           weights) >= SETTLED_PRECISION:
             return float(threshold)
     return 1.0
+
+
+def _highest_reliable_no(support: Floats, blocked: Bools, truth: Bools,
+                         weights: npt.NDArray[np.float64], tau: float, target: float) -> float:
+    """The highest P(supported) below τ (rounded to 4 places) at or below which the claims,
+    with the ``blocked`` ones, are not supported with at least ``target`` (0 when none)."""
+    candidates = np.unique(np.round(support, 4))
+    best = 0.0
+    for threshold in candidates[candidates < tau]:
+        if _balanced_share(~truth, (support <= threshold) | blocked, weights) >= target:
+            best = float(threshold)
+    return best
 
 
 def _balanced_share(hits: Bools, where: Bools, weights: npt.NDArray[np.float64]) -> float:
