@@ -61,9 +61,10 @@ def is_right(kind: str, gold: list[str], answer: GroundedAnswer) -> bool:
     return not answer.abstained and all(contains_answer(answer.answer, value) for value in gold)
 
 
-def ask_corpus(name: str, store_dir: Path) -> list[Outcome]:
+def ask_corpus(name: str, store_dir: Path, answer_model: str = "answers") -> list[Outcome]:
     """Ingest corpus ``name`` into a store under ``store_dir`` and ask all its questions."""
-    config = EngineConfig(store=f"sqlite:///{store_dir / f'{name}.sqlite'}")
+    config = EngineConfig(store=f"sqlite:///{store_dir / f'{name}.sqlite'}",
+                          answer_model=answer_model)
     outcomes: list[Outcome] = []
     with Engine(config) as engine:
         engine.ingest([CORPORA / name])
@@ -108,6 +109,8 @@ def main() -> None:
                         / "ask_corpora.json")
     parser.add_argument("--corpora", default=",".join(questions()),
                         help="comma-separated corpus names")
+    parser.add_argument("--answer-model", default="answers",
+                        help="the engine's answer scorer: a name, a directory, or none")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from _common import write_report
@@ -115,10 +118,11 @@ def main() -> None:
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory() as folder:
         for name in args.corpora.split(","):
-            outcomes.extend(ask_corpus(name, Path(folder)))
+            outcomes.extend(ask_corpus(name, Path(folder), args.answer_model))
     write_report(
         args.out, "ask_corpora",
-        config={"generator": "extractive", "views": EngineConfig().views},
+        config={"generator": "extractive", "views": EngineConfig().views,
+                "answer_model": args.answer_model},
         overall=summary(outcomes),
         corpora={name: summary([o for o in outcomes if o.corpus == name])
                  for name in dict.fromkeys(o.corpus for o in outcomes)},

@@ -159,3 +159,20 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
     assert quoted_in("You pay with euros.", "You pay with euros and Swiss francs.") is False
     assert qualified_in("You pay with euros.", "You pay with euros and Swiss francs.")
     assert quoted_in("You pay with euros.", "You pay with euros and has been so.") is True
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("It was published in the 19th century.First for Women is a magazine.",
+     ["It was published in the 19th century.", "First for Women is a magazine."]),
+    ("He reigned from 1866 to 1870.George V was the last king.",
+     ["He reigned from 1866 to 1870.", "George V was the last king."]),
+    ("It ends here (in 1990).The next one starts.",
+     ["It ends here (in 1990).", "The next one starts."]),
+    ("He lived in St.Louis for years.", ["He lived in St.Louis for years."]),
+    ("She holds a Ph.D. in physics.", ["She holds a Ph.D. in physics."]),
+    ("The U.S.Army won.", ["The U.S.Army won."]),
+    ("Version 3.5 is out.", ["Version 3.5 is out."]),
+    ("Node.js runs it.", ["Node.js runs it."]),
+])
+def test_sentences_glued_without_a_space_are_split(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected

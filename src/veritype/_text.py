@@ -83,7 +83,7 @@ def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
                 end += 1
             while end < length and text[end] in _CLOSERS:
                 end += 1
-            if end >= length or text[end].isspace():
+            if end >= length or text[end].isspace() or _glued_sentence(text, i, end):
                 nxt = _next_non_space(text, end)
                 # "e.g. the" style lower-case continuations are not new sentences
                 # after an unknown abbreviation-like token, but a terminator followed
@@ -95,6 +95,22 @@ def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
                 continue
         i += 1
     yield from _trimmed(text, start, length)
+
+
+def _glued_sentence(text: str, terminator: int, end: int) -> bool:
+    """Whether a sentence starts right after the terminator, with no space between: texts
+    joined from paragraphs read "... in the 19th century.First for Women is ...". A word of
+    two or more letters (or a number, or a closing bracket) ends there, and a capitalised
+    word begins; "Ph.D." and "U.S.Army" do not, nor do abbreviations ("St.Louis"), which
+    :func:`_ends_sentence` has already kept."""
+    before = text[terminator - 1] if terminator > 0 else ""
+    return (
+        end + 1 < len(text)
+        and text[end].isupper()
+        and text[end + 1].islower()
+        and (before.islower() or before.isdigit() or before in _CLOSERS)
+        and (terminator < 2 or not text[terminator - 2].isspace() or before.isdigit())
+    )
 
 
 # C0 controls and DEL, except the whitespace ones (tab, newline, form feed, return).

@@ -103,12 +103,18 @@ class GroundedAnswer(_Model):
     claims: list[ClaimReport]
     references: list[Reference]
     confidence: Confidence
+    answer_probability: float | None = Field(
+        default=None,
+        description="P(the shown answer is right), calibrated on questions the answer model "
+        "never read; the confidence label is its band. None when no answer model ran or the "
+        "answer abstained.",
+    )
     limitations: list[str] = Field(default_factory=list)
     query_refinements: list[str] = Field(default_factory=list)
     related: list[str] = Field(
         default_factory=list,
-        description="Verified facts near the question that do not answer it, listed when the "
-        "answer abstains for want of one: related, not an answer.",
+        description="Verified facts near the question that do not answer it: related, not "
+        "an answer. When the answer abstains for want of one, every verified fact is here.",
     )
     abstained: bool
     abstention_reason: str | None = None

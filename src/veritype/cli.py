@@ -229,6 +229,31 @@ def train_verifier(
         raise _fail(str(error)) from None
 
 
+@train_app.command("answer-calibration")
+def train_answer_calibration(
+    model: Annotated[Path, typer.Option("--model", help="The exported answer model's folder "
+                                        "(model.onnx, tokenizer.json, labels.json).")],
+    data_dir: DataDir,
+    questions: Annotated[int, typer.Option("--questions", min=50,
+                                           help="Calibration questions asked.")] = 400,
+) -> None:
+    """Calibrate an answer model on HaluEval-QA rows it never read: its threshold, P(right)
+    and confidence labels (writes calibration.json and calibration_report.json beside it)."""
+    from veritype._cli import progress as question_progress
+    from veritype.train.answer_calibration import REPORT_FILE, calibrate_answers
+
+    try:
+        calibration = calibrate_answers(model, data_dir, questions=questions,
+                                        progress=question_progress)
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
+    report = json.loads((model / REPORT_FILE).read_text())
+    _out.print(f"threshold {calibration.threshold:.4f}, high from P(right) "
+                  f"{calibration.high:.3f}, medium from {calibration.medium:.3f}; answered "
+                  f"{report['coverage']:.3f} of {report['questions']} questions, right "
+                  f"{report['accuracy_answered']:.3f}")
+
+
 @train_app.command("label")
 def train_label(
     config: Annotated[Path, typer.Option("--config", "-c", help="The recipe whose training "
@@ -425,8 +450,10 @@ def _print_grounded(grounded: GroundedAnswer) -> None:
         )
     counted = [claim for claim in grounded.claims if claim.counted]
     shown = sum(claim.rendered for claim in counted)
+    right = ("" if grounded.answer_probability is None
+             else f"P(right) {grounded.answer_probability:.2f}; ")
     _out.print(f"[bold]Confidence:[/] {grounded.confidence.value} "
-               f"({shown} of {len(counted)} claims on the question shown)")
+               f"({right}{shown} of {len(counted)} claims on the question shown)")
     for limitation in grounded.limitations:
         _out.print(f"  - {escape(limitation)}", highlight=False)
     if grounded.query_refinements:

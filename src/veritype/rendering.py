@@ -22,11 +22,13 @@ from veritype.answer import (
     Reference,
     ViewVerdict,
 )
+from veritype.answering import AnswerCalibration
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.question import Question
+from veritype.relevance import names_any
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -149,6 +151,8 @@ def render(
     notes: Mapping[str, str] | None = None,
     off_question: Collection[str] = (),
     question: Question | None = None,
+    answer_scores: Mapping[str, float] | None = None,
+    answer_calibration: AnswerCalibration | None = None,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -164,17 +168,22 @@ def render(
     ``off_question`` claims do not address the question (``veritype.relevance``): they are
     not shown, even when Verified, and do not count for confidence.
     With the analysed ``question``, a shown claim is the answer only when it answers it
-    (``veritype.question``): those claims lead, the rest is context; when none answers, the
-    answer abstains and lists the shown claims under ``related``, and the confidence is high
-    only when a claim answers. A comparison with one side unanswered says which side.
+    (``veritype.question``): those claims are the answer, and the other claims that could be
+    shown are listed under ``related``; when none answers, the answer abstains and lists them
+    all there, and the confidence is high only when a claim answers. A comparison with one side unanswered says which side.
+    ``answer_scores`` (claim id → P(the claim answers the question), from an answer scorer)
+    read through ``answer_calibration`` let a claim answer by the model as well as by the
+    rules; the answer's confidence is then P(the shown answer is right) from the best of those
+    scores, and its label that probability's band.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
+    reader = _AnswerReader(question, answer_scores or {}, answer_calibration)
     rendered: set[str] = set()
     admissible: set[str] = set()
-    citations: dict[str, list[Citation]] = {}
+    cited_spans: dict[str, list[Span]] = {}
     limitations: dict[str, str] = {}
     for claim_id in graph.topological_order():
         node = graph.node(claim_id)
@@ -204,7 +213,7 @@ def render(
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if (problem is not None and node.claim.claim_class is ClaimClass.COMPARATIVE
                 and question is not None and not question.comparative
-                and question.answers(node.claim.text)):
+                and reader.answers(node)):
             # "Batteries are covered for 2 years or 500 cycles, whichever comes first" reads
             # as comparative but answers a plain question; the comparative rule is for
             # comparisons.
@@ -215,7 +224,7 @@ def render(
             )
             continue
         rendered.add(claim_id)
-        citations[claim_id] = [references.cite(span) for span in spans]
+        cited_spans[claim_id] = spans
 
     rendered -= set(folded)
     nodes = sorted(
@@ -237,15 +246,23 @@ def render(
     )
     shown = [node for node in nodes if node.claim.claim_id in rendered]
     related: list[str] = []
+    right: float | None = None
     if question is not None and abstention_reason is None:
-        answer_ids, missing = _answering(question, shown, evidence)
+        answer_ids, missing = reader.answering(shown, evidence)
         if not answer_ids:
             abstention_reason = (f"No verified claim answers the question, which asks for "
                                  f"{question.describe()}.")
             related = [node.claim.text for node in shown]
         else:
-            # The claims that answer lead; the rest is context.
-            shown.sort(key=lambda node: node.claim.claim_id not in answer_ids)
+            # Only the claims that answer are the answer; the rest is related, not an answer.
+            related = [node.claim.text for node in shown if node.claim.claim_id not in answer_ids]
+            shown = [node for node in shown if node.claim.claim_id in answer_ids]
+            rendered &= answer_ids
+            right = reader.right(answer_ids)
+            if right is not None and answer_calibration is not None:
+                cap = Confidence.MEDIUM if contradicted else Confidence.HIGH
+                confidence = min(answer_calibration.label(right), cap,
+                                 key=CONFIDENCE_RANK.__getitem__)
             if missing:
                 limitations["comparison"] = (
                     f"No verified claim gives the compared value for: {'; '.join(missing)}."
@@ -253,9 +270,13 @@ def render(
                 confidence = min(confidence, Confidence.MEDIUM, key=CONFIDENCE_RANK.__getitem__)
     abstained = abstention_reason is not None
     if abstained:
-        rendered, citations, shown = set(), {}, []
+        rendered, shown, right = set(), [], None
         if question is not None:
             confidence = Confidence.INSUFFICIENT_EVIDENCE
+    citations: dict[str, list[Citation]] = {
+        claim_id: [references.cite(span) for span in cited_spans[claim_id]]
+        for claim_id in graph.topological_order() if claim_id in rendered
+    }
     text = " ".join(
         _with_markers(
             node.claim.shown
@@ -282,6 +303,7 @@ def render(
         ],
         references=references.items if rendered else [],
         confidence=confidence,
+        answer_probability=None if right is None else round(right, 4),
         limitations=[
             limitations[n.claim.claim_id] for n in nodes if n.claim.claim_id in limitations
         ] + ([limitations["comparison"]] if "comparison" in limitations else []),
@@ -294,23 +316,51 @@ def render(
     )
 
 
-def _answering(question: Question, shown: list[Node],
-               evidence: EvidencePack) -> tuple[set[str], list[str]]:
-    """The ids of the shown claims that answer ``question``, and, for a comparison, the
-    sides no shown claim gives a value for (as words)."""
-    if not question.comparative:
-        return {node.claim.claim_id for node in shown if question.answers(node.claim.text)}, []
-    answering: set[str] = set()
-    missing: list[str] = []
-    for side in question.sides:
-        found = {
-            node.claim.claim_id for node in shown
-            if question.side_answered(side, node.claim.text, _titles(node, evidence))
-        }
-        answering |= found
-        if not found:
-            missing.append(" ".join(sorted(side)))
-    return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+class _AnswerReader:
+    """Which shown claims answer the question: by the rules of ``veritype.question``, or by an
+    answer scorer's P(answers) at its calibrated threshold."""
+
+    def __init__(self, question: Question | None, scores: Mapping[str, float],
+                 calibration: AnswerCalibration | None) -> None:
+        self.question = question
+        self.scores = scores if calibration is not None else {}
+        self.calibration = calibration
+
+    def answers(self, node: Node) -> bool:
+        if self.question is None:
+            return False
+        score = self.scores.get(node.claim.claim_id)
+        by_model = (score is not None and self.calibration is not None
+                    and score >= self.calibration.threshold)
+        return by_model or self.question.answers(node.claim.text)
+
+    def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
+        """The ids of the shown claims that answer the question, and, for a comparison, the
+        sides no shown claim gives a value for (as words)."""
+        question = self.question
+        assert question is not None
+        if not question.comparative:
+            return {node.claim.claim_id for node in shown if self.answers(node)}, []
+        answering: set[str] = set()
+        missing: list[str] = []
+        for side in question.sides:
+            found = {
+                node.claim.claim_id for node in shown
+                if names_any(f"{node.claim.text} {_titles(node, evidence)}", [side])
+                and self.answers(node)
+            }
+            answering |= found
+            if not found:
+                missing.append(" ".join(sorted(side)))
+        return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+    def right(self, answer_ids: set[str]) -> float | None:
+        """P(the shown answer is right): the calibration read at the best P(answers) of the
+        claims that answer; None without a scorer."""
+        if self.calibration is None:
+            return None
+        best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
+        return self.calibration.right(best)
 
 
 def _titles(node: Node, evidence: EvidencePack) -> str:

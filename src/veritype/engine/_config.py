@@ -11,6 +11,9 @@ from veritype.aggregate import DEFAULT_VIEWS
 from veritype.errors import ConfigurationError
 from veritype.settings import Settings, check_view_options
 
+# ``answer_model`` naming no scorer: answers are read by the rules alone.
+NO_ANSWER_MODEL = "none"
+
 
 class EngineConfig(Settings):
     """What the engine is made of. Components are chosen by their registry names.
@@ -21,7 +24,7 @@ class EngineConfig(Settings):
     env_fields: ClassVar[tuple[str, ...]] = (
         "store", "generator", "views", "aggregator", "aggregator_file", "tau", "tau_low",
         "budget", "k", "claim_k", "contradicted", "refine_depth", "mode", "max_tokens",
-        "relevance", "relevance_floor", "demo", "trace_ttl", "max_traces",
+        "relevance", "relevance_floor", "answer_model", "demo", "trace_ttl", "max_traces",
     )
 
     store: str | None = None
@@ -44,6 +47,10 @@ class EngineConfig(Settings):
     max_tokens: int = Field(default=96, ge=1, le=4096)
     relevance: bool = True
     relevance_floor: float = Field(default=0.35, ge=0.0, le=1.0)
+    # The answer scorer (``veritype.answering``) by name or model directory: the extractive
+    # drafter ranks sentences by it, and a claim answers the question by it or by the rules.
+    # "none": the rules alone.
+    answer_model: str = "answers"
     demo: bool = False
     # Trace retention, applied after each saved trace; None keeps every trace.
     trace_ttl: float | None = Field(default=None, gt=0, description="Seconds a trace is kept.")

@@ -19,10 +19,11 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
+from veritype.answering import AnswerScorer, create_answer_scorer
 from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
-from veritype.engine._config import EngineConfig
+from veritype.engine._config import NO_ANSWER_MODEL, EngineConfig
 from veritype.engine._evidence import EvidenceFinder, chunk_entry, top_references
 from veritype.engine._inputs import (
     MAX_ANSWER_CHARS,
@@ -35,7 +36,12 @@ from veritype.engine._inputs import (
 )
 from veritype.engine._refine import ClaimChecker, handle_contradictions, refine
 from veritype.engine._traces import save_trace
-from veritype.errors import ConfigurationError, GenerationError
+from veritype.errors import (
+    ConfigurationError,
+    GenerationError,
+    ModelError,
+    UnknownComponentError,
+)
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
@@ -79,6 +85,7 @@ class Engine(Closing):
         self._lock = threading.RLock()
         self._views: list[VerificationView] | None = None
         self._generator: Generator | None = None
+        self._answer_scorer: AnswerScorer | None = None
 
     @property
     def _evidence(self) -> EvidenceFinder:
@@ -139,14 +146,25 @@ class Engine(Closing):
             )
         return names
 
+    def answer_scorer(self) -> AnswerScorer | None:
+        """The configured answer scorer, built on first use; None when it is "none"."""
+        if self._answer_scorer is None and self.config.answer_model != NO_ANSWER_MODEL:
+            try:
+                self._answer_scorer = create_answer_scorer(self.config.answer_model)
+            except (ModelError, UnknownComponentError) as error:
+                raise ConfigurationError(f"answer_model {self.config.answer_model!r}: {error}"
+                                         ) from None
+        return self._answer_scorer
+
     def generator(self) -> Generator:
         if self._generator is None:
             from veritype.generation import create_generator
 
+            options = dict(self.config.generator_options)
+            if self.config.generator == "extractive":
+                options.setdefault("answer_scorer", self.answer_scorer())
             try:
-                self._generator = create_generator(
-                    self.config.generator, **self.config.generator_options
-                )
+                self._generator = create_generator(self.config.generator, **options)
             except (KeyError, GenerationError, TypeError) as error:
                 raise ConfigurationError(
                     f"generator {self.config.generator!r}: {error}"
@@ -280,10 +298,21 @@ class Engine(Closing):
                                                floor=self.config.relevance_floor,
                                                evidence=evidence,
                                                subjects=question.sides or None)
+        scorer = self.answer_scorer() if question is not None else None
+        answer_scores: dict[str, float] = {}
+        if scorer is not None and request.query is not None:
+            nodes = list(graph)
+            answer_scores = dict(zip(
+                [node.claim.claim_id for node in nodes],
+                scorer.score_batch(request.query, [node.claim.text for node in nodes]),
+                strict=True,
+            ))
         grounded = render(
             graph,
             evidence,
             min_confidence=Confidence.INSUFFICIENT_EVIDENCE,
+            answer_scores=answer_scores,
+            answer_calibration=None if scorer is None else scorer.calibration,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,

@@ -34,6 +34,8 @@ class E2ESettings(Settings):
     max_tokens: int = DEFAULT_MAX_TOKENS
     resamples: int = 1000
     distractors: int | None = None
+    # The engine's answer scorer (EngineConfig.answer_model): a name, a directory or "none".
+    answer_model: str = "answers"
 
     @field_validator("limit", "resamples", "distractors")
     @classmethod
@@ -59,6 +61,8 @@ class Answered:
     confidence: str = ""  # the answer's confidence label
     # Mean support of the claims that count for confidence: the engine's score of the draft.
     support: float = 0.0
+    # P(the shown answer is right) from the answer scorer's calibration (None without one).
+    answer_probability: float | None = None
     cites_own: bool = False  # a citation quotes the question's own evidence
     # Cosine similarity of the best dense hit: a selection baseline that needs no verifier.
     retrieval_score: float = 0.0
@@ -86,6 +90,7 @@ def answer_all(
         generator_options=settings.generator_options,
         k=settings.k,
         max_tokens=settings.max_tokens,
+        answer_model=settings.answer_model,
     )
     answered: list[Answered] = []
     with Engine(config) as engine:
@@ -127,6 +132,7 @@ def answer_all(
                     answer_text="" if grounded.abstained else grounded.answer,
                     confidence=grounded.confidence.value,
                     support=float(np.mean(counted)) if counted else 0.0,
+                    answer_probability=grounded.answer_probability,
                     cites_own=any(_overlaps(reference.quote, question.gold_evidence)
                                   for reference in grounded.references),
                     retrieval_score=dense[0].score if dense else 0.0,

@@ -61,21 +61,25 @@ def _truthfulqa_question(i: int, row: dict[str, str]) -> Question:
                     incorrect=_split_answers(row["Incorrect Answers"]), gold_evidence=best)
 
 
-def halueval_rows(data_dir: Path) -> list[dict[str, Any]]:
-    rows = list(read_jsonl(data_dir / "halueval" / "qa_data.json", HALUEVAL_EVAL_START,
-                           HALUEVAL_EVAL_STOP))
+def halueval_rows(data_dir: Path, start: int = HALUEVAL_EVAL_START,
+                  stop: int = HALUEVAL_EVAL_STOP) -> list[dict[str, Any]]:
+    """HaluEval-QA rows ``start`` ≤ i < ``stop`` (by default the evaluation rows)."""
+    rows = list(read_jsonl(data_dir / "halueval" / "qa_data.json", start, stop))
     require_fields(rows, ("knowledge", "question", "right_answer", "hallucinated_answer"),
                    "HaluEval qa_data.json: rows lack the {field} field")
     return rows
 
 
-def halueval_questions(rows: Sequence[dict[str, Any]], count: int, seed: int) -> list[Question]:
-    """A fixed-seed sample of ``count`` questions with their right and hallucinated answers."""
-    return _sample(rows, count, seed, _halueval_question)
+def halueval_questions(rows: Sequence[dict[str, Any]], count: int, seed: int,
+                       first_row: int = HALUEVAL_EVAL_START) -> list[Question]:
+    """A fixed-seed sample of ``count`` questions with their right and hallucinated answers;
+    ``rows`` start at line ``first_row`` of the file (their ids say which line)."""
+    return _sample(rows, count, seed,
+                   lambda i, row: _halueval_question(first_row + i, row))
 
 
-def _halueval_question(i: int, row: dict[str, Any]) -> Question:
-    return Question("halueval_qa", f"halueval-qa-{HALUEVAL_EVAL_START + i}",
+def _halueval_question(line: int, row: dict[str, Any]) -> Question:
+    return Question("halueval_qa", f"halueval-qa-{line}",
                     str(row["question"]).strip(), correct=(str(row["right_answer"]).strip(),),
                     incorrect=(str(row["hallucinated_answer"]).strip(),),
                     gold_evidence=str(row["knowledge"]).strip())

@@ -142,10 +142,18 @@ def summarise(answers: Sequence[Answered], judged: Sequence[dict[str, Judged]],
         raise InputError("no answers to summarise")
     bootstrap = Bootstrap.draw([a.question.question_id for a in answers], resamples, seed)
     support = np.array([a.support for a in answers])
+    # With an answer scorer, the rendered answers are ranked by their confidence, P(right).
+    calibrated = any(a.answer_probability is not None for a in answers)
+    confidence = (np.array([a.answer_probability or 0.0 for a in answers]) if calibrated
+                  else support)
     retrieval = np.array([a.retrieval_score for a in answers])
     ones = np.ones(n)
     kinds: dict[str, Any] = {}
-    rankings = {DRAFT: support, RENDERED: support, f"{DRAFT}, ranked by retrieval": retrieval}
+    rankings = {DRAFT: support, RENDERED: confidence,
+                f"{DRAFT}, ranked by retrieval": retrieval}
+    ranked_by = {DRAFT: "engine support",
+                 RENDERED: "answer probability" if calibrated else "engine support",
+                 f"{DRAFT}, ranked by retrieval": "retrieval similarity"}
     for name, scores in rankings.items():
         kind = DRAFT if name.startswith(DRAFT) else RENDERED
         answered = np.array([j[kind].answered for j in judged], dtype=np.float64)
@@ -155,7 +163,7 @@ def summarise(answers: Sequence[Answered], judged: Sequence[dict[str, Judged]],
                          dtype=np.float64)
         f1 = np.array([j[kind].token_f1 for j in judged])
         summary: dict[str, Any] = {
-            "ranked_by": "retrieval similarity" if scores is retrieval else "engine support",
+            "ranked_by": ranked_by[name],
             "answered": int(answered.sum()),
             "coverage": _estimate(partial(_weighted_share, answered, ones), bootstrap, n),
             "accuracy_answered": _estimate(partial(_weighted_share, correct, answered),
@@ -284,7 +292,8 @@ def _examples(answers: Sequence[Answered], judged: Sequence[dict[str, Judged]]
              "correct": a.question.correct, "incorrect": a.question.incorrect,
              "draft": a.draft, "answer": a.answer_text, "abstained": a.abstained,
              "abstention_reason": a.abstention_reason, "confidence": a.confidence,
-             "support": a.support, "draft_correct": j[DRAFT].correct,
+             "support": a.support, "answer_probability": a.answer_probability,
+             "draft_correct": j[DRAFT].correct,
              "rendered_correct": j[RENDERED].correct} for a, j in zip(answers, judged,
                                                                        strict=True)]
 

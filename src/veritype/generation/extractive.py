@@ -1,10 +1,12 @@
 """The ``extractive`` generator: an answer composed of evidence sentences, no model needed.
 
-It ranks the evidence sentences first by whether they answer the question (hold a value of
-the kind it asks for, on its focus and about its subject: ``veritype.question``), then by how
-many of the question's content words they share, keeps the best few that say something new,
-and joins them. Every sentence it writes is
-quoted from the evidence, so it is the safe default when no language model is installed.
+It ranks the evidence sentences first by whether they answer the question, then by how many
+of the question's content words they share, keeps the best few that say something new, and
+joins them. Whether a sentence answers is P(answers) of an answer scorer
+(``veritype.answering``) where one is given, with the rules of ``veritype.question`` (a value
+of the kind asked for, on its focus and about its subject) as a bonus, else the rules alone.
+Every sentence it writes is quoted from the evidence, so it is the safe default when no
+language model is installed.
 Headings are never answers; a chosen sentence that opens with a pronoun ("It is 1,006
 kilometres long.") comes with the sentence it refers back to, or the heading above it, so
 the draft says what "it" is.
@@ -15,8 +17,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
+from veritype.answering import AnswerScorer
 from veritype.clauses import heading_text, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
@@ -48,10 +52,12 @@ class ExtractiveGenerator(BaseGenerator):
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3) -> None:
+    def __init__(self, max_sentences: int = 3, answer_scorer: AnswerScorer | None = None
+                 ) -> None:
         if max_sentences < 1:
             raise ConfigurationError(f"max_sentences must be at least 1, got {max_sentences}")
         self.max_sentences = max_sentences
+        self.answer_scorer = answer_scorer
 
     def generate(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
@@ -68,7 +74,7 @@ class ExtractiveGenerator(BaseGenerator):
     def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
         wanted = set(content_words(question))
         asked = analyse(question)
-        candidates: list[tuple[float, int, str, set[str], str | None]] = []
+        candidates: list[_Candidate] = []
         for rank, chunk in enumerate(evidence):
             referent: str | None = None
             about = ""
@@ -83,29 +89,34 @@ class ExtractiveGenerator(BaseGenerator):
                 words = set(content_words(sentence))
                 leads_back = ANAPHORIC_LEAD.match(sentence) is not None
                 if words and not _AIM.match(sentence):
-                    overlap = len(wanted & words) / len(wanted) if wanted else 0.0
+                    share = len(wanted & words) / len(wanted) if wanted else 0.0
                     # A sentence that answers outranks any that merely shares words.
-                    overlap += _answer_score(asked, sentence, about or referent or "")
-                    candidates.append((overlap, rank, sentence, words,
-                                       referent if leads_back else None))
+                    answered = _answer_score(asked, sentence, about or referent or "")
+                    candidates.append(_Candidate(share + answered, rank, sentence, words,
+                                                 referent if leads_back else None))
                 if not leads_back and subject_of(sentence) is not None:
                     referent = sentence
         if not candidates:
             return []
-        # Best overlap first; among equals, the better-ranked chunk and earlier sentence.
-        ordered = sorted(
-            enumerate(candidates), key=lambda item: (-item[1][0], item[1][1], item[0])
-        )
-        if ordered[0][1][0] == 0.0:
+        if self.answer_scorer is not None:
+            answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
+            # P(answers) leads; the rules' answer and the shared words (``score``) break ties.
+            for candidate, probability in zip(candidates, answering, strict=True):
+                candidate.score = probability + _RULES_WEIGHT * candidate.score
+        # Best score first; among equals, the better-ranked chunk and earlier sentence.
+        ordered = sorted(enumerate(candidates),
+                         key=lambda item: (-item[1].score, item[1].rank, item[0]))
+        if ordered[0][1].score == 0.0:
             # Nothing shares a word with the question: the retriever's best chunk leads.
             ordered = [(0, candidates[0])]
-        chosen: list[tuple[str, set[str]]] = []
+        chosen: list[set[str]] = []
         parts: list[str] = []
         used_words = 0
-        for _, (overlap, _, sentence, words, referent) in ordered:
-            if len(chosen) == self.max_sentences or (chosen and overlap == 0.0):
+        for _, candidate in ordered:
+            sentence, words, referent = candidate.sentence, candidate.words, candidate.referent
+            if len(chosen) == self.max_sentences or (chosen and candidate.score == 0.0):
                 break
-            if sentence in parts or any(_same_content(words, seen) for _, seen in chosen):
+            if sentence in parts or any(_same_content(words, seen) for seen in chosen):
                 continue
             lead = [referent] if referent is not None and referent not in parts else []
             length = sum(1 for text in (*lead, sentence) for _ in tokens(text))
@@ -113,10 +124,26 @@ class ExtractiveGenerator(BaseGenerator):
                 break
             if not chosen and length > max_words:
                 lead, sentence = [], _first_words(sentence, max_words)
-            chosen.append((sentence, words))
+            chosen.append(words)
             parts.extend([*lead, sentence])
             used_words += length
         return parts
+
+
+# How much the rules (an answer counts 1, the share of the question's words up to 1) weigh
+# beside a scorer's P(answers).
+_RULES_WEIGHT = 0.2
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """An evidence sentence the draft may quote, with its ranking score."""
+
+    score: float
+    rank: int  # of its chunk among the retrieved
+    sentence: str
+    words: set[str]
+    referent: str | None  # the sentence "it" leads back to, quoted before it
 
 
 def _answer_score(question: Question, sentence: str, about: str) -> int:

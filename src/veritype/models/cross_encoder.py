@@ -29,6 +29,9 @@ TOKENIZER_FILE = "tokenizer.json"
 LABELS_FILE = "labels.json"
 STANDARD_LABELS = ("entailment", "neutral", "contradiction")
 SHIPPED_MODELS = ("nli", "align")
+# Cross-encoders that ship for another question than NLI: ``answers`` reads
+# (question, sentence) as P(the sentence answers the question).
+SHIPPED_SCORERS = ("answers",)
 
 _ALIASES = {
     "entailment": "entailment",
@@ -63,9 +66,10 @@ def normalise_labels(id2label: Mapping[int, str], *, where: str) -> list[str]:
 
 
 def shipped_model_dir(name: str) -> Path:
-    """The directory of a model that ships inside the package (``nli`` or ``align``)."""
-    if name not in SHIPPED_MODELS:
-        raise ModelError(f"no shipped model {name!r}; shipped models: {', '.join(SHIPPED_MODELS)}")
+    """The directory of a model that ships inside the package (``nli``, ``align``, ``answers``)."""
+    if name not in (*SHIPPED_MODELS, *SHIPPED_SCORERS):
+        raise ModelError(f"no shipped model {name!r}; shipped models: "
+                         f"{', '.join((*SHIPPED_MODELS, *SHIPPED_SCORERS))}")
     return Path(str(resources.files("veritype.models").joinpath(name)))
 
 
@@ -76,7 +80,7 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
     sequence-classification NLI checkpoint by path or hub id; the last is exported to
     ONNX int8 once (needs the ``train`` extra) and kept in ``cache_dir``.
     """
-    if name_or_path in SHIPPED_MODELS:
+    if name_or_path in (*SHIPPED_MODELS, *SHIPPED_SCORERS):
         return shipped_model_dir(name_or_path)
     path = Path(name_or_path)
     if (path / MODEL_FILE).is_file():

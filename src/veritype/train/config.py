@@ -18,6 +18,8 @@ class DataConfig(Settings):
     halueval_qa: int = 0
     halueval_dialogue: int = 0
     halueval_summarization: int = 0
+    # Answer-sentence pairs from the first N HaluEval-QA rows (veritype.train.answer_data).
+    halueval_answers: int = 0
     scifact: bool = False
     synthetic_scifact_docs: int = 0
     synthetic_halueval_rows: int = 0

@@ -1,0 +1,128 @@
+"""Does a text answer a question, and how likely is a shown answer right?
+
+The rules of ``veritype.question`` read a question for the kind of value it asks ("when" → a
+date) and its focus; a two-hop question ("Bassist of the band who released Voivod was
+originally in a band based where?") defeats them. An answer scorer is a learned judge of the
+same thing: P(this text answers this question). veritype ships one (``answers``, a
+cross-encoder trained on training-side HotpotQA questions against their knowledge sentences;
+``veritype.models.answer_model``), registered by name here; a path to another such model
+works too.
+
+Each scorer carries its calibration (:class:`AnswerCalibration`), fitted on questions the
+model never read: the probability from which a text counts as answering, and the map from the
+best answering claim's probability to P(the shown answer is right), the answer's confidence,
+with the floors of its labels.
+
+Pure: this module loads no model; the registry imports the shipped one when it is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from veritype._registry import Registry
+from veritype.answer import Confidence
+from veritype.errors import ConfigurationError
+
+CALIBRATION_FILE = "calibration.json"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerCalibration:
+    """How a scorer's probabilities are read.
+
+    ``threshold``: P(answers) from which a text answers the question. P(the shown answer is
+    right) is ``sigmoid(slope · logit(best) + intercept)`` of the best P(answers) among the
+    shown claims that answer; ``high`` and ``medium`` are the floors of those labels on it
+    (below ``medium``: low).
+    """
+
+    threshold: float
+    slope: float
+    intercept: float
+    high: float
+    medium: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold < 1.0 or not 0.0 <= self.medium <= self.high <= 1.0:
+            raise ConfigurationError(
+                f"answer calibration: threshold must lie in (0, 1) and 0 <= medium <= high <= 1; "
+                f"got threshold {self.threshold}, medium {self.medium}, high {self.high}"
+            )
+
+    def right(self, best: float) -> float:
+        """P(the shown answer is right) when its best answering claim scores ``best``."""
+        clipped = min(max(best, 1e-6), 1.0 - 1e-6)
+        z = self.slope * math.log(clipped / (1.0 - clipped)) + self.intercept
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def label(self, right: float) -> Confidence:
+        """The confidence label of an answer right with probability ``right``."""
+        if right >= self.high:
+            return Confidence.HIGH
+        if right >= self.medium:
+            return Confidence.MEDIUM
+        return Confidence.LOW
+
+    def to_dict(self) -> dict[str, float]:
+        return {"threshold": self.threshold, "slope": self.slope, "intercept": self.intercept,
+                "high": self.high, "medium": self.medium}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str) -> AnswerCalibration:
+        try:
+            return cls(**{key: float(data[key]) for key in
+                          ("threshold", "slope", "intercept", "high", "medium")})
+        except (KeyError, TypeError, ValueError) as error:
+            raise ConfigurationError(f"{where}: not an answer calibration ({error})") from None
+
+    @classmethod
+    def read(cls, path: Path) -> AnswerCalibration:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ConfigurationError(f"{path}: cannot read the answer calibration: {error}"
+                                     ) from None
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{path}: an answer calibration is a JSON object")
+        return cls.from_dict(data, where=str(path))
+
+
+@runtime_checkable
+class AnswerScorer(Protocol):
+    """P(a text answers a question), with the calibration that reads it."""
+
+    name: str
+    calibration: AnswerCalibration
+
+    def score(self, question: str, text: str) -> float:
+        """P(``text`` answers ``question``)."""
+        ...
+
+    def score_batch(self, question: str, texts: Sequence[str]) -> list[float]:
+        """P(answers) of each of ``texts`` for one question."""
+        ...
+
+
+_REGISTRY = Registry[AnswerScorer](
+    "answer scorer", lazy={"answers": "veritype.models.answer_model:AnswerModel"},
+)
+register_answer_scorer = _REGISTRY.register
+DEFAULT_ANSWER_SCORER = "answers"
+
+
+def answer_scorer_names() -> list[str]:
+    return _REGISTRY.names()
+
+
+def create_answer_scorer(name_or_path: str, **options: Any) -> AnswerScorer:
+    """The scorer registered as ``name_or_path``, else the ``answers`` model read from that
+    directory (a ``model.onnx`` with its tokenizer, labels and ``calibration.json``)."""
+    if name_or_path in _REGISTRY or not Path(name_or_path).is_dir():
+        return _REGISTRY.create(name_or_path, **options)
+    return _REGISTRY.create(DEFAULT_ANSWER_SCORER, model=name_or_path, **options)

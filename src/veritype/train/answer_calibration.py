@@ -1,0 +1,210 @@
+"""Calibrate an answer model on questions it never read: ``veritype train answer-calibration``.
+
+HaluEval-QA rows ``ANSWER_TRAIN_ROWS``–``HALUEVAL_TRAIN_ROWS - 1`` (the answer model trains on
+the rows before, evaluation reads the rows after) are a corpus of their knowledge paragraphs,
+and a fixed-seed sample of their questions is asked through ``Engine.ask`` with the model and
+the extractive drafter, every shown claim counting as an answer. Each answer is judged by the
+row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
+
+- **threshold**: a claim answers the question when P(answers) ≥ it (or the rules say so); the
+  answer then shows, else the engine abstains. Chosen to maximise right answers minus wrong
+  ones: an answer is shown when it is more likely right than wrong.
+- **P(right)**: a logistic map from the best P(answers) among the claims that answer to the
+  chance the shown answer contains the gold answer; it is the answer's confidence.
+- **labels**: "high" from the lowest P(right) above which the answers are right at least
+  ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers), "medium" likewise at
+  ``MEDIUM_ACCURACY``; the rest "low".
+
+The pair-level quality (ROC-AUC of P(answers) for sentences holding the gold answer against
+their neighbours, beside the rules) is reported with it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veritype.aggregate._learned import newton
+from veritype.answering import CALIBRATION_FILE, AnswerCalibration
+from veritype.errors import DataError
+from veritype.evaluation.e2e import (
+    Answered,
+    E2ESettings,
+    answer_all,
+    halueval_questions,
+    halueval_rows,
+)
+from veritype.evaluation.gold import RENDERED, judge_corpus_qa
+from veritype.evaluation.machine import machine
+from veritype.evaluation.metrics import roc_auc
+from veritype.evaluation.runner import ProgressFactory, no_progress
+from veritype.question import analyse
+from veritype.train.answer_data import ANSWER_TRAIN_ROWS, knowledge_sentences
+from veritype.train.data import HALUEVAL_TRAIN_ROWS
+
+HIGH_ACCURACY = 0.9
+MEDIUM_ACCURACY = 0.75
+MIN_BAND = 30
+REPORT_FILE = "calibration_report.json"
+# Every claim answers while the threshold is measured: P(answers) of any claim exceeds it.
+_EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=0.0, high=1.0,
+                                  medium=1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One calibration question: the claims the engine could show, their P(answers) and the
+    rules' answers, and the gold answers that judge whichever of them answer."""
+
+    claims: list[str]
+    scores: list[float]
+    rules: list[bool]
+    answer: Answered
+
+    def answering(self, threshold: float) -> list[int]:
+        """The claims that answer at ``threshold`` (by the model or the rules)."""
+        return [i for i, (score, rule) in enumerate(zip(self.scores, self.rules, strict=True))
+                if score >= threshold or rule]
+
+    def right(self, threshold: float) -> bool:
+        """Whether the answer shown at ``threshold`` (its answering claims) is right."""
+        shown = " ".join(self.claims[i] for i in self.answering(threshold))
+        answer = replace(self.answer, answer_text=shown, abstained=not shown)
+        return judge_corpus_qa(answer)[RENDERED].correct
+
+
+def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, seed: int = 7,
+                      progress: ProgressFactory = no_progress) -> AnswerCalibration:
+    """Fit the calibration of the answer model in ``model_dir`` and write it there
+    (``calibration.json``) with its report (``calibration_report.json``)."""
+    from veritype.models.answer_model import AnswerModel
+
+    rows = halueval_rows(data_dir, ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS)
+    if not rows:
+        raise DataError(f"{data_dir}: no HaluEval-QA rows {ANSWER_TRAIN_ROWS}-"
+                        f"{HALUEVAL_TRAIN_ROWS - 1} to calibrate on")
+    scorer = AnswerModel(str(model_dir), calibration=_EVERY_CLAIM)
+    pairs = _pair_quality(scorer, rows)
+    asked = _ask(model_dir, data_dir, rows, questions, seed, progress, scorer)
+    threshold, shown = _threshold(asked)
+    best = np.array([max(a.scores[i] for i in a.answering(threshold)) for a in shown])
+    right = np.array([a.right(threshold) for a in shown], dtype=np.float64)
+    logit = np.log(np.clip(best, 1e-6, 1 - 1e-6) / np.clip(1 - best, 1e-6, 1))
+    design = np.column_stack([logit, np.ones_like(logit)])
+    slope, intercept = newton(design, right, np.array([1e-3, 0.0]), 200)
+    fitted = AnswerCalibration(threshold, float(slope), float(intercept), 1.0, 1.0)
+    probability = np.array([fitted.right(float(b)) for b in best])
+    high = _band_floor(probability, right, HIGH_ACCURACY)
+    medium = min(_band_floor(probability, right, MEDIUM_ACCURACY), high)
+    calibration = AnswerCalibration(threshold, float(slope), float(intercept), high, medium)
+    (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
+    labels = [calibration.label(float(p)).value for p in probability]
+    report: dict[str, Any] = {
+        "rows": [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS - 1],
+        "questions": len(asked),
+        "seed": seed,
+        "pairs": pairs,
+        "calibration": calibration.to_dict(),
+        "answered": len(shown),
+        "coverage": len(shown) / len(asked),
+        "accuracy_answered": float(right.mean()) if len(shown) else None,
+        "accuracy_every_claim_answering": float(np.mean([a.right(0.0) for a in asked
+                                                          if a.claims])),
+        "per_label": {
+            label: {"answers": labels.count(label),
+                    "accuracy": float(np.mean([r for r, name in zip(right, labels, strict=True)
+                                               if name == label]))}
+            for label in sorted(set(labels))
+        },
+        "machine": machine(),
+    }
+    (model_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
+    return calibration
+
+
+def _pair_quality(scorer: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """ROC-AUC of P(answers) for sentences holding the right answer against the rest of their
+    row's sentences, beside the rules' accuracy on the same pairs."""
+    from veritype.evaluation.answer_metrics import contains_answer
+
+    scores: list[float] = []
+    truth: list[bool] = []
+    rules: list[bool] = []
+    for row in rows:
+        sentences = knowledge_sentences(str(row["knowledge"]))
+        holds = [contains_answer(s, str(row["right_answer"])) for s in sentences]
+        if not any(holds) or all(holds):
+            continue
+        question = str(row["question"])
+        asked = analyse(question)
+        scores += scorer.score_batch(question, sentences)
+        truth += holds
+        rules += [asked.answers(s) for s in sentences]
+    score_array, truth_array = np.array(scores), np.array(truth)
+    rule_array = np.array(rules)
+    return {
+        "pairs": len(truth), "answering": int(truth_array.sum()),
+        "roc_auc": roc_auc(score_array, truth_array),
+        "rules_balanced_accuracy": float((rule_array[truth_array].mean()
+                                          + (~rule_array[~truth_array]).mean()) / 2),
+        "model_balanced_accuracy_at_0.5": float(((score_array >= 0.5)[truth_array].mean()
+                                                 + (score_array < 0.5)[~truth_array].mean())
+                                                / 2),
+    }
+
+
+def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]], count: int, seed: int,
+         progress: ProgressFactory, scorer: Any) -> list[_Asked]:
+    """Ask ``count`` sampled questions of the rows' corpus, every claim counting as an
+    answer, and judge each answer by the gold."""
+    with tempfile.TemporaryDirectory(prefix="veritype-answer-calibration-") as scratch:
+        # The engine reads the model with a calibration under which every claim answers.
+        provisional = Path(scratch) / "model"
+        shutil.copytree(model_dir, provisional)
+        (provisional / CALIBRATION_FILE).write_text(json.dumps(_EVERY_CLAIM.to_dict()))
+        settings = E2ESettings(data_dir=data_dir, generator="extractive", limit=count,
+                               seed=seed, answer_model=str(provisional))
+        asked_questions = halueval_questions(rows, count, seed, first_row=ANSWER_TRAIN_ROWS)
+        texts = [str(row["knowledge"]) for row in rows]
+        answers, _ = answer_all(settings, "halueval_qa", texts, asked_questions,
+                                Path(scratch), progress)
+    asked: list[_Asked] = []
+    for answer in answers:
+        claims = [text for text, _ in answer.rendered_claims]
+        question = analyse(answer.question.text)
+        asked.append(_Asked(claims, scorer.score_batch(answer.question.text, claims),
+                            [question.answers(text) for text in claims], answer))
+    return asked
+
+
+def _threshold(asked: list[_Asked]) -> tuple[float, list[_Asked]]:
+    """The P(answers) that maximises right answers minus wrong ones (the highest among
+    equals), and the questions answered at it."""
+    candidates = sorted({round(s, 3) for a in asked for s in a.scores if 0.0 < s < 1.0}
+                        | {0.5})
+    best_value, best_threshold = -math.inf, 0.5
+    for threshold in candidates:
+        value = sum((1 if a.right(threshold) else -1) for a in asked if a.answering(threshold))
+        if value >= best_value:
+            best_value, best_threshold = value, threshold
+    return best_threshold, [a for a in asked if a.answering(best_threshold)]
+
+
+def _band_floor(probability: np.ndarray, right: np.ndarray, accuracy: float) -> float:
+    """The lowest P(right) above which the answers are right at least ``accuracy`` of the
+    time, with at least ``MIN_BAND`` of them; 1.0 when no such band exists."""
+    order = np.argsort(-probability)
+    hits = np.cumsum(right[order])
+    counts = np.arange(1, len(order) + 1)
+    floor = 1.0
+    for index in range(len(order)):
+        if counts[index] >= MIN_BAND and hits[index] / counts[index] >= accuracy:
+            floor = float(probability[order[index]])
+    return floor

@@ -1,0 +1,99 @@
+"""The answer scorer's calibration and how the renderer reads a scorer's P(answers)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from veritype.answer import Confidence
+from veritype.answering import AnswerCalibration, create_answer_scorer
+from veritype.claims import Claim, ClaimClass
+from veritype.errors import ConfigurationError, UnknownComponentError
+from veritype.evidence import EvidencePack
+from veritype.graph import BeliefGraph, EvidenceType, Status
+from veritype.question import analyse
+from veritype.rendering import render
+
+CALIBRATION = AnswerCalibration(threshold=0.6, slope=1.5, intercept=0.5, high=0.9, medium=0.7)
+EVIDENCE = EvidencePack.from_texts([
+    "Metallica is an American heavy metal band based in San Rafael, California. "
+    "Jason Newsted played bass in Metallica from 1986.",
+])
+SENTENCES = EVIDENCE.sentences()
+# A two-hop question the rules read as asking for a description: no rule answers it.
+QUESTION = "Bassist of the band who released Voivod was originally in a band based where?"
+
+
+def _graph() -> BeliefGraph:
+    texts = ["Metallica is an American heavy metal band based in San Rafael, California.",
+             "Jason Newsted played bass in Metallica from 1986."]
+    start = 0
+    claims = []
+    for index, text in enumerate(texts):
+        claims.append(Claim(f"c{index + 1}", text, ClaimClass.FACTUAL, start, start + len(text)))
+        start += len(text) + 1
+    graph = BeliefGraph.from_claims(claims, [])
+    for node, span in zip(graph, SENTENCES, strict=True):
+        node.evidence_type, node.status, node.evidence = EvidenceType.VERIFIED, Status.ENTAILED, [span]
+        node.mass = 1.0
+    return graph
+
+
+def test_p_right_rises_with_p_answers_and_labels_follow_its_bands() -> None:
+    low, high = CALIBRATION.right(0.2), CALIBRATION.right(0.95)
+    assert low < CALIBRATION.right(0.6) < high
+    assert CALIBRATION.label(0.95) is Confidence.HIGH
+    assert CALIBRATION.label(0.8) is Confidence.MEDIUM
+    assert CALIBRATION.label(0.5) is Confidence.LOW
+
+
+@pytest.mark.parametrize("fields", [
+    {"threshold": 0.0}, {"threshold": 1.0}, {"medium": 0.95, "high": 0.9}, {"high": 1.5},
+])
+def test_a_calibration_out_of_range_is_refused(fields: dict[str, float]) -> None:
+    values = {**CALIBRATION.to_dict(), **fields}
+    with pytest.raises(ConfigurationError, match="answer calibration"):
+        AnswerCalibration(**values)
+
+
+def test_a_calibration_file_round_trips_and_a_broken_one_names_itself(tmp_path: Path) -> None:
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(CALIBRATION.to_dict()))
+    assert AnswerCalibration.read(path) == CALIBRATION
+    path.write_text(json.dumps({"threshold": 0.5}))
+    with pytest.raises(ConfigurationError, match=r"calibration.json: not an answer calibration"):
+        AnswerCalibration.read(path)
+    path.write_text("{")
+    with pytest.raises(ConfigurationError, match="cannot read the answer calibration"):
+        AnswerCalibration.read(path)
+
+
+def test_an_unknown_scorer_name_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownComponentError, match="answers"):
+        create_answer_scorer("no-such-scorer")
+
+
+def test_without_a_scorer_the_rules_find_no_answer_and_the_answer_abstains() -> None:
+    answer = render(_graph(), EVIDENCE, question=analyse(QUESTION))
+    assert not analyse(QUESTION).answers(EVIDENCE.quote(SENTENCES[0]))
+    assert answer.abstained
+    assert answer.answer_probability is None
+    assert answer.related[0].startswith("Metallica is an American heavy metal band")
+
+
+def test_a_claim_the_scorer_says_answers_leads_and_sets_the_confidence() -> None:
+    scores = {"c1": 0.93, "c2": 0.2}
+    answer = render(_graph(), EVIDENCE, question=analyse(QUESTION), answer_scores=scores,
+                    answer_calibration=CALIBRATION)
+    assert not answer.abstained
+    assert answer.answer.startswith("Metallica is an American heavy metal band")
+    assert answer.answer_probability == pytest.approx(CALIBRATION.right(0.93), abs=1e-4)
+    assert answer.confidence is CALIBRATION.label(CALIBRATION.right(0.93))
+
+
+def test_scores_below_the_threshold_answer_nothing() -> None:
+    answer = render(_graph(), EVIDENCE, question=analyse(QUESTION),
+                    answer_scores={"c1": 0.59, "c2": 0.2}, answer_calibration=CALIBRATION)
+    assert answer.abstained
+    assert answer.confidence is Confidence.INSUFFICIENT_EVIDENCE
+    assert answer.answer_probability is None

@@ -1,0 +1,38 @@
+"""Calibrating the shipped answer model for real, on a few calibration-side HaluEval rows."""
+
+import json
+import shutil
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from veritype.answering import AnswerCalibration
+from veritype.models.cross_encoder import shipped_model_dir
+from veritype.train.answer_calibration import REPORT_FILE, calibrate_answers
+from veritype.train.answer_data import ANSWER_TRAIN_ROWS
+
+
+@pytest.mark.slow
+def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
+                                                           tmp_path: Path) -> None:
+    small = tmp_path / "data"
+    (small / "halueval").mkdir(parents=True)
+    with (data_dir / "halueval" / "qa_data.json").open(encoding="utf-8") as source:
+        rows = list(islice(source, ANSWER_TRAIN_ROWS, ANSWER_TRAIN_ROWS + 40))
+    # Rows before the calibration rows are never read: blank objects stand in for them.
+    (small / "halueval" / "qa_data.json").write_text("{}\n" * ANSWER_TRAIN_ROWS + "".join(rows))
+    model = tmp_path / "answers"
+    shutil.copytree(shipped_model_dir("answers"), model)
+    (model / "calibration.json").unlink()
+
+    calibration = calibrate_answers(model, small, questions=30)
+
+    assert AnswerCalibration.read(model / "calibration.json") == calibration
+    assert calibration.slope > 0
+    report = json.loads((model / REPORT_FILE).read_text())
+    assert report["questions"] == 30
+    assert report["rows"] == [7000, 7999]
+    assert report["pairs"]["roc_auc"] > 0.6
+    assert 0 < report["answered"] <= 30
+    assert "cpu" in report["machine"]
