@@ -44,6 +44,7 @@ class Outcome:
     answer: str
     abstained: bool
     confidence: str
+    answer_probability: float | None
     right: bool
     seconds: float
 
@@ -76,6 +77,7 @@ def ask_corpus(name: str, store_dir: Path, answer_model: str = "answers") -> lis
                 corpus=name, question=row["question"], kind=row["kind"], gold=row["answer"],
                 answer=answer.answer, abstained=answer.abstained,
                 confidence=answer.confidence.value,
+                answer_probability=answer.answer_probability,
                 right=is_right(row["kind"], row["answer"], answer), seconds=seconds,
             ))
     return outcomes

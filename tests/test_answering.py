@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from veritype.answer import Confidence
-from veritype.answering import AnswerCalibration, create_answer_scorer
+from veritype.answering import AnswerCalibration, claim_answers, create_answer_scorer
 from veritype.claims import Claim, ClaimClass
 from veritype.errors import ConfigurationError, UnknownComponentError
 from veritype.evidence import EvidencePack
@@ -34,7 +34,8 @@ def _graph() -> BeliefGraph:
         start += len(text) + 1
     graph = BeliefGraph.from_claims(claims, [])
     for node, span in zip(graph, SENTENCES, strict=True):
-        node.evidence_type, node.status, node.evidence = EvidenceType.VERIFIED, Status.ENTAILED, [span]
+        node.evidence_type, node.status = EvidenceType.VERIFIED, Status.ENTAILED
+        node.evidence = [span]
         node.mass = 1.0
     return graph
 
@@ -97,3 +98,21 @@ def test_scores_below_the_threshold_answer_nothing() -> None:
     assert answer.abstained
     assert answer.confidence is Confidence.INSUFFICIENT_EVIDENCE
     assert answer.answer_probability is None
+
+
+def test_a_model_answer_must_hold_a_value_of_the_asked_kind() -> None:
+    asked = analyse("Who was Alan Turing's doctoral advisor?")
+    # A nationality is no person: the claim names no one but the subject.
+    assert not claim_answers(asked, "Alan Turing was an English mathematician.", 0.99,
+                             CALIBRATION)
+    assert claim_answers(asked, "Alan Turing studied under Alonzo Church at Princeton.", 0.99,
+                         CALIBRATION)
+    assert not claim_answers(asked, "Alan Turing studied under Alonzo Church at Princeton.",
+                             0.5, CALIBRATION)
+
+
+def test_a_yes_no_question_is_left_to_the_rules() -> None:
+    asked = analyse("Is the Voltra Sport waterproof?")
+    assert not claim_answers(asked, "The Voltra Sport is a light e-bike for fast road riding.",
+                             0.99, CALIBRATION)
+    assert claim_answers(asked, "The Voltra Sport is waterproof.", None, None)

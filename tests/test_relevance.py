@@ -6,7 +6,7 @@ import pytest
 
 from veritype.claims import decompose
 from veritype.evidence import Document, EvidencePack
-from veritype.graph import BeliefGraph
+from veritype.graph import BeliefGraph, EvidenceType
 from veritype.relevance import off_question_claims, question_subjects
 from veritype.retrieval.embedding import create_embedder
 
@@ -105,3 +105,42 @@ def test_a_claim_cited_to_its_subjects_passage_stays_on_the_question() -> None:
     graph = graph_of("It is 346 kilometres long.")
     _cited(graph)
     assert off_question_claims(graph, "How long is the Thames?", evidence=RIVERS) == set()
+
+
+LEGION = EvidencePack.from_documents([
+    Document.from_text("The Guelphic Legion was a paramilitary unit maintained at the expense of "
+                       "George V, deposed King of Hanover.", title="Guelphic Legion"),
+    Document.from_text("George V's reign was ended by the Unification of Germany.",
+                       title="George V of Hanover"),
+    Document.from_text("Rosalind Franklin was an English chemist. Ada Lovelace was an English "
+                       "mathematician.", title="Scientists"),
+])
+
+
+def _verified_and_cited(graph: BeliefGraph, pack: EvidencePack) -> None:
+    for node in graph:
+        node.evidence = [span for span in pack.sentences() if pack.quote(span) == node.claim.shown]
+        node.evidence_type = EvidenceType.VERIFIED
+
+
+def test_a_two_hop_answer_is_on_the_question_through_a_name_a_verified_claim_gives() -> None:
+    graph = graph_of("The Guelphic Legion was a paramilitary unit maintained at the expense of "
+                     "George V, deposed King of Hanover. George V's reign was ended by the "
+                     "Unification of Germany.")
+    question = "The Guelphic Legion was maintained at the expense of a king whose reign was " \
+               "ended by what?"
+    _verified_and_cited(graph, LEGION)
+    assert off_question_claims(graph, question, evidence=LEGION) == set()
+    # Unverified, the first claim vouches for no other name.
+    for node in graph:
+        node.evidence_type = None
+    assert texts_off(graph, off_question_claims(graph, question, evidence=LEGION)) == [
+        "George V's reign was ended by the Unification of Germany."]
+
+
+def test_a_nationality_leads_on_to_no_one() -> None:
+    graph = graph_of("Rosalind Franklin was an English chemist. Ada Lovelace was an English "
+                     "mathematician.")
+    _verified_and_cited(graph, LEGION)
+    off = off_question_claims(graph, "Where did Rosalind Franklin work?", evidence=LEGION)
+    assert texts_off(graph, off) == ["Ada Lovelace was an English mathematician."]

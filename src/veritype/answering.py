@@ -28,6 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 from veritype._registry import Registry
 from veritype.answer import Confidence
 from veritype.errors import ConfigurationError
+from veritype.question import AnswerKind, Question
 
 CALIBRATION_FILE = "calibration.json"
 
@@ -91,6 +92,44 @@ class AnswerCalibration:
         if not isinstance(data, dict):
             raise ConfigurationError(f"{path}: an answer calibration is a JSON object")
         return cls.from_dict(data, where=str(path))
+
+
+def claim_answers(question: Question, text: str, score: float | None,
+                  calibration: AnswerCalibration | None) -> bool:
+    """Whether a claim answers ``question``: the rules say so (``Question.answers``), or its
+    P(answers) ``score`` reaches the calibrated threshold and it holds a value of the asked
+    kind. A yes/no question is left to the rules, which check that the claim states or
+    negates the asked property; the model knows answers that are values."""
+    return question.answers(text) or model_answers(question, text, score, calibration)
+
+
+# A claim the model scores below this share of the best-scoring answer is context: "The Volga
+# is the longest river in Europe" (0.42) beside "The Volga ... flows into the Caspian Sea"
+# (0.97) for "Into which sea does the Volga flow?".
+NEAR_BEST = 0.5
+
+
+def answering_claims(question: Question, texts: Sequence[str],
+                     scores: Sequence[float | None],
+                     calibration: AnswerCalibration | None) -> list[int]:
+    """The indices of the ``texts`` that answer ``question`` (``claim_answers``), where a
+    model answer must also score at least ``NEAR_BEST`` of the best model answer."""
+    by_model = [model_answers(question, text, score, calibration)
+                for text, score in zip(texts, scores, strict=True)]
+    best = max((score or 0.0 for score, chosen in zip(scores, by_model, strict=True) if chosen),
+               default=0.0)
+    return [i for i, (text, score) in enumerate(zip(texts, scores, strict=True))
+            if question.answers(text)
+            or (by_model[i] and (score or 0.0) >= NEAR_BEST * best)]
+
+
+def model_answers(question: Question, text: str, score: float | None,
+                  calibration: AnswerCalibration | None) -> bool:
+    """Whether the answer model says a claim answers ``question``: its P(answers) reaches the
+    calibrated threshold, it holds a value of the asked kind, and the question is not yes/no."""
+    return (score is not None and calibration is not None
+            and question.kind is not AnswerKind.YES_NO
+            and score >= calibration.threshold and question.holds_kind(text))
 
 
 @runtime_checkable

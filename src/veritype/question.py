@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
 from veritype.errors import InputError
-from veritype.relevance import KIND_WORDS, name_word, names_any, question_subjects
+from veritype.relevance import KIND_WORDS, is_demonym, name_word, names_any, question_subjects
 
 
 class AnswerKind(StrEnum):
@@ -131,6 +131,11 @@ class Question:
         comparison: for either side; see ``side_answered``)."""
         if not _covers_focus(self.focus, sentence):
             return False
+        return _holds_kind(self, sentence)
+
+    def holds_kind(self, sentence: str) -> bool:
+        """Whether ``sentence`` holds a value of the asked kind (a date for "when", a number for
+        a quantity, a name besides the subject's for "who" and "where"), whatever its focus."""
         return _holds_kind(self, sentence)
 
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
@@ -249,7 +254,9 @@ def _other_name(question: Question, sentence: str) -> bool:
     for index, match in enumerate(tokens(sentence)):
         word = match.group(0)
         lowered = name_word(word)
+        # "Alan Turing was an English mathematician" names no one who could be his advisor.
         if (index and _NAME.fullmatch(word) and lowered not in asked
-                and lowered not in KIND_WORDS):
+                and lowered not in KIND_WORDS
+                and not (question.kind is AnswerKind.PERSON and is_demonym(lowered))):
             return True
     return False

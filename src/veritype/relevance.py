@@ -11,8 +11,10 @@ on-question claim depends on, and what depends on it (a pronoun-led continuation
 the question too.
 
 A question that names its subject ("When did the Golden Gate Bridge open?") asks about that
-subject only. A claim addresses it when the claim names it, or when the passage it is cited
-to is about it: the document's title, or what the cited sentences are about (each one's
+subject, and about what the claims about it name (a two-hop question: "... the king whose reign
+was ended by what?" reaches George V through "The Guelphic Legion was maintained at the
+expense of George V"). A claim addresses it when the claim names it, or when the passage it is
+cited to is about it: the document's title, or what the cited sentences are about (each one's
 subject, the referent a pronoun-led one stands for, or, without a clear subject, its words).
 A claim whose pronoun was resolved from the draft needs the passage: its resolved name may be
 a shortening of the asked one ("The City weighs 21 kg." for the Voltra City), and the draft may
@@ -27,13 +29,13 @@ Pure: the similarity function is passed in, so this module loads no model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
 from veritype.clauses import heading_text, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk, EvidencePack, Span
-from veritype.graph import BeliefGraph, Node
+from veritype.graph import BeliefGraph, EvidenceType, Node
 
 # Scores each text against the question, higher meaning closer (cosine for embeddings).
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
@@ -63,18 +65,20 @@ KIND_WORDS = frozenset(
 _NAME = re.compile(r"[A-Z][\w'\u2019.-]*")
 
 
-def question_subjects(question: str) -> list[frozenset[str]]:
+def question_subjects(question: str, *, from_first_word: bool = False
+                      ) -> list[frozenset[str]]:
     """The names a question asks about, each as the set of its distinctive words.
 
-    A name is a run of capitalised words that does not open the question ("When", "Does")
-    and is not a stopword; its kind words ("Bridge", "River") are left out, since they do
-    not tell one such thing from another.
+    A name is a run of capitalised words that does not open the question ("When", "Does";
+    with ``from_first_word``, as in a statement, the first word may start one) and is not a
+    stopword; its kind words ("Bridge", "River") are left out, since they do not tell one such
+    thing from another.
     """
     subjects: list[frozenset[str]] = []
     run: list[str] = []
     for index, match in enumerate(tokens(question)):
         word = match.group(0)
-        names_something = (index > 0 and _NAME.fullmatch(word) is not None
+        names_something = ((index > 0 or from_first_word) and _NAME.fullmatch(word) is not None
                            and word.lower() not in STOPWORDS)
         if names_something:
             run.append(name_word(word))
@@ -97,6 +101,24 @@ def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
     """Whether ``text`` names one of ``subjects``: it holds each of that subject's words."""
     words = {name_word(match.group(0)) for match in tokens(text)}
     return any(subject <= words for subject in subjects)
+
+
+_DEMONYM = re.compile(r"(?:ish|ese|ian|ean|can|french|german|dutch|greek|swiss|thai)$")
+
+
+def is_demonym(word: str) -> bool:
+    """Whether a lower-case word reads as a nationality ("english", "japanese", "american")."""
+    return _DEMONYM.search(word) is not None
+
+
+def _bridges(name: frozenset[str], asked: Sequence[frozenset[str]]) -> bool:
+    """Whether a name in a claim about the asked subject leads on to another thing: not the
+    subject itself, nor a part of its name ("Voltra" of the Voltra City), nor a nationality."""
+    if any(name <= subject or subject <= name for subject in asked):
+        return False
+    # A nationality says where a thing is from, not what it is: "Rosalind Franklin was an
+    # English chemist" does not put every English person on a question about her.
+    return not (len(name) == 1 and is_demonym(next(iter(name))))
 
 
 def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
@@ -146,11 +168,14 @@ def off_question_claims(
     floor: float = 0.35,
     evidence: EvidencePack | None = None,
     subjects: Sequence[frozenset[str]] | None = None,
+    answering: Collection[str] = (),
 ) -> set[str]:
     """The ids of the claims of ``graph`` that do not address ``question``.
 
     With ``evidence`` (the pack the claims' evidence spans point into), a question that names
-    its subject also needs each claim to name it or be cited to a passage that does.
+    its subject also needs each claim to name it or be cited to a passage that does, or, when
+    none of the claims about the subject is among ``answering`` (the ids of the claims that
+    answer the question), to name or be cited to a thing a Verified claim about it names.
     ``subjects`` replaces the names read from the question (a comparison's two sides, which
     may be kind words: "the City or the Sport")."""
     if not 0.0 <= floor <= 1.0:
@@ -172,6 +197,22 @@ def off_question_claims(
         on_question.update(graph.descendants(claim_id))
     asked_about = list(subjects) if subjects is not None else question_subjects(question)
     if evidence is not None and asked_about:
-        on_question = {claim_id for claim_id in on_question
-                       if _about_subject(graph.node(claim_id), asked_about, evidence)}
+        about = {claim_id for claim_id in on_question
+                 if _about_subject(graph.node(claim_id), asked_about, evidence)}
+        # A two-hop question reaches its answer through a thing a claim about its subject
+        # names: "The Guelphic Legion was maintained at the expense of George V" puts "George
+        # V's reign was ended by the Unification of Germany" on a question about the Legion.
+        # Only when no claim about the subject answers (``answering``): "The Danube is the
+        # second-longest river in Europe, after the Volga" leads nowhere once "It is about
+        # 2,850 kilometres long" answers how long the Danube is.
+        bridges = [] if about & set(answering) else [
+            name for claim_id in about
+            if graph.node(claim_id).evidence_type is EvidenceType.VERIFIED
+            for name in question_subjects(graph.node(claim_id).claim.text, from_first_word=True)
+            if _bridges(name, asked_about)
+        ]
+        if bridges:
+            about |= {claim_id for claim_id in on_question - about
+                      if _about_subject(graph.node(claim_id), bridges, evidence)}
+        on_question = about
     return {node.claim.claim_id for node in graph} - on_question

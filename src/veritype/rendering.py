@@ -22,7 +22,7 @@ from veritype.answer import (
     Reference,
     ViewVerdict,
 )
-from veritype.answering import AnswerCalibration
+from veritype.answering import AnswerCalibration, answering_claims, claim_answers
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
@@ -170,11 +170,12 @@ def render(
     With the analysed ``question``, a shown claim is the answer only when it answers it
     (``veritype.question``): those claims are the answer, and the other claims that could be
     shown are listed under ``related``; when none answers, the answer abstains and lists them
-    all there, and the confidence is high only when a claim answers. A comparison with one side unanswered says which side.
-    ``answer_scores`` (claim id → P(the claim answers the question), from an answer scorer)
-    read through ``answer_calibration`` let a claim answer by the model as well as by the
-    rules; the answer's confidence is then P(the shown answer is right) from the best of those
-    scores, and its label that probability's band.
+    all there, and the confidence is high only when a claim answers. A comparison with one
+    side unanswered says which side. ``answer_scores`` (claim id → P(the claim answers the
+    question), from an answer scorer) read through ``answer_calibration`` let a claim answer
+    by the model as well as by the rules (``veritype.answering.claim_answers``); the answer's
+    confidence is then P(the shown answer is right) from the best of those scores, and its
+    label that probability's band.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -329,10 +330,8 @@ class _AnswerReader:
     def answers(self, node: Node) -> bool:
         if self.question is None:
             return False
-        score = self.scores.get(node.claim.claim_id)
-        by_model = (score is not None and self.calibration is not None
-                    and score >= self.calibration.threshold)
-        return by_model or self.question.answers(node.claim.text)
+        return claim_answers(self.question, node.claim.text,
+                             self.scores.get(node.claim.claim_id), self.calibration)
 
     def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
         """The ids of the shown claims that answer the question, and, for a comparison, the
@@ -340,7 +339,11 @@ class _AnswerReader:
         question = self.question
         assert question is not None
         if not question.comparative:
-            return {node.claim.claim_id for node in shown if self.answers(node)}, []
+            ids = [node.claim.claim_id for node in shown]
+            chosen = answering_claims(question, [node.claim.text for node in shown],
+                                      [self.scores.get(claim_id) for claim_id in ids],
+                                      self.calibration)
+            return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
         for side in question.sides:

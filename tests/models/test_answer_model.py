@@ -19,9 +19,12 @@ CASES = [
      "Penicillin was discovered by Alexander Fleming in 1928.",
      ["Penicillin is an antibiotic used against bacterial infections.",
       "Penicillin is produced by Penicillium moulds."]),
-    ("How long is the battery warranty?",
-     "Batteries are covered for 2 years or 500 charge cycles.",
-     ["Frames carry a lifetime warranty.", "The battery charges in 4 hours."]),
+    # A known miss, in the model card: the model reads "how long" and "battery" and misses
+    # that a charging time is no warranty (HotpotQA's negatives rarely share the asked kind).
+    pytest.param("How long is the battery warranty?",
+                 "Batteries are covered for 2 years or 500 charge cycles.",
+                 ["Frames carry a lifetime warranty.", "The battery charges in 4 hours."],
+                 marks=pytest.mark.xfail(strict=True, reason="focus: charging time vs warranty")),
     ("Where is the headquarters of Red Bull GmbH?",
      "The headquarters of Red Bull GmbH are located in Fuschl am See, Austria.",
      ["Red Bull GmbH sells energy drinks.", "Red Bull GmbH was founded in 1987."]),
@@ -48,12 +51,14 @@ def test_the_answering_sentence_outranks_true_neighbours(
 
 
 def test_most_answering_sentences_reach_the_threshold(scorer: AnswerScorer) -> None:
-    reached = [scorer.score(question, answer) >= scorer.calibration.threshold
-               for question, answer, _ in CASES]
-    assert sum(reached) >= 4
+    cases = [case.values if hasattr(case, "values") else case for case in CASES]
+    reached = [scorer.score(str(question), str(answer)) >= scorer.calibration.threshold
+               for question, answer, _ in cases]
+    assert all(reached)
 
 
 def test_a_directory_loads_like_the_name(scorer: AnswerScorer) -> None:
     same = create_answer_scorer(str(shipped_model_dir("answers")))
     question, answer, _ = CASES[0]
+    assert isinstance(question, str) and isinstance(answer, str)
     assert same.score(question, answer) == pytest.approx(scorer.score(question, answer))

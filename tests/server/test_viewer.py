@@ -71,6 +71,9 @@ def test_ask_colours_claims_and_a_citation_highlights_its_span(
     labels = page.locator("#claims .tag").all_text_contents()
     assert "Verified" in labels
     assert "1889" in page.locator("#rendered-answer").inner_text()
+    # The confidence label comes with the answer's calibrated probability of being right.
+    assert re.search(r"Confidence: \w+ \(P\(right\) 0\.\d\d\)",
+                     page.locator("#summary .badge").inner_text())
 
     citation = page.locator("#rendered-answer .cite").first
     citation.click()

@@ -36,3 +36,7 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
     assert report["pairs"]["roc_auc"] > 0.6
     assert 0 < report["answered"] <= 30
     assert "cpu" in report["machine"]
+    card = (model / "model_card.md").read_text()
+    assert card.count("## Quality and calibration") == 1
+    assert f"Threshold {calibration.threshold:.3f}" in card
+    assert "## Known limits" in card

@@ -19,7 +19,7 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
-from veritype.answering import AnswerScorer, create_answer_scorer
+from veritype.answering import AnswerScorer, claim_answers, create_answer_scorer
 from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
@@ -291,22 +291,27 @@ class Engine(Closing):
         evidence = EvidencePack.merge(packs.values())
         off_question: set[str] = set()
         question: Question | None = None
+        scorer: AnswerScorer | None = None
+        answer_scores: dict[str, float] = {}
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
-            off_question = off_question_claims(graph, request.query,
-                                               similarity=self._similarity(),
-                                               floor=self.config.relevance_floor,
-                                               evidence=evidence,
-                                               subjects=question.sides or None)
-        scorer = self.answer_scorer() if question is not None else None
-        answer_scores: dict[str, float] = {}
-        if scorer is not None and request.query is not None:
-            nodes = list(graph)
-            answer_scores = dict(zip(
-                [node.claim.claim_id for node in nodes],
-                scorer.score_batch(request.query, [node.claim.text for node in nodes]),
-                strict=True,
-            ))
+            scorer = self.answer_scorer()
+            if scorer is not None:
+                nodes = list(graph)
+                answer_scores = dict(zip(
+                    [node.claim.claim_id for node in nodes],
+                    scorer.score_batch(request.query, [node.claim.text for node in nodes]),
+                    strict=True,
+                ))
+            calibration = None if scorer is None else scorer.calibration
+            off_question = off_question_claims(
+                graph, request.query, similarity=self._similarity(),
+                floor=self.config.relevance_floor, evidence=evidence,
+                subjects=question.sides or None,
+                answering={node.claim.claim_id for node in graph
+                           if claim_answers(question, node.claim.text,
+                                            answer_scores.get(node.claim.claim_id), calibration)},
+            )
         grounded = render(
             graph,
             evidence,

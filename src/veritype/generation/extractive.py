@@ -101,8 +101,11 @@ class ExtractiveGenerator(BaseGenerator):
         if self.answer_scorer is not None:
             answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
             # P(answers) leads; the rules' answer and the shared words (``score``) break ties.
+            # A comparison is the exception: the model knows one answer, not the two sides, so
+            # the rules (which count the sides a sentence answers) lead there.
+            weight = 1.0 if asked.comparative else _RULES_WEIGHT
             for candidate, probability in zip(candidates, answering, strict=True):
-                candidate.score = probability + _RULES_WEIGHT * candidate.score
+                candidate.score = probability + weight * candidate.score
         # Best score first; among equals, the better-ranked chunk and earlier sentence.
         ordered = sorted(enumerate(candidates),
                          key=lambda item: (-item[1].score, item[1].rank, item[0]))

@@ -6,14 +6,16 @@ and a fixed-seed sample of their questions is asked through ``Engine.ask`` with 
 the extractive drafter, every shown claim counting as an answer. Each answer is judged by the
 row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
 
-- **threshold**: a claim answers the question when P(answers) ≥ it (or the rules say so); the
-  answer then shows, else the engine abstains. Chosen to maximise right answers minus wrong
+- **threshold**: a claim answers the question when P(answers) ≥ it and it holds a value of
+  the asked kind, or the rules say so (``veritype.answering.claim_answers``); the answer then
+  shows, else the engine abstains. Chosen to maximise right answers minus wrong
   ones: an answer is shown when it is more likely right than wrong.
 - **P(right)**: a logistic map from the best P(answers) among the claims that answer to the
   chance the shown answer contains the gold answer; it is the answer's confidence.
 - **labels**: "high" from the lowest P(right) above which the answers are right at least
-  ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers), "medium" likewise at
-  ``MEDIUM_ACCURACY``; the rest "low".
+  ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers); "medium" from the lowest P(right)
+  above which the answers below "high" are right at least ``MEDIUM_ACCURACY`` of the time;
+  the rest "low".
 
 The pair-level quality (ROC-AUC of P(answers) for sentences holding the gold answer against
 their neighbours, beside the rules) is reported with it.
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from veritype.aggregate._learned import newton
-from veritype.answering import CALIBRATION_FILE, AnswerCalibration
+from veritype.answering import CALIBRATION_FILE, AnswerCalibration, answering_claims
 from veritype.errors import DataError
 from veritype.evaluation.e2e import (
     Answered,
@@ -45,14 +47,16 @@ from veritype.evaluation.gold import RENDERED, judge_corpus_qa
 from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import roc_auc
 from veritype.evaluation.runner import ProgressFactory, no_progress
-from veritype.question import analyse
+from veritype.question import Question, analyse
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS, knowledge_sentences
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
 HIGH_ACCURACY = 0.9
-MEDIUM_ACCURACY = 0.75
+MEDIUM_ACCURACY = 0.7
 MIN_BAND = 30
 REPORT_FILE = "calibration_report.json"
+CARD_FILE = "model_card.md"
+CARD_SECTION = "## Quality and calibration (HaluEval-QA rows 7000–7999, never trained on)"
 # Every claim answers while the threshold is measured: P(answers) of any claim exceeds it.
 _EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=0.0, high=1.0,
                                   medium=1.0)
@@ -60,18 +64,18 @@ _EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=0.0, high=
 
 @dataclass(frozen=True, slots=True)
 class _Asked:
-    """One calibration question: the claims the engine could show, their P(answers) and the
-    rules' answers, and the gold answers that judge whichever of them answer."""
+    """One calibration question: the claims the engine could show and their P(answers), and
+    the gold answers that judge whichever of them answer."""
 
     claims: list[str]
     scores: list[float]
-    rules: list[bool]
     answer: Answered
+    question: Question
 
     def answering(self, threshold: float) -> list[int]:
-        """The claims that answer at ``threshold`` (by the model or the rules)."""
-        return [i for i, (score, rule) in enumerate(zip(self.scores, self.rules, strict=True))
-                if score >= threshold or rule]
+        """The claims that answer at ``threshold``, as the renderer reads them."""
+        at = replace(_EVERY_CLAIM, threshold=threshold)
+        return answering_claims(self.question, self.claims, self.scores, at)
 
     def right(self, threshold: float) -> bool:
         """Whether the answer shown at ``threshold`` (its answering claims) is right."""
@@ -102,7 +106,7 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, 
     fitted = AnswerCalibration(threshold, float(slope), float(intercept), 1.0, 1.0)
     probability = np.array([fitted.right(float(b)) for b in best])
     high = _band_floor(probability, right, HIGH_ACCURACY)
-    medium = min(_band_floor(probability, right, MEDIUM_ACCURACY), high)
+    medium = _band_floor(probability, right, MEDIUM_ACCURACY, ceiling=high)
     calibration = AnswerCalibration(threshold, float(slope), float(intercept), high, medium)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
     labels = [calibration.label(float(p)).value for p in probability]
@@ -115,18 +119,54 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, 
         "answered": len(shown),
         "coverage": len(shown) / len(asked),
         "accuracy_answered": float(right.mean()) if len(shown) else None,
-        "accuracy_every_claim_answering": float(np.mean([a.right(0.0) for a in asked
-                                                          if a.claims])),
+        "accuracy_every_claim_answering": float(np.mean(
+            [a.right(_EVERY_CLAIM.threshold) for a in asked if a.claims])),
         "per_label": {
             label: {"answers": labels.count(label),
                     "accuracy": float(np.mean([r for r, name in zip(right, labels, strict=True)
                                                if name == label]))}
             for label in sorted(set(labels))
         },
+        "answers": [{"best_p_answers": round(float(b), 4), "p_right": round(float(p), 4),
+                     "right": bool(r)} for b, p, r in zip(best, probability, right, strict=True)],
         "machine": machine(),
     }
     (model_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
+    _update_card(model_dir / CARD_FILE, report)
     return calibration
+
+
+def _update_card(card: Path, report: dict[str, Any]) -> None:
+    """Write the calibration's section into the model card (replacing an earlier one)."""
+    c, p, labels = report["calibration"], report["pairs"], report["per_label"]
+    section = (
+        f"{CARD_SECTION}\n\n"
+        f"Written by `veritype train answer-calibration` from `{REPORT_FILE}`.\n\n"
+        f"- Sentences: {p['pairs']} knowledge sentences of rows whose answer is in some but not "
+        f"all of them ({p['answering']} hold it). ROC-AUC of P(answers) {p['roc_auc']:.3f}; "
+        f"balanced accuracy at 0.5 {p['model_balanced_accuracy_at_0.5']:.3f}, where the rules "
+        f"of `veritype.question` reach {p['rules_balanced_accuracy']:.3f}.\n"
+        f"- Answers: {report['questions']} of these rows' questions asked of the corpus of "
+        f"their knowledge paragraphs (extractive drafts, default views), judged by their gold "
+        f"answers. Threshold {c['threshold']:.3f} (the most right answers minus wrong ones): "
+        f"{report['coverage']:.3f} of the questions answered, {report['accuracy_answered']:.3f} "
+        f"of them right ({report['accuracy_every_claim_answering']:.3f} when every Verified "
+        f"claim counts as an answer).\n"
+        f"- Confidence: P(right) = sigmoid({c['slope']:.3f} · logit(best P(answers)) + "
+        f"{c['intercept']:.3f}); "
+        + "; ".join(f"{label} {labels[label]['answers']} answers, right "
+                    f"{labels[label]['accuracy']:.3f}" for label in ("high", "medium", "low")
+                    if label in labels)
+        + f" (high from P(right) {c['high']:.3f}, medium from {c['medium']:.3f}).\n"
+    )
+    text = card.read_text(encoding="utf-8") if card.is_file() else ""
+    if CARD_SECTION in text:
+        before, _, after = text.partition(CARD_SECTION)
+        rest = after.find("\n## ")
+        text = before + section + (after[rest:] if rest >= 0 else "")
+    else:
+        text = text.rstrip() + "\n\n" + section
+    card.write_text(text, encoding="utf-8")
 
 
 def _pair_quality(scorer: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -178,16 +218,15 @@ def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]], count: int
     asked: list[_Asked] = []
     for answer in answers:
         claims = [text for text, _ in answer.rendered_claims]
-        question = analyse(answer.question.text)
-        asked.append(_Asked(claims, scorer.score_batch(answer.question.text, claims),
-                            [question.answers(text) for text in claims], answer))
+        asked.append(_Asked(claims, scorer.score_batch(answer.question.text, claims), answer,
+                            analyse(answer.question.text)))
     return asked
 
 
 def _threshold(asked: list[_Asked]) -> tuple[float, list[_Asked]]:
     """The P(answers) that maximises right answers minus wrong ones (the highest among
     equals), and the questions answered at it."""
-    candidates = sorted({round(s, 3) for a in asked for s in a.scores if 0.0 < s < 1.0}
+    candidates = sorted({t for a in asked for s in a.scores if 0.0 < (t := round(s, 3)) < 1.0}
                         | {0.5})
     best_value, best_threshold = -math.inf, 0.5
     for threshold in candidates:
@@ -197,14 +236,17 @@ def _threshold(asked: list[_Asked]) -> tuple[float, list[_Asked]]:
     return best_threshold, [a for a in asked if a.answering(best_threshold)]
 
 
-def _band_floor(probability: np.ndarray, right: np.ndarray, accuracy: float) -> float:
-    """The lowest P(right) above which the answers are right at least ``accuracy`` of the
-    time, with at least ``MIN_BAND`` of them; 1.0 when no such band exists."""
-    order = np.argsort(-probability)
-    hits = np.cumsum(right[order])
-    counts = np.arange(1, len(order) + 1)
-    floor = 1.0
-    for index in range(len(order)):
-        if counts[index] >= MIN_BAND and hits[index] / counts[index] >= accuracy:
-            floor = float(probability[order[index]])
+def _band_floor(probability: np.ndarray, right: np.ndarray, accuracy: float,
+                ceiling: float = math.inf) -> float:
+    """The lowest P(right) such that the answers from it up to ``ceiling`` (exclusive) are
+    right at least ``accuracy`` of the time, with at least ``MIN_BAND`` of them; the ceiling
+    itself (1.0 without one) when no such band exists."""
+    inside = probability < ceiling
+    order = np.argsort(-probability[inside])
+    ranked, hits = probability[inside][order], np.cumsum(right[inside][order])
+    floor = min(ceiling, 1.0)
+    for index in range(len(ranked)):
+        count = index + 1
+        if count >= MIN_BAND and hits[index] / count >= accuracy:
+            floor = float(ranked[index])
     return floor

@@ -162,11 +162,12 @@ const current = { trace: null, evidence: new Map(), nodes: new Map(), parents: n
                   children: new Map(), claims: new Map() };
 
 function resetResult() {
-  for (const id of ["summary", "rendered-answer", "checked-text", "claims", "limitations",
-                    "refinements", "permalink"]) {
+  for (const id of ["summary", "rendered-answer", "checked-text", "claims", "related",
+                    "limitations", "refinements", "permalink"]) {
     $(id).replaceChildren();
   }
   $("abstention").hidden = true;
+  $("related-section").hidden = true;
   $("limitations-section").hidden = true;
   $("refine-section").hidden = true;
   $("passage").replaceChildren(el("p", { class: "hint", text:
@@ -211,7 +212,9 @@ function renderTrace(trace) {
   const shown = counted.filter((claim) => claim.rendered).length;
   // A verification has no question; DOM append() would print a null as the word "null".
   $("summary").append(
-    el("span", { class: "badge", text: "Confidence: " + answer.confidence.replace(/_/g, " ") }),
+    el("span", { class: "badge", text: "Confidence: " + answer.confidence.replace(/_/g, " ") +
+                 (answer.answer_probability == null ? "" :
+                   " (P(right) " + answer.answer_probability.toFixed(2) + ")") }),
     el("span", { text: shown + " of " + counted.length + " claims shown (" + counts.verified +
                        " verified, " + counts.uncertain + " uncertain, " + counts.unsupported +
                        " unsupported)" }),
@@ -229,6 +232,11 @@ function renderTrace(trace) {
   renderCheckedText(trace);
   for (const claim of answer.claims) $("claims").append(claimItem(claim, trace, false));
 
+  // Verified facts near the question that do not answer it (older traces have none).
+  if ((answer.related || []).length) {
+    $("related-section").hidden = false;
+    $("related").replaceChildren(...answer.related.map((text) => el("li", { text })));
+  }
   if (answer.limitations.length) {
     $("limitations-section").hidden = false;
     $("limitations").replaceChildren(...answer.limitations.map((text) => el("li", { text })));
