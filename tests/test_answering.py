@@ -116,3 +116,10 @@ def test_a_yes_no_question_is_left_to_the_rules() -> None:
     assert not claim_answers(asked, "The Voltra Sport is a light e-bike for fast road riding.",
                              0.99, CALIBRATION)
     assert claim_answers(asked, "The Voltra Sport is waterproof.", None, None)
+
+
+def test_a_question_for_an_attribute_is_answered_only_by_a_claim_that_names_it() -> None:
+    asked = analyse("What is the range of the Voltra Trek?")
+    assert not claim_answers(asked, "The Trek costs 3,499 euros.", 0.97, CALIBRATION)
+    assert claim_answers(asked, "The Trek's range is up to 140 km on one charge.", 0.97,
+                         CALIBRATION)

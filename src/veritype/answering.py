@@ -126,10 +126,13 @@ def answering_claims(question: Question, texts: Sequence[str],
 def model_answers(question: Question, text: str, score: float | None,
                   calibration: AnswerCalibration | None) -> bool:
     """Whether the answer model says a claim answers ``question``: its P(answers) reaches the
-    calibrated threshold, it holds a value of the asked kind, and the question is not yes/no."""
+    calibrated threshold, it holds a value of the asked kind and names the measured attribute
+    asked for, if any ("The Trek costs 3,499 euros." holds a number but no range), and the
+    question is not yes/no."""
     return (score is not None and calibration is not None
             and question.kind is not AnswerKind.YES_NO
-            and score >= calibration.threshold and question.holds_kind(text))
+            and score >= calibration.threshold and question.holds_kind(text)
+            and question.names_asked_attribute(text))
 
 
 @runtime_checkable

@@ -138,6 +138,15 @@ class Question:
         a quantity, a name besides the subject's for "who" and "where"), whatever its focus."""
         return _holds_kind(self, sentence)
 
+    def names_asked_attribute(self, sentence: str) -> bool:
+        """Whether ``sentence`` names the measured attribute the question asks for ("range"
+        in "What is the range of the Voltra Trek?"), or the question asks for none."""
+        asked = self.focus & _MEASURED
+        if not asked:
+            return True
+        words = set(content_words(sentence))
+        return any(_matches(wanted, word) for wanted in asked for word in words)
+
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence`` answers a comparison for ``side``: it names the side (or
         ``about``, the title or heading of its passage, does) and answers the question."""
