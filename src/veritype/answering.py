@@ -158,10 +158,6 @@ register_answer_scorer = _REGISTRY.register
 DEFAULT_ANSWER_SCORER = "answers"
 
 
-def answer_scorer_names() -> list[str]:
-    return _REGISTRY.names()
-
-
 def create_answer_scorer(name_or_path: str, **options: Any) -> AnswerScorer:
     """The scorer registered as ``name_or_path``, else the ``answers`` model read from that
     directory (a ``model.onnx`` with its tokenizer, labels and ``calibration.json``)."""

@@ -142,15 +142,17 @@ class Question:
         """Whether ``sentence`` names the measured attribute the question asks for ("range"
         in "What is the range of the Voltra Trek?"), or the question asks for none."""
         asked = self.focus & _MEASURED
-        if not asked:
-            return True
-        words = set(content_words(sentence))
-        return any(_matches(wanted, word) for wanted in asked for word in words)
+        return not asked or _shared_focus(asked, sentence) > 0
+
+    def names_side(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
+        """Whether ``sentence``, or ``about`` (the title or heading of its passage), names
+        ``side`` of a comparison."""
+        return names_any(f"{sentence} {about}", [side])
 
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence`` answers a comparison for ``side``: it names the side (or
         ``about``, the title or heading of its passage, does) and answers the question."""
-        return names_any(f"{sentence} {about}", [side]) and self.answers(sentence)
+        return self.names_side(side, sentence, about) and self.answers(sentence)
 
 
 def analyse(question: str) -> Question:
@@ -238,9 +240,13 @@ def _covers_focus(focus: frozenset[str], sentence: str) -> bool:
     """Whether the sentence shares at least half of the focus words (rounded up)."""
     if not focus:
         return True
+    return _shared_focus(focus, sentence) >= max(1, math.ceil(len(focus) / 2))
+
+
+def _shared_focus(focus: frozenset[str], sentence: str) -> int:
+    """How many of the focus words the sentence holds, in any of their inflections."""
     words = set(content_words(sentence))
-    shared = sum(1 for wanted in focus if any(_matches(wanted, word) for word in words))
-    return shared >= max(1, math.ceil(len(focus) / 2))
+    return sum(1 for wanted in focus if any(_matches(wanted, word) for word in words))
 
 
 def _holds_kind(question: Question, sentence: str) -> bool:

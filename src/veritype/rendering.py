@@ -28,7 +28,6 @@ from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.question import Question
-from veritype.relevance import names_any
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -349,7 +348,7 @@ class _AnswerReader:
         for side in question.sides:
             found = {
                 node.claim.claim_id for node in shown
-                if names_any(f"{node.claim.text} {_titles(node, evidence)}", [side])
+                if question.names_side(side, node.claim.text, _titles(node, evidence))
                 and self.answers(node)
             }
             answering |= found

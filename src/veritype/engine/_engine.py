@@ -19,7 +19,12 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
-from veritype.answering import AnswerScorer, claim_answers, create_answer_scorer
+from veritype.answering import (
+    AnswerCalibration,
+    AnswerScorer,
+    claim_answers,
+    create_answer_scorer,
+)
 from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
@@ -291,19 +296,19 @@ class Engine(Closing):
         evidence = EvidencePack.merge(packs.values())
         off_question: set[str] = set()
         question: Question | None = None
-        scorer: AnswerScorer | None = None
+        calibration: AnswerCalibration | None = None
         answer_scores: dict[str, float] = {}
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
             scorer = self.answer_scorer()
             if scorer is not None:
+                calibration = scorer.calibration
                 nodes = list(graph)
                 answer_scores = dict(zip(
                     [node.claim.claim_id for node in nodes],
                     scorer.score_batch(request.query, [node.claim.text for node in nodes]),
                     strict=True,
                 ))
-            calibration = None if scorer is None else scorer.calibration
             off_question = off_question_claims(
                 graph, request.query, similarity=self._similarity(),
                 floor=self.config.relevance_floor, evidence=evidence,
@@ -317,7 +322,7 @@ class Engine(Closing):
             evidence,
             min_confidence=Confidence.INSUFFICIENT_EVIDENCE,
             answer_scores=answer_scores,
-            answer_calibration=None if scorer is None else scorer.calibration,
+            answer_calibration=calibration,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,

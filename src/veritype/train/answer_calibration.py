@@ -27,6 +27,7 @@ import json
 import math
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,12 @@ from typing import Any
 import numpy as np
 
 from veritype.aggregate._learned import newton
-from veritype.answering import CALIBRATION_FILE, AnswerCalibration, answering_claims
+from veritype.answering import (
+    CALIBRATION_FILE,
+    AnswerCalibration,
+    AnswerScorer,
+    answering_claims,
+)
 from veritype.errors import DataError
 from veritype.evaluation.e2e import (
     Answered,
@@ -45,7 +51,7 @@ from veritype.evaluation.e2e import (
 )
 from veritype.evaluation.gold import RENDERED, judge_corpus_qa
 from veritype.evaluation.machine import machine
-from veritype.evaluation.metrics import roc_auc
+from veritype.evaluation.metrics import balanced_accuracy, roc_auc
 from veritype.evaluation.runner import ProgressFactory, no_progress
 from veritype.question import Question, analyse
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS, knowledge_sentences
@@ -77,10 +83,16 @@ class _Asked:
         at = replace(_EVERY_CLAIM, threshold=threshold)
         return answering_claims(self.question, self.claims, self.scores, at)
 
-    def right(self, threshold: float) -> bool:
-        """Whether the answer shown at ``threshold`` (its answering claims) is right."""
-        shown = " ".join(self.claims[i] for i in self.answering(threshold))
-        answer = replace(self.answer, answer_text=shown, abstained=not shown)
+    def right(self, threshold: float) -> bool | None:
+        """Whether the answer shown at ``threshold`` (its answering claims) is right; None
+        when no claim answers there and the engine abstains."""
+        chosen = self.answering(threshold)
+        return self.judge(chosen) if chosen else None
+
+    def judge(self, chosen: Sequence[int]) -> bool:
+        """Whether the answer made of the ``chosen`` claims is right."""
+        shown = " ".join(self.claims[i] for i in chosen)
+        answer = replace(self.answer, answer_text=shown, abstained=False)
         return judge_corpus_qa(answer)[RENDERED].correct
 
 
@@ -99,7 +111,7 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, 
     asked = _ask(model_dir, data_dir, rows, questions, seed, progress, scorer)
     threshold, shown = _threshold(asked)
     best = np.array([max(a.scores[i] for i in a.answering(threshold)) for a in shown])
-    right = np.array([a.right(threshold) for a in shown], dtype=np.float64)
+    right = np.array([bool(a.right(threshold)) for a in shown], dtype=np.float64)
     logit = np.log(np.clip(best, 1e-6, 1 - 1e-6) / np.clip(1 - best, 1e-6, 1))
     design = np.column_stack([logit, np.ones_like(logit)])
     slope, intercept = newton(design, right, np.array([1e-3, 0.0]), 200)
@@ -120,7 +132,7 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, 
         "coverage": len(shown) / len(asked),
         "accuracy_answered": float(right.mean()) if len(shown) else None,
         "accuracy_every_claim_answering": float(np.mean(
-            [a.right(_EVERY_CLAIM.threshold) for a in asked if a.claims])),
+            [a.judge(range(len(a.claims))) for a in asked if a.claims])),
         "per_label": {
             label: {"answers": labels.count(label),
                     "accuracy": float(np.mean([r for r, name in zip(right, labels, strict=True)
@@ -169,7 +181,7 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
     card.write_text(text, encoding="utf-8")
 
 
-def _pair_quality(scorer: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _pair_quality(scorer: AnswerScorer, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """ROC-AUC of P(answers) for sentences holding the right answer against the rest of their
     row's sentences, beside the rules' accuracy on the same pairs."""
     from veritype.evaluation.answer_metrics import contains_answer
@@ -188,20 +200,16 @@ def _pair_quality(scorer: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
         truth += holds
         rules += [asked.answers(s) for s in sentences]
     score_array, truth_array = np.array(scores), np.array(truth)
-    rule_array = np.array(rules)
     return {
         "pairs": len(truth), "answering": int(truth_array.sum()),
         "roc_auc": roc_auc(score_array, truth_array),
-        "rules_balanced_accuracy": float((rule_array[truth_array].mean()
-                                          + (~rule_array[~truth_array]).mean()) / 2),
-        "model_balanced_accuracy_at_0.5": float(((score_array >= 0.5)[truth_array].mean()
-                                                 + (score_array < 0.5)[~truth_array].mean())
-                                                / 2),
+        "rules_balanced_accuracy": balanced_accuracy(np.array(rules), truth_array),
+        "model_balanced_accuracy_at_0.5": balanced_accuracy(score_array >= 0.5, truth_array),
     }
 
 
 def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]], count: int, seed: int,
-         progress: ProgressFactory, scorer: Any) -> list[_Asked]:
+         progress: ProgressFactory, scorer: AnswerScorer) -> list[_Asked]:
     """Ask ``count`` sampled questions of the rows' corpus, every claim counting as an
     answer, and judge each answer by the gold."""
     with tempfile.TemporaryDirectory(prefix="veritype-answer-calibration-") as scratch:
@@ -230,7 +238,8 @@ def _threshold(asked: list[_Asked]) -> tuple[float, list[_Asked]]:
                         | {0.5})
     best_value, best_threshold = -math.inf, 0.5
     for threshold in candidates:
-        value = sum((1 if a.right(threshold) else -1) for a in asked if a.answering(threshold))
+        judged = [a.right(threshold) for a in asked]
+        value = sum((1 if right else -1) for right in judged if right is not None)
         if value >= best_value:
             best_value, best_threshold = value, threshold
     return best_threshold, [a for a in asked if a.answering(best_threshold)]
