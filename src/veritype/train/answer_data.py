@@ -20,7 +20,8 @@ from pathlib import Path
 from veritype._text import sentence_spans
 from veritype.errors import DataError
 from veritype.evaluation.answer_metrics import contains_answer
-from veritype.train.data import HALUEVAL_TRAIN_ROWS, TWO_WAY, Pair, _jsonl
+from veritype.evaluation.e2e import halueval_rows
+from veritype.train.data import HALUEVAL_TRAIN_ROWS, TWO_WAY, Pair
 
 # Rows [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS) calibrate; the model never reads them.
 ANSWER_TRAIN_ROWS = 7000
@@ -44,7 +45,7 @@ def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random) -> list
     parsed = [
         (str(row["question"]).strip(), str(row["right_answer"]).strip(),
          knowledge_sentences(str(row["knowledge"])))
-        for row in _jsonl(data_dir / "halueval" / "qa_data.json", limit=rows)
+        for row in halueval_rows(data_dir, 0, rows)
     ]
     pairs: list[Pair] = []
     for index, (question, answer, sentences) in enumerate(parsed):
