@@ -114,6 +114,17 @@ STATED_COPIES = [
     ("Mental health conditions are common among bariatric surgery patients",
      "CONCLUSIONS AND RELEVANCE Mental health conditions are common among bariatric surgery "
      "patients."),
+    # A clause of its own follows: its words ("each", "at least") qualify only itself.
+    ("The first World Cup was held in Uruguay in 1930.",
+     "The first World Cup was held in Uruguay in 1930, and the hosts beat Argentina 4-2."),
+    ("The Calderbridge Marathon was first run in 1988.",
+     "The Calderbridge Marathon was first run in 1988 and now attracts about 14,000 runners "
+     "each April."),
+    ("Edith Marlowe published her debut in 1998.",
+     "Edith Marlowe published her debut in 1998, and it sold over 2 million copies."),
+    ("Parmigiano Reggiano must be aged for at least 12 months.",
+     "Parmigiano Reggiano must be aged for at least 12 months, while Grana Padano must be "
+     "aged for at least 9 months."),
 ]
 
 
@@ -159,6 +170,9 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
     assert quoted_in("You pay with euros.", "You pay with euros and Swiss francs.") is False
     assert qualified_in("You pay with euros.", "You pay with euros and Swiss francs.")
     assert quoted_in("You pay with euros.", "You pay with euros and has been so.") is True
+    # "but" opens a predicate that may take the claim back: the model reads it.
+    assert quoted_in("The museum opened in 1950.", "The museum opened in 1950 but closed in "
+                     "1990.") is False
 
 
 @pytest.mark.parametrize(("text", "expected"), [

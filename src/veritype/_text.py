@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from veritype._verbs import coordinates_a_predicate
+from veritype._verbs import coordinates_a_predicate, opens_a_clause
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -269,15 +269,16 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             # "... 3,499 euros and has a 750 Wh battery", "... Swiss Alps and flows into the
             # North Sea": a verb phrase of the same subject follows, so the copy is a whole
             # clause, not one item of a list.
-            predicate = coordinates_a_predicate(following)
+            # "... in 1930, and the hosts beat ...", "... 12 months, while Grana Padano
+            # must ...": a clause of its own follows, and what it says qualifies only itself.
+            whole = coordinates_a_predicate(following) or opens_a_clause(following)
+            joiner = following.split(" ", 1)[0]
             # Words before the copy only matter when they qualify it: a heading run into the
             # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
             yield _Copy(
-                ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK)
-                             or predicate),
-                coordinated=not predicate
-                and following.split(" ", 1)[0] in {"and", "or", "nor"},
-                qualified=_qualified(before) or _qualified(suffix),
+                ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
+                coordinated=not whole and joiner in {"and", "or", "nor"},
+                qualified=_qualified(before) or _qualified(joiner if whole else suffix),
             )
         at = sentence.find(claim, at + 1)
 

@@ -149,15 +149,40 @@ def verb_forms(word: str) -> frozenset[VerbForm]:
     return frozenset(kinds)
 
 
+# Adverbs that may stand between "and" and the verb it coordinates ("and now attracts").
+_LINKING_ADVERBS = frozenset("""now still also later then soon today since once again
+    eventually finally currently""".split())  # noqa: SIM905
+# Words that join a second clause with a subject of its own ("..., while Grana Padano must").
+_CLAUSE_JOINERS = frozenset({"and", "while", "whereas"})
+
+
+def _finite(word: str) -> bool:
+    return word in AUXILIARY_WORDS or word.endswith("ed") or bool(
+        verb_forms(word) & {VerbForm.THIRD_PERSON, VerbForm.PAST})
+
+
 def coordinates_a_predicate(text: str) -> bool:
     """Whether lower-case ``text`` opens a second predicate of the same subject: "and" or
     "but" then an auxiliary and a word ("and has a 750 Wh battery") or a finite verb ("and
-    flows into the North Sea", "but closed in 1990"), not a second noun ("and Swiss francs")."""
+    flows into the North Sea", "but closed in 1990", "and now attracts"), not a second noun
+    ("and Swiss francs")."""
     if COORDINATED_PREDICATE.match(text):
         return True
-    words = text.split(" ", 2)
+    words = text.split()[:3]
     if len(words) < 2 or words[0] not in {"and", "but"}:
         return False
     verb = words[1]
-    return verb.endswith("ed") or bool(
-        verb_forms(verb) & {VerbForm.THIRD_PERSON, VerbForm.PAST})
+    if (verb in _LINKING_ADVERBS or verb.endswith("ly")) and len(words) > 2:
+        verb = words[2]
+    return _finite(verb)
+
+
+def opens_a_clause(text: str) -> bool:
+    """Whether lower-case ``text`` opens a second clause with a subject of its own: "and",
+    "while" or "whereas", then a few words and a finite verb ("and the hosts beat
+    Argentina", "and it sold", "while grana padano must be aged"), not a list's next item
+    ("and Swiss francs")."""
+    words = text.split()[:7]
+    if len(words) < 3 or words[0] not in _CLAUSE_JOINERS or _finite(words[1]):
+        return False
+    return any(_finite(word.strip(",;:")) for word in words[2:])

@@ -105,6 +105,16 @@ def test_wrong_year_in_an_aligned_sentence_is_contradicted(
     assert all("opened" in pack.quote(span) for span in result.spans)
 
 
+def test_an_evidence_value_the_claim_also_states_is_no_rival(
+    view: NumericConsistencyView
+) -> None:
+    # The question's year is not the answer's: 1928 is the claim's own value, not 1978's.
+    pack = EvidencePack.from_texts(["Jim Lampley was born on October 18, 1928 in Boston."])
+    claim = "When was the sportscaster who did play by play in 1978 born? October 18, 1928"
+    assert check(view, claim, pack).verdict is not Verdict.CONTRADICTED
+    assert check(view, "Jim Lampley was born in 1978.", pack).verdict is Verdict.CONTRADICTED
+
+
 def test_coarser_claim_date_is_entailed(
     view: NumericConsistencyView, pack: EvidencePack
 ) -> None:

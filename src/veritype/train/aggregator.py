@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from veritype.aggregate._base import DEFAULT_VIEWS
 from veritype.aggregate._calibrated import (
     CONTRADICTED,
     CONTRADICTION,
@@ -204,9 +205,10 @@ def _lowest_kappa(p_contradicted: Floats, supported: Bools, sources: npt.NDArray
     return 1.0 if floor is None else floor
 
 
-def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools) -> dict[str, Any]:
+def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools,
+             rules: Sequence[Decisive] = ()) -> dict[str, Any]:
     p_support, p_contradicted = fitted.probabilities(table)
-    blocked = p_contradicted >= fitted.kappa
+    blocked = (p_contradicted >= fitted.kappa) | rules_fire(table, rules)
     cited = np.any(table.verdict[:, [table.column(v) for v in fitted.views]]
                    == VERDICT_CODES[Verdict.ENTAILED], axis=1)
     p_support = np.where(cited, p_support, np.minimum(p_support, fitted.tau_low))
@@ -234,7 +236,8 @@ def typed_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
 def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
                          sources: npt.NDArray[np.str_]) -> dict[str, dict[str, Any]]:
     """Each candidate fitted without one source and judged on it, for every source none of
-    its views read; ``eligible`` when that is every source."""
+    its views read; ``eligible`` when that is every source. The rules that decide beside
+    it (:func:`precise_rules`) are chosen without the held-out source too."""
     results: dict[str, dict[str, Any]] = {}
     for views in CANDIDATES:
         seen = seen_sources(views)
@@ -248,7 +251,11 @@ def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bool
             held = np.nonzero(sources == source)[0]
             fitted = fit_candidate(table.select(train), supported[train], contradicted[train],
                                    sources[train], views)
-            per_source[str(source)] = evaluate(fitted, table.select(held), supported[held])
+            rules = precise_rules(table.select(train), supported[train], sources[train],
+                                  views)
+            per_source[str(source)] = {
+                **evaluate(fitted, table.select(held), supported[held], rules),
+                "rules": [{"view": r.view, "floor": r.floor} for r in rules]}
         judged = [v for v in per_source.values() if "balanced_accuracy" in v]
         results[", ".join(views)] = {"views": list(views),
                                      "mean_balanced_accuracy": float(np.mean(
@@ -286,6 +293,39 @@ def rescored(table: ScoreTable, examples: Sequence[Example], views: Sequence[str
         table.contradiction[:, column] = fresh.contradiction[:, source]
         table.verdict[:, column] = fresh.verdict[:, source]
     return table
+
+
+def rule_views(views: Sequence[str]) -> tuple[str, ...]:
+    """The rule views whose precise contradiction may decide beside a candidate of
+    ``views``: its own, and those the default runs beside its model (``DEFAULT_VIEWS``;
+    ``numeric`` runs there to name the differing value)."""
+    return tuple(view for view in RULE_VIEWS if view in views or view in DEFAULT_VIEWS)
+
+
+def precise_rules(table: ScoreTable, supported: Bools, sources: npt.NDArray[np.str_],
+                  views: Sequence[str]) -> list[Decisive]:
+    """The rules of :func:`rule_views` that are precise on these rows (see
+    :func:`contradiction_rules`), each at its lowest precise floor."""
+    rules = []
+    for view in rule_views(views):
+        column = table.column(view)
+        rows = ~np.isin(sources, sorted(seen_sources([view])))
+        fired = table.verdict[rows, column] == VERDICT_CODES[Verdict.CONTRADICTED]
+        floor, _ = lowest_precise_floor(table.contradiction[rows, column], fired,
+                                        supported[rows], sources[rows], RULE_FLOORS)
+        if floor is not None:
+            rules.append(Decisive(view, floor))
+    return rules
+
+
+def rules_fire(table: ScoreTable, rules: Sequence[Decisive]) -> Bools:
+    """Where a decisive rule fires: its view contradicted the claim at or above its floor."""
+    fires = np.zeros(len(table.score), dtype=bool)
+    for rule in rules:
+        column = table.column(rule.view)
+        fires |= ((table.verdict[:, column] == VERDICT_CODES[Verdict.CONTRADICTED])
+                  & (table.contradiction[:, column] >= rule.floor))
+    return fires
 
 
 def contradiction_rules(table: ScoreTable, supported: Bools, sources: npt.NDArray[np.str_]
@@ -360,8 +400,7 @@ def fit_default(
            lowest_precise_tau(p_support, blocked, supported, sources, fitted.tau))
 
     rule_report = contradiction_rules(table, supported, sources)
-    rules = [Decisive(view, rule_report[view]["floor"]) for view in RULE_VIEWS
-             if view in views and rule_report[view]["floor"] is not None]
+    rules = precise_rules(table, supported, sources, views)
 
     # Without contradiction data for these views, P(contradicted) is a constant near 0.
     heads = [Head((), fitted.support, fitted.contradiction or Logistic((), (), -30.0))]

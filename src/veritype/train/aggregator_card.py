@@ -92,8 +92,9 @@ Each candidate's models and τ are fitted on all sources but one and judged on t
 A source one of the candidate's views read in training ("seen") is neither fitted on nor
 judged for it; such a candidate's mean (*) covers the other sources only, and it cannot be
 the default. The share of held-out claims typed right, with τ and τ' chosen on the other
-sources: the mean of the supported claims' share typed Verified and the other claims' share
-typed Unsupported (Uncertain is right for neither):
+sources, and the decisive rules (below) chosen on them too: the mean of the supported
+claims' share typed Verified and the other claims' share typed Unsupported (Uncertain is
+right for neither):
 
 {table("typed_right", "mean_typed_right", "verbatim_typed_right", "accept_all_typed_right")}
 
@@ -116,8 +117,9 @@ ROC-AUC of P(supported) on the held-out source:
 Claims each view called contradicted, by contradiction-score floor, on the sources it never
 read: how many fired, and per source how many and the share of them not supported. A floor is
 precise where that share is at least 0.95 in every source where ten or more fire (and 30 fire
-in all): {precise}. A rule view (`numeric`, `lexical`) of the default decides Unsupported alone
-at its precise floor; decisive here: {decisive}.
+in all): {precise}. A rule view (`numeric`, `lexical`) that the candidate reads, or that the
+default runs beside it (`numeric`), decides Unsupported alone at its precise floor; decisive
+here: {decisive}.
 
 | view | floor | fired | per source |
 |---|---|---|---|

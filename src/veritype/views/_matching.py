@@ -4,6 +4,7 @@ compared by kind (dates by their known parts, names by runs of words)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype.views._values import Value, ValueKind, extract_values, text_words
@@ -20,6 +21,8 @@ def contains_run(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
 def _date_matches(claim: str, evidence: str) -> bool:
     if claim.startswith("--"):  # no year: any date on that month and day
         return len(evidence) == len("1889-01-01") and evidence.endswith(claim[1:])
+    if evidence.startswith("--"):  # "began on August 2" states "2 August 1777" but its year
+        return len(claim) == len("1889-01-01") and claim.endswith(evidence[1:])
     # ISO forms nest, so a year or month matches every finer date inside it.
     return evidence.startswith(claim)
 
@@ -34,7 +37,8 @@ def _date_parts(iso: str) -> tuple[str | None, str | None, str | None]:
 def matches(claim: Value, evidence: Value) -> bool:
     """Whether the evidence value states the claim value.
 
-    Numbers must be equal after normalisation, within 1% when the claim hedges. A year
+    Numbers must be equal after normalisation, within 1% when the claim hedges; a claim
+    that states a limit ("more than 70%") is met by any value within it ("80 %"). A year
     or month matches any finer date inside it; a bare year also matches the same plain
     number ("1665 steps" vs "1,665 steps"). A name matches a name containing its words
     in order ("Eiffel" matches "Gustave Eiffel").
@@ -50,7 +54,15 @@ def matches(claim: Value, evidence: Value) -> bool:
     if claim.kind is not evidence.kind or claim.unit != evidence.unit:
         return False
     tolerance = 0.01 if claim.hedged else 1e-9
-    return math.isclose(float(claim.value), float(evidence.value), rel_tol=tolerance)
+    return (math.isclose(float(claim.value), float(evidence.value), rel_tol=tolerance)
+            or _within(float(evidence.value), claim))
+
+
+def _within(amount: float, limit: Value) -> bool:
+    """Whether ``amount`` lies within the limit ``limit`` states, if it states one."""
+    if limit.bound == "lower":
+        return amount >= float(limit.value)
+    return limit.bound == "upper" and amount <= float(limit.value)
 
 
 def conflicts(claim: Value, evidence: Value) -> bool:
@@ -58,14 +70,18 @@ def conflicts(claim: Value, evidence: Value) -> bool:
 
     Only values of the same kind (and unit or currency) conflict. Dates conflict when
     they disagree on a part both state: "31 March 1889" and "1889" do not conflict,
-    "1890" and "31 March 1889" do. Names never conflict.
+    "1890" and "31 March 1889" do. Names never conflict, nor a value within a limit the
+    evidence states ("80%" and "more than 70%").
     """
     if claim.kind is ValueKind.ENTITY or claim.kind is not evidence.kind:
         return False
     if claim.kind is ValueKind.DATE:
+        if str(evidence.value).startswith("--") and not str(claim.value).startswith("--"):
+            return False  # "12 January" may be of any year, so its month proves nothing
         pairs = zip(_date_parts(str(claim.value)), _date_parts(str(evidence.value)), strict=True)
         return any(a is not None and b is not None and a != b for a, b in pairs)
-    return claim.unit == evidence.unit and not matches(claim, evidence)
+    return (claim.unit == evidence.unit and not matches(claim, evidence)
+            and not _within(float(claim.value), evidence))
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +101,11 @@ class TextValues:
             return contains_run(self.words, claim_value.words)
         return any(matches(claim_value, value) for value in self.values)
 
-    def conflict(self, claim_value: Value) -> Value | None:
-        """A value that contradicts ``claim_value``, unless the text also states it."""
+    def conflict(self, claim_value: Value, claimed: Sequence[Value] = ()) -> Value | None:
+        """A value that contradicts ``claim_value``, unless the text also states it. A value
+        that one of ``claimed`` (the claim's other values) states is the claim's own, not a
+        rival: "born in 1978? October 18, 1928" does not set 1928 against 1978."""
         if self.contains(claim_value):
             return None
-        return next((value for value in self.values if conflicts(claim_value, value)), None)
+        return next((value for value in self.values if conflicts(claim_value, value)
+                     and not any(matches(other, value) for other in claimed)), None)

@@ -37,7 +37,8 @@ class Value:
     ``value`` is a float for the numeric kinds and a string otherwise: an ISO date
     ("1889-03-31", "1889-03", "1889", or "--03-31" without a year) or the lower-cased
     words of a name. ``unit`` is the canonical unit of a quantity or the ISO code of a
-    currency. ``hedged`` marks a number introduced by "about", "nearly", ...
+    currency. ``hedged`` marks a number introduced by "about", "nearly", ...; ``bound`` one
+    that states a limit: "lower" after "more than", "at least"; "upper" after "under".
     """
 
     kind: ValueKind
@@ -48,6 +49,7 @@ class Value:
     unit: str = ""
     granularity: Granularity | None = None
     hedged: bool = False
+    bound: Literal["", "lower", "upper"] = ""
 
     @property
     def label(self) -> str:
@@ -259,8 +261,22 @@ _HEDGE = re.compile(
 )
 
 
+_LOWER_BOUND = re.compile(
+    r"\b(?:more\s+than|over|at\s+least|above|exceeding|upwards\s+of)\s*$", re.IGNORECASE)
+# Not "up to": "a range of up to 90 km" states the range's top, which 70 km is not.
+_UPPER_BOUND = re.compile(
+    r"\b(?:less\s+than|fewer\s+than|under|below|at\s+most)\s*$", re.IGNORECASE)
+
+
 def _hedged(text: str, start: int) -> bool:
     return _HEDGE.search(text, max(0, start - 30), start) is not None
+
+
+def _bound(text: str, start: int) -> Literal["", "lower", "upper"]:
+    before = max(0, start - 30)
+    if _LOWER_BOUND.search(text, before, start):
+        return "lower"
+    return "upper" if _UPPER_BOUND.search(text, before, start) else ""
 
 
 def _currency(raw: str) -> str:
@@ -291,7 +307,7 @@ def _prefixed_money(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         taken.append((start, end))
         found.append(Value(ValueKind.MONEY, float(amount), start, end, text[start:end],
                            unit=_currency(match.group("currency").strip()),
-                           hedged=_hedged(text, start)))
+                           hedged=_hedged(text, start), bound=_bound(text, start)))
     return found
 
 
@@ -335,7 +351,7 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
             found.append(Value(ValueKind.DATE, digits, start, end, surface, granularity="year"))
             continue
         found.append(Value(kind, float(amount), start, end, surface, unit=unit,
-                           hedged=_hedged(text, start)))
+                           hedged=_hedged(text, start), bound=_bound(text, start)))
     return found
 
 
@@ -362,7 +378,9 @@ _COMMON = STOPWORDS | NEGATIONS | frozenset(
 
 
 def _normal_word(word: str) -> str:
-    return word.lower().replace("\u2019", "'")
+    """Lower case, and a possessive's "'s" dropped: "Shakespeare's plays" names Shakespeare."""
+    word = word.lower().replace("\u2019", "'")
+    return word[:-2] if word.endswith("'s") and len(word) > 2 else word
 
 
 def text_words(text: str) -> tuple[str, ...]:

@@ -192,7 +192,7 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
             continue
         for position, (index, clause) in enumerate(units):
             if names_all(position):
-                other = clause.values.conflict(value)
+                other = clause.values.conflict(value, claim_values)
                 if other is not None:
                     return value, other, index
     return None
@@ -238,7 +238,7 @@ def _conflicts(
         if value.kind is ValueKind.ENTITY:  # a name can be missing, never contradicted
             continue
         for index, alignment in aligned:
-            other = sentences[index].values.conflict(value)
+            other = sentences[index].values.conflict(value, claim_values)
             if other is not None:
                 conflicts.append(_Conflict(value, other, index, alignment))
     return conflicts
