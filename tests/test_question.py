@@ -79,3 +79,21 @@ def test_each_side_of_a_comparison_is_answered_by_its_own_sentence() -> None:
 def test_an_empty_question_is_refused() -> None:
     with pytest.raises(InputError, match="empty"):
         analyse("  ")
+
+
+@pytest.mark.parametrize(("sentence", "holds"), [
+    ("The bridge's main span is 1,280 metres long.", False),
+    ("The bridge opened in 1937.", False),
+    ("About 112,000 vehicles cross the bridge each day.", True),
+    ("Two towers hold the cables.", True),
+])
+def test_how_many_asks_for_a_count_not_a_measure(sentence: str, holds: bool) -> None:
+    question = analyse("How many cars cross the Golden Gate Bridge each day?")
+    assert question.counts
+    assert question.holds_kind(sentence) is holds
+
+
+def test_a_count_in_a_measure_answers_when_the_question_counts_in_it() -> None:
+    assert analyse("How many kilometres long is the Danube?").holds_kind(
+        "The Danube is 2,850 km long.")
+    assert not analyse("How much does the Voltra City weigh?").counts

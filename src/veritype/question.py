@@ -90,6 +90,17 @@ _MONTH = re.compile(
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b",
                      re.IGNORECASE)
+# A number with a unit of measure or money after it: the answer to "how long" or "how much",
+# never to "how many cars".
+_MEASURE = re.compile(
+    r"\d[\d,.]*\s*(?:(?:million|billion|thousand)\s+)?(?:%|per\s*cent|percent|"
+    r"(?:kilo|centi|milli)?(?:met(?:re|er)s?|grams?)|km|kg|cm|mm|m|g|tonnes?|tons?|miles?|"
+    r"feet|foot|ft|inch(?:es)?|litres?|liters?|square|cubic|degrees?|mph|km/h|watts?|W|Wh|"
+    r"kWh|euros?|dollars?|pounds?|yen)\b|[$€£¥]\s*\d", re.IGNORECASE)
+_COUNT = re.compile(r"\d[\d,.]*\d|\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
+                    r"dozen)\b", re.IGNORECASE)
+_YEAR_NUMBER = re.compile(r"1\d{3}|20\d{2}")
 _NAME = re.compile(r"[A-Z][\w'\u2019.-]*")
 # Inflections a focus word may take in an answer: "die" / "died", "charge" / "charges".
 _INFLECTIONS = ("", "s", "d", "e", "ed", "es", "er", "r", "ing")
@@ -101,7 +112,8 @@ class Question:
 
     ``focus``: the normalised words that name what is asked of the subject ("range" in "What
     is the range of the Voltra Trek?"); ``subjects``: the names asked about (distinctive words
-    of each); ``sides``: the two things a comparison compares, each as its words.
+    of each); ``sides``: the two things a comparison compares, each as its words;
+    ``counts``: it asks "how many", so a measure ("1,280 metres") does not answer it.
     """
 
     text: str
@@ -109,6 +121,7 @@ class Question:
     focus: frozenset[str]
     subjects: tuple[frozenset[str], ...]
     sides: tuple[frozenset[str], ...] = ()
+    counts: bool = False  # "How many ...": a count, not a measure
 
     @property
     def comparative(self) -> bool:
@@ -187,7 +200,8 @@ def analyse(question: str) -> Question:
         kind = AnswerKind.QUANTITY
     elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
         kind = AnswerKind.DATE
-    return Question(text, kind, frozenset(focus), subjects, sides)
+    return Question(text, kind, frozenset(focus), subjects, sides,
+                    counts=lowered[:2] == ["how", "many"])
 
 
 def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:
@@ -256,10 +270,22 @@ def _holds_kind(question: Question, sentence: str) -> bool:
     if kind is AnswerKind.DURATION:
         return _DURATION.search(sentence) is not None
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
+        if question.counts and not _counted(question, sentence):
+            return False
         return _NUMBER.search(sentence) is not None
     if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
         return _other_name(question, sentence)
     return True
+
+
+def _counted(question: Question, sentence: str) -> bool:
+    """Whether ``sentence`` holds a count for a "how many" question: a number that is neither
+    a measure ("1,280 metres" counts no cars) nor a year, unless the question counts in a
+    measure ("How many kilometres ...")."""
+    if any(_MEASURE.fullmatch(f"1 {word}") for word in question.text.split()):
+        return True
+    counts = [number for number in _COUNT.findall(sentence) if not _YEAR_NUMBER.fullmatch(number)]
+    return len(counts) > len(_MEASURE.findall(sentence))
 
 
 def _other_name(question: Question, sentence: str) -> bool:

@@ -4,7 +4,7 @@ default views and aggregator typing its hand-written claims, reported per catego
 The floors below hold the figures measured for the shipped default
 (``benchmarks/results/type_contract.json``), so a change that types worse fails here. The
 contract's own target (95% overall, 90% in every category) is not met yet: the default
-leaves negations, swapped names and unmentioned facts Uncertain, and the README says so."""
+Verifies half the paraphrases and swapped attributes, and the README says so."""
 
 from collections import Counter
 from pathlib import Path
@@ -21,8 +21,9 @@ SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "type_cont
 CATEGORIES = {"verbatim_copy", "shortened_copy", "paraphrase", "changed_number", "changed_name",
               "swapped_attribute", "negation", "unmentioned", "hedged"}
 # Share typed exactly as expected, per category, at or above which the default must stay.
-FLOORS = {"verbatim_copy": 1.0, "shortened_copy": 0.65, "paraphrase": 0.45,
-          "changed_number": 0.9, "swapped_attribute": 0.25}
+FLOORS = {"verbatim_copy": 1.0, "shortened_copy": 0.8, "paraphrase": 0.45,
+          "changed_number": 0.95, "changed_name": 0.95, "swapped_attribute": 0.5,
+          "negation": 0.95, "unmentioned": 0.95, "hedged": 0.75}
 
 
 @pytest.mark.core
@@ -54,11 +55,12 @@ def test_the_default_types_the_contract_per_category() -> None:
     print({name: round(v["share"], 3) for name, v in report["per_category"].items()})
     for category, floor in FLOORS.items():
         assert report["per_category"][category]["share"] >= floor, category
-    # Every type is reachable, and each is the most frequent where it should be.
+    # Both answers are reachable, and each is the most frequent where it should be. The
+    # default puts τ' just below τ, so Uncertain is rare by design (none here).
     typed = report["types_by_category"]
-    assert {kind for counts in typed.values() for kind in counts} == {
-        kind.value for kind in EvidenceType}
+    assert {kind for counts in typed.values() for kind in counts} >= {
+        EvidenceType.VERIFIED.value, EvidenceType.UNSUPPORTED.value}
     for category in ("verbatim_copy", "changed_number"):
         expected = "verified" if category == "verbatim_copy" else "unsupported"
         assert max(typed[category], key=typed[category].__getitem__) == expected
-    assert report["share"] >= 0.4
+    assert report["share"] >= 0.84

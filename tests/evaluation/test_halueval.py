@@ -139,6 +139,9 @@ def test_selection_ignores_held_out_labels(data_dir: Path, task: str, limit: int
     section, _, truth = detection(table, examples, calibration, settings)
     shuffled, _, shuffled_truth = detection(table, permuted, calibration, settings)
     assert section["learned_model"] is not None
+    # The shipped default stands beside every single view, at its own τ.
+    assert {"default", "view:nli", "view:align"} <= set(section["configurations"])
+    assert "shipped τ" in section["configurations"]["default"]
     assert _selection(shuffled) == _selection(section)
     bootstrap = Bootstrap.draw([e.group for e, c in zip(examples, calibration, strict=True)
                                 if not c], 20, 0)

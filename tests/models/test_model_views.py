@@ -28,7 +28,13 @@ def test_windows_overlap_and_resolve() -> None:
         "It opened in 1889. It was built of iron. Visitors climb it daily.",
         "One sentence only.",
     ]
-    assert all(w.text == pack.quote(w.span) for w in windows)
+    # The model reads each pronoun as the subject before it; the span cites the text as is.
+    assert [w.text for w in windows[:3]] == [
+        "The tower is 330 metres tall. The tower opened in 1889.",
+        "The tower is 330 metres tall. The tower opened in 1889. The tower was built of iron.",
+        "It opened in 1889. It was built of iron. Visitors climb it daily.",
+    ]
+    assert windows[3].text == "One sentence only."
     single = [pack.quote(w.span) for w in evidence_windows(pack, (1,))]
     assert single[1] == "The tower is 330 metres tall. It opened in 1889."
     assert single[3] == "Visitors climb it daily."
@@ -54,6 +60,16 @@ def test_a_window_opening_with_a_pronoun_reads_its_antecedent() -> None:
     result = view.verify(Claim("c1", "The Eiffel Tower was completed in 1889."), pack)
     assert result.verdict is not Verdict.CONTRADICTED
     assert "Eiffel Tower" in pack.quote(result.spans[0])
+
+
+def test_a_pronoun_led_sentence_states_its_subject_s_fact() -> None:
+    # Read with "It", the shipped nli model contradicted this claim (0.88).
+    pack = EvidencePack.from_texts([
+        "The Voltra City is our lightest model. It weighs 21 kg and has a 400 Wh battery. "
+        "The Voltra Cargo carries two children."])
+    result = _shipped_nli().verify(Claim("c1", "The Voltra City weighs 21 kg."), pack)
+    assert result.verdict is Verdict.ENTAILED
+    assert pack.quote(result.spans[0]).startswith("The Voltra City is our lightest model.")
 
 
 @pytest.mark.slow

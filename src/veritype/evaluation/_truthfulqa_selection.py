@@ -231,7 +231,8 @@ def select(scored: Scored, calibration: Bools, settings: EvalSettings) -> Select
     points["vote"] = {f"τ={tau:g}": Point(scored.scores["vote"], tau) for tau in settings.taus}
     if scored.default_thresholds is not None:
         tau = scored.default_thresholds[0]
-        points["default"] = {f"shipped τ={tau:.3f}": Point(scored.scores["default"], tau)}
+        points["default"] = {f"shipped τ={tau:.3f}": Point(scored.scores["default"], tau),
+                             **calibrated(scored.scores["default"])}
     fits: dict[str, LearnedFit] = {}
     learned: dict[str, Floats] = {}
     for name, inputs in scored.learned_inputs.items():

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from veritype.evaluation.configurations import (
+    default_score,
     fit_learned,
     single_view_score,
     view_accepts,
@@ -60,6 +61,9 @@ def detection(
         thresholds[f"view:{view} (own verdict)"] = {"own verdict": 1.0}
     scores["vote"] = vote_score(table, views)
     thresholds["vote"] = {f"τ={tau:g}": tau for tau in settings.taus}
+    if (default := default_score(table)) is not None:
+        scores["default"], tau = default
+        thresholds["default"] = {"shipped τ": tau}
     rows = np.nonzero(calibration)[0]
     # A calibration set with one class (tiny --limit runs) cannot fit a classifier.
     learned = None
@@ -68,7 +72,8 @@ def detection(
         scores["learned"] = learned.scores(table)
         thresholds["learned"] = {"t=0.5": 0.5}
     for name in scores:
-        if (name.startswith("view:") and "own" not in name) or name in ("vote", "learned"):
+        if (name.startswith("view:") and "own" not in name) or name in ("vote", "learned",
+                                                                        "default"):
             thresholds[name]["cal:balanced"] = best_accuracy_threshold(
                 scores[name][calibration], truth[calibration], balanced=True
             )

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from veritype.aggregate import LearnedAggregator
+from veritype.aggregate import (
+    LearnedAggregator,
+    create_aggregator,
+    default_covers,
+    recommended_thresholds,
+)
 from veritype.aggregate._learned import feature_matrix, newton, sigmoid
 from veritype.errors import DataError
 from veritype.evaluation.metrics import Bools, Floats
@@ -87,6 +92,19 @@ def view_results(
                 )
         rows.append(results)
     return rows
+
+
+def default_score(table: ScoreTable) -> tuple[Floats, float] | None:
+    """The shipped default aggregator's P(supported) of each row (0 where it marks the claim
+    contradicted, so no threshold accepts it) and its own τ; None when the table lacks a
+    view it reads or one its decisive rules read."""
+    aggregator = create_aggregator("default")
+    rules = {rule.view for rule in getattr(aggregator, "decisive", ())}
+    if not default_covers(table.views) or not rules <= set(table.views):
+        return None
+    aggregates = aggregator.aggregate_batch(view_results(table, list(table.views)))
+    scores = np.array([0.0 if a.contradicted else a.score for a in aggregates])
+    return scores, recommended_thresholds(aggregator)[0]
 
 
 def feature_names(views: Sequence[str], contradiction_features: bool) -> list[str]:

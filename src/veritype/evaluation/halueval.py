@@ -93,6 +93,9 @@ def describe(task: str, name: str, views: Sequence[str]) -> str:
         return f"vote of {', '.join(views)}"
     if name == "learned":
         return f"learned aggregator over {', '.join(views)}, fitted on this task's calibration rows"
+    if name == "default":
+        return ("the shipped default aggregator (nli, with numeric's decisive rule; fitted on "
+                "HaluEval-QA rows 6000–6749 among other sources)")
     if view == "align":
         if task == "general":
             return "align (fine-tuned on HaluEval qa, dialogue, summarization rows; not general)"

@@ -19,6 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -31,8 +32,9 @@ from veritype._text import (
     quoted_in,
 )
 from veritype.claims import Claim
+from veritype.clauses import resolve, subject_of
 from veritype.errors import ConfigurationError
-from veritype.evidence import EvidencePack, Span
+from veritype.evidence import Chunk, EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
 from veritype.verdicts import Verdict, ViewResult, check_batch, check_fraction
 from veritype.views._base import BatchedView, once_per_pack
@@ -76,9 +78,22 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                 if span in seen:
                     continue
                 seen.add(span)
-                text = chunk.slice(span.start, span.end)
+                text = _resolved(chunk, group)
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text))))
     return windows
+
+
+def _resolved(chunk: Chunk, sentences: Sequence[Span]) -> str:
+    """The text of consecutive ``sentences`` with a sentence's opening pronoun or description
+    replaced by the subject of the one before it (:func:`veritype.clauses.resolve`): a model
+    reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra City
+    weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
+    parts = [chunk.slice(sentences[0].start, sentences[0].end)]
+    for previous, sentence in pairwise(sentences):
+        gap = chunk.slice(previous.end, sentence.start)
+        text = chunk.slice(sentence.start, sentence.end)
+        parts.append(gap + resolve(text, subject_of(parts[-1])))
+    return "".join(parts)
 
 
 class WindowedView(BatchedView):
