@@ -295,3 +295,44 @@ def test_a_value_after_a_pronoun_belongs_to_the_name_before(
                  evidence).verdict is Verdict.ENTAILED
     # A shorter form of the name ("Halden") names the same subject.
     assert check(view, "Halden moved to Bristol in 2001.", evidence).verdict is Verdict.ENTAILED
+
+
+PRINTING = ("Johannes Gutenberg developed a printing press with movable metal type in Mainz "
+            "around 1450. William Caxton set up the first printing press in England at "
+            "Westminster in 1476. Caxton's early books included The Canterbury Tales.")
+
+
+def test_a_claim_the_evidence_states_of_another_subject_is_contradicted(
+    view: NumericConsistencyView
+) -> None:
+    pack = EvidencePack.from_texts([PRINTING])
+    result = check(view, "Johannes Gutenberg set up the first printing press in England at "
+                         "Westminster.", pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert "William Caxton, not of Johannes Gutenberg" in result.detail
+    assert "William Caxton set up" in pack.quote(result.spans[0])
+    # Said of its own subject, the same claim stands.
+    assert check(view, "William Caxton set up the first printing press in England at "
+                       "Westminster.", pack).verdict is Verdict.ENTAILED
+
+
+@pytest.mark.parametrize("claim", [
+    # A negation is the model's to read.
+    "Johannes Gutenberg did not set up the first printing press in England at Westminster.",
+    # A subject that reports may report what another did.
+    "Johannes Gutenberg said the first printing press in England was set up at Westminster.",
+])
+def test_negated_and_reported_claims_are_not_read_as_said_of_another(
+    view: NumericConsistencyView, claim: str
+) -> None:
+    result = check(view, claim, EvidencePack.from_texts([PRINTING]))
+    assert "says this of" not in result.detail
+
+
+def test_a_name_inside_the_clause_is_no_other_subject(view: NumericConsistencyView) -> None:
+    # George Clooney is the film's star, not the subject of "starring ...".
+    pack = EvidencePack.from_texts([
+        "The Good German is a 2006 drama film. The cast was led by George Clooney, "
+        "starring Cate Blanchett and Tobey Maguire in Berlin."])
+    result = check(view, "The Good German starred Cate Blanchett in Berlin.", pack)
+    assert result.verdict is not Verdict.CONTRADICTED

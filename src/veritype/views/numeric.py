@@ -2,7 +2,10 @@
 
 A claim value stated by some evidence sentence is *found*. A value that is not found is
 *contradicted* when a sentence about the same thing (one sharing at least half of the
-claim's other content words) states a different value of the same kind in its place.
+claim's other content words) states a different value of the same kind in its place. A claim
+whose values are all found is still contradicted when the evidence gives a value only to
+another subject while stating a different one for the claim's, or states the whole claim of
+another subject ("William Caxton set up ..." for "Johannes Gutenberg set up ...").
 """
 
 from __future__ import annotations
@@ -10,10 +13,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, sentence_spans
+from veritype._text import (
+    ANAPHORIC_LEAD,
+    DEFINITE_DESCRIPTION,
+    content_words,
+    has_negation,
+    sentence_spans,
+)
 from veritype.claims import Claim
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
+from veritype.relevance import is_demonym
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._matching import TextValues, contains_run
@@ -38,9 +48,11 @@ class _Sentence:
 
 @dataclass(frozen=True, slots=True)
 class _Clause:
+    text: str
     values: TextValues
     # Whether it opens with a pronoun or "The <noun>", naming its subject in the one before.
     continues: bool
+    words: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,15 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         if not missing:
             swapped = (_swapped(claim_values, sentences)
                        if _one_statement(claim.text, claim_values) else None)
+            if swapped is None and _one_statement(claim.text, claim_values):
+                stated = _stated_of_another(claim.text, claim_values, sentences)
+                if stated is not None:
+                    subject, other, index, share = stated
+                    return ViewResult(
+                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                        spans=(sentences[index].span,),
+                        detail=f"the evidence says this of {other.label}, not of "
+                               f"{subject.label}")
             if swapped is not None:
                 value, other, index = swapped
                 return ViewResult(
@@ -124,7 +145,8 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
     sentences: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        clauses = tuple(_Clause(TextValues.of(part), _leans_back(part))
+        clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
+                                frozenset(content_words(part)))
                         for part in _CLAUSE_BREAK.split(text) if part.strip())
         sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
                                    clauses))
@@ -196,6 +218,83 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
                 if other is not None:
                     return value, other, index
     return None
+
+
+# The share of the claim's other words a clause must hold to state the claim of its subject.
+_STATES_ALL_BUT_SUBJECT = 0.75
+_REPORTING = frozenset("""say says said report reports reported announce announces announced
+    claim claims claimed state states stated confirm confirms confirmed tell tells told warn
+    warns warned recommend recommends recommended""".split())  # noqa: SIM905
+
+
+def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Sentence]
+                       ) -> tuple[Value, Value, int, float] | None:
+    """The claim said of another subject: a clause holds every other value of the claim and
+    most of its other words, but names another subject and not the claim's, while the
+    claim's subject is named elsewhere and no clause naming it holds those values. "Johannes
+    Gutenberg set up the first printing press in England" against "William Caxton set up
+    the first printing press in England at Westminster." Returns the claim's subject, the
+    other subject, the clause's sentence and the share of the claim's words it holds."""
+    names = _names(claim_values)
+    if has_negation(text):  # "X is not made from cow's milk" is the model's to read
+        return None
+    opening = text.lstrip()
+    opening = opening[4:] if opening.startswith("The ") else opening
+    if not names or not opening.lower().startswith(" ".join(names[0].words)):
+        return None
+    subject, rest = names[0], [value for value in claim_values if value is not names[0]]
+    words = set(content_words(text)) - set(content_words(subject.text))
+    following = [word for word in text[subject.end:].replace(",", " ").split()
+                 if word[:1].islower()][:3]
+    # "Iran says ...", "Simi Valley, California, reported ...": the subject reports what
+    # another may have done.
+    if (len(words) < 3 or not _written_as_name(subject, sentences)
+            or _REPORTING.intersection(following)):
+        return None
+    units = [(index, clause) for index, sentence in enumerate(sentences)
+             for clause in sentence.clauses]
+
+    def naming(position: int) -> bool:
+        clause = units[position][1]
+        read = [clause.values]
+        if clause.continues and position > 0:
+            read.append(units[position - 1][1].values)
+        return any(_named(subject, values) for values in read)
+
+    def share(clause: _Clause) -> float:
+        if not all(clause.values.contains(value) for value in rest):
+            return 0.0
+        return len(words & clause.words) / len(words)
+
+    named = [naming(position) for position in range(len(units))]
+    lead = [len(clause.text) - len(clause.text.lstrip()) for _, clause in units]
+    if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
+                             for (_, clause), said in zip(units, named, strict=True) if said):
+        return None
+    for (index, clause), said, opens in zip(units, named, lead, strict=True):
+        held = share(clause)
+        if said or clause.continues or held < _STATES_ALL_BUT_SUBJECT:
+            continue
+        # The other name is the clause's subject: it opens the clause ("William Caxton set
+        # up ...", "The Eiffel Tower was built ..."), not an object inside it.
+        first = next((value for value in clause.values.values
+                      if value.kind is ValueKind.ENTITY), None)
+        if (first is not None and first.start - opens <= len("The ")
+                and _written_as_name(first, sentences) and not is_demonym(first.words[-1])
+                and not any(contains_run(first.words, value.words)
+                            or contains_run(value.words, first.words)
+                            for value in (subject, *_names(rest)))):
+            return subject, first, index, held
+    return None
+
+
+def _written_as_name(name: Value, sentences: list[_Sentence]) -> bool:
+    """Whether the evidence writes ``name`` as a name: of two words or more, or capitalised
+    inside a sentence somewhere ("with Brazil"), not only as a sentence's first word
+    ("Directed by ...", "Based on ...")."""
+    return len(name.words) > 1 or any(
+        value.kind is ValueKind.ENTITY and value.start > 0 and value.words == name.words
+        for sentence in sentences for value in sentence.values.values)
 
 
 def _labels(values: list[Value]) -> str:
