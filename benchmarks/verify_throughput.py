@@ -5,7 +5,7 @@ Every claim of the type contract (``benchmarks/data/type_contract.jsonl``: 360 h
 claims, each against its own passage of about five sentences) is typed by the default views
 and aggregator, with the ``nli`` model reading at most ``max_windows`` two-sentence windows
 per claim (6 by default; fewer windows cost fewer model calls), at the shipped model's own
-batch size (1: its dynamically quantised graph runs fastest so) and at batch 8. Each setting
+batch size (1, chosen for its dynamically quantised graph) and at batch 8. Each setting
 gets fresh views (no cached scores) and is timed over its whole batched run, model loading
 excluded. The quality is the contract's share typed as expected.
 

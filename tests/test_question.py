@@ -97,3 +97,9 @@ def test_a_count_in_a_measure_answers_when_the_question_counts_in_it() -> None:
     assert analyse("How many kilometres long is the Danube?").holds_kind(
         "The Danube is 2,850 km long.")
     assert not analyse("How much does the Voltra City weigh?").counts
+
+
+def test_a_weight_question_is_answered_by_the_weight() -> None:
+    question = analyse("How much does the Voltra City weigh?")
+    assert question.names_asked_attribute("The City weighs 21 kg.")
+    assert not question.names_asked_attribute("The City has a 400 Wh battery.")

@@ -67,6 +67,9 @@ def test_the_floor_must_be_a_similarity() -> None:
         ("How tall is Mount Everest?", [{"everest"}]),
         ("What was Marie Curie\u2019s first prize?", [{"marie", "curie"}]),
         ("Does bariatric surgery improve mental health?", []),
+        # Without "City", the Voltra City would be every Voltra (the Cargo too).
+        ("How much does the Voltra City weigh?", [{"voltra", "city"}]),
+        ("How long is the Brooklyn Bridge?", [{"brooklyn", "bridge"}]),
     ],
 )
 def test_the_names_a_question_asks_about(question: str, subjects: list[set[str]]) -> None:

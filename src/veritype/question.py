@@ -50,7 +50,7 @@ _MEASURED = frozenset(
     [
         "range", "length", "weight", "price", "cost", "speed", "height", "width", "depth",
         "span", "capacity", "size", "age", "temperature", "distance", "torque", "power",
-        "duration", "population", "area", "volume",
+        "duration", "population", "area", "volume", "weigh",
     ]
 )
 _DATED = frozenset({"year", "date", "day", "century", "decade"})

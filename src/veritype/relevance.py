@@ -72,9 +72,10 @@ def question_subjects(question: str, *, from_first_word: bool = False
     A name is a run of capitalised words that does not open the question ("When", "Does";
     with ``from_first_word``, as in a statement, the first word may start one) and is not a
     stopword; its kind words ("Bridge", "River") are left out, since they do not tell one such
-    thing from another.
+    thing from another ("the Golden Gate" is the Golden Gate Bridge), except in a name of two
+    words whose first is no kind word: without "City", "Voltra City" would be every Voltra.
     """
-    subjects: list[frozenset[str]] = []
+    runs: list[list[str]] = []
     run: list[str] = []
     for index, match in enumerate(tokens(question)):
         word = match.group(0)
@@ -84,11 +85,13 @@ def question_subjects(question: str, *, from_first_word: bool = False
             run.append(name_word(word))
             continue
         if run:
-            subjects.append(frozenset(run))
+            runs.append(run)
             run = []
     if run:
-        subjects.append(frozenset(run))
-    return [words - KIND_WORDS for words in subjects if words - KIND_WORDS]
+        runs.append(run)
+    return [frozenset(run) if len(run) == 2 and run[0] not in KIND_WORDS
+            else frozenset(run) - KIND_WORDS
+            for run in runs if frozenset(run) - KIND_WORDS]
 
 
 def name_word(word: str) -> str:
