@@ -86,6 +86,12 @@ def test_nli_run(tmp_path: Path, data_dir: Path) -> None:
     assert len(report["sets"]) == 9
     assert report["sets"]["rte_dev_2way"]["two_way"] is True
     assert report["headline"]["pairs"] == 54
+    # Without numeric, whose rule the default reads, the default is not set beside the views.
+    assert "default" not in report["sets"]["rte_dev_2way"]["accuracy"]
+    run_dir = _eval(tmp_path / "default", data_dir, "nli", "--limit", "6", "--views",
+                    "numeric,nli", "--subset", "snli_test_2k")
+    accuracy = json.loads((run_dir / "report.json").read_text())["sets"]["snli_test_2k"]["accuracy"]
+    assert {"default", "view:nli", "view:numeric"} <= set(accuracy)
 
 
 @pytest.mark.slow

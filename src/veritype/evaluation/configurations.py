@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate import (
+    Aggregate,
     LearnedAggregator,
     create_aggregator,
     default_covers,
@@ -94,17 +95,25 @@ def view_results(
     return rows
 
 
-def default_score(table: ScoreTable) -> tuple[Floats, float] | None:
-    """The shipped default aggregator's P(supported) of each row (0 where it marks the claim
-    contradicted, so no threshold accepts it) and its own τ; None when the table lacks a
-    view it reads or one its decisive rules read."""
+def default_aggregates(table: ScoreTable) -> tuple[list[Aggregate], float] | None:
+    """The shipped default aggregator's aggregate of each row and its own τ; None when the
+    table lacks a view it reads or one its decisive rules read."""
     aggregator = create_aggregator("default")
     rules = {rule.view for rule in getattr(aggregator, "decisive", ())}
     if not default_covers(table.views) or not rules <= set(table.views):
         return None
     aggregates = aggregator.aggregate_batch(view_results(table, list(table.views)))
-    scores = np.array([0.0 if a.contradicted else a.score for a in aggregates])
-    return scores, recommended_thresholds(aggregator)[0]
+    return aggregates, recommended_thresholds(aggregator)[0]
+
+
+def default_score(table: ScoreTable) -> tuple[Floats, float] | None:
+    """The shipped default aggregator's P(supported) of each row (0 where it marks the claim
+    contradicted, so no threshold accepts it) and its own τ (see :func:`default_aggregates`)."""
+    found = default_aggregates(table)
+    if found is None:
+        return None
+    aggregates, tau = found
+    return np.array([0.0 if a.contradicted else a.score for a in aggregates]), tau
 
 
 def feature_names(views: Sequence[str], contradiction_features: bool) -> list[str]:

@@ -2,8 +2,10 @@
 
 The eval sets may not be used for fitting anything, so each configuration runs at its own
 fixed operating point: a view's verdict (entailed → entailment, contradicted →
-contradiction, otherwise neutral), and the vote at each τ (Verified → entailment, a strong
-view's contradiction → contradiction). 2-way sets score entailment against the rest.
+contradiction, otherwise neutral), the vote at each τ (Verified → entailment, a strong
+view's contradiction → contradiction), and the shipped default aggregator at its own τ
+(Verified → entailment, marked contradicted → contradiction). 2-way sets score entailment
+against the rest.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from veritype.errors import ConfigurationError
 from veritype.evaluation import plots
-from veritype.evaluation.configurations import contradicted, vote_mass
+from veritype.evaluation.configurations import contradicted, default_aggregates, vote_mass
 from veritype.evaluation.data import nli_eval_sets, nli_examples
 from veritype.evaluation.metrics import Bootstrap, binary_metrics
 from veritype.evaluation.report import RunResult, Table
@@ -36,6 +38,15 @@ def _labels_of_vote(table: ScoreTable, tau: float) -> np.ndarray:
     verified = vote_mass(table, views) >= tau - 1e-9
     against = contradicted(table, views)
     return np.where(against, "contradiction", np.where(verified, "entailment", "neutral"))
+
+
+def _labels_of_default(table: ScoreTable) -> np.ndarray | None:
+    found = default_aggregates(table)
+    if found is None:
+        return None
+    aggregates, tau = found
+    return np.array(["contradiction" if a.contradicted
+                     else "entailment" if a.score >= tau else "neutral" for a in aggregates])
 
 
 def _accuracy(predicted: np.ndarray, gold: np.ndarray, bootstrap: Bootstrap) -> dict[str, Any]:
@@ -81,6 +92,8 @@ class NLI(Evaluator):
             configurations.update(
                 {f"vote τ={tau:g}": _labels_of_vote(part, tau) for tau in settings.taus}
             )
+            if (default := _labels_of_default(part)) is not None:
+                configurations["default"] = default
             results[name] = {
                 "pairs": len(examples),
                 "two_way": TWO_WAY in set(gold.tolist()),
