@@ -41,9 +41,10 @@ def test_verify_bundled_example_prints_the_typed_table() -> None:
         if line.startswith("\u2502 c")
     }
     assert "Verified" in rows["c1"] and "[1]" in rows["c1"]
-    # A wrong height and an unmentioned paint job are both Unsupported, neither cited.
+    # A wrong height and an unmentioned paint job are both Unsupported, neither cited; the
+    # height is contradicted (numeric finds 330 metres in its place, a decisive rule).
     assert "Unsupported" in rows["c2"] and "[1]" not in rows["c2"]
-    assert "Not supported by the evidence: “The Eiffel Tower is 300 metres tall.”" in out
+    assert "Contradicted by the evidence: “The Eiffel Tower is 300 metres tall.”" in out
     assert "Unsupported" in rows["c3"] and "[1]" not in rows["c3"]
     assert "Answer: The Eiffel Tower opened on March 31, 1889, in Paris [1]." in out
     assert "[1] evidence.txt" in out and "opened on 31 March 1889" in out

@@ -72,6 +72,15 @@ def test_a_pronoun_led_sentence_states_its_subject_s_fact() -> None:
     assert pack.quote(result.spans[0]).startswith("The Voltra City is our lightest model.")
 
 
+def test_a_copy_of_the_evidence_as_written_or_as_read_is_stated_verbatim() -> None:
+    pack = EvidencePack.from_texts([TEXT])
+    view = _shipped_nli()
+    for claim in ("It opened in 1889.", "The tower opened in 1889."):
+        result = view.verify(Claim("c1", claim), pack)
+        assert result.verdict is Verdict.ENTAILED, claim
+        assert result.detail == "the evidence states the claim verbatim", claim
+
+
 @pytest.mark.slow
 def test_view_cites_the_deciding_window(tiny_run: Path) -> None:
     encoder = CrossEncoder(tiny_run / "onnx")

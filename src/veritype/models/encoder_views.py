@@ -46,9 +46,13 @@ NO_EVIDENCE = "no evidence to read"
 
 @dataclass(frozen=True, slots=True)
 class EvidenceWindow:
+    """Consecutive sentences of evidence: ``written`` as they stand, ``text`` as the model
+    reads them (a leading pronoun replaced by the subject before it)."""
+
     span: Span
     text: str
     words: frozenset[str]
+    written: str
 
 
 
@@ -79,7 +83,8 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                     continue
                 seen.add(span)
                 text = _resolved(chunk, group)
-                windows.append(EvidenceWindow(span, text, frozenset(content_words(text))))
+                windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
+                                              chunk.slice(span.start, span.end)))
     return windows
 
 
@@ -171,11 +176,14 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
     TruthfulQA's four known cases), so the view leaves it unknown."""
     if len(claim.text.split()) < 3:
         return None
-    plain = next((window for window in windows if quoted_in(claim.text, window.text)), None)
+    # As written or as read: "The tower is 330 metres tall." copies the evidence's words,
+    # "The Eiffel Tower is 330 metres tall." the window it is read as.
+    plain = next((window for window in windows if quoted_in(claim.text, window.written)
+                  or quoted_in(claim.text, window.text)), None)
     if plain is not None:
         return plain, True
-    qualified = next((window for window in windows if qualified_in(claim.text, window.text)),
-                     None)
+    qualified = next((window for window in windows if qualified_in(claim.text, window.written)
+                      or qualified_in(claim.text, window.text)), None)
     return None if qualified is None else (qualified, False)
 
 
