@@ -11,7 +11,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from veritype.aggregate import (
-    Aggregate,
     StagedAggregator,
     create_aggregator,
     default_covers,
@@ -21,6 +20,7 @@ from veritype.errors import DataError
 from veritype.evaluation.configurations import (
     LearnedFit,
     LearnedInputs,
+    effective_scores,
     single_view_score,
     view_accepts,
     view_results,
@@ -166,20 +166,15 @@ def prepare(table: ScoreTable, examples: Sequence[Example]) -> Scored:
     if default_covers(views):
         shipped = create_aggregator("default")
         results = view_results(table, views)
-        scores["default"] = _effective(shipped.aggregate_batch(results))
+        scores["default"] = effective_scores(shipped.aggregate_batch(results))
         default_thresholds = recommended_thresholds(shipped)
         if isinstance(shipped, StagedAggregator) and shipped.view in views:
-            first_stage = _effective(shipped.first.aggregate_batch(results))
+            first_stage = effective_scores(shipped.first.aggregate_batch(results))
     learned_inputs = {name: LearnedInputs.of(table, views, contradiction_features=contradiction)
                       for name, contradiction in LEARNED}
     return Scored(table, np.array([e.supported for e in examples], dtype=bool),
                   tuple(e.group for e in examples), verbatim, scores, own, default_thresholds,
                   learned_inputs, first_stage)
-
-
-def _effective(aggregates: Sequence[Aggregate]) -> Floats:
-    """The score typing compares with τ: 0 where the veto fires."""
-    return np.array([0.0 if a.contradicted else a.score for a in aggregates])
 
 
 @dataclass(frozen=True, slots=True)

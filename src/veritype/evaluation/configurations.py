@@ -113,7 +113,12 @@ def default_score(table: ScoreTable) -> tuple[Floats, float] | None:
     if found is None:
         return None
     aggregates, tau = found
-    return np.array([0.0 if a.contradicted else a.score for a in aggregates]), tau
+    return effective_scores(aggregates), tau
+
+
+def effective_scores(aggregates: Sequence[Aggregate]) -> Floats:
+    """The score typing compares with τ: 0 where the claim is marked contradicted."""
+    return np.array([0.0 if a.contradicted else a.score for a in aggregates])
 
 
 def feature_names(views: Sequence[str], contradiction_features: bool) -> list[str]:

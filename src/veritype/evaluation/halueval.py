@@ -94,8 +94,8 @@ def describe(task: str, name: str, views: Sequence[str]) -> str:
     if name == "learned":
         return f"learned aggregator over {', '.join(views)}, fitted on this task's calibration rows"
     if name == "default":
-        return ("the shipped default aggregator (nli, with numeric's decisive rule; fitted on "
-                "HaluEval-QA rows 6000–6749 among other sources)")
+        return ("the shipped default aggregator (numeric and nli, with numeric's decisive "
+                "rule; fitted on HaluEval-QA rows 6000–6749 among other sources)")
     if view == "align":
         if task == "general":
             return "align (fine-tuned on HaluEval qa, dialogue, summarization rows; not general)"

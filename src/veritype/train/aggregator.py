@@ -306,16 +306,20 @@ def precise_rules(table: ScoreTable, supported: Bools, sources: npt.NDArray[np.s
                   views: Sequence[str]) -> list[Decisive]:
     """The rules of :func:`rule_views` that are precise on these rows (see
     :func:`contradiction_rules`), each at its lowest precise floor."""
-    rules = []
-    for view in rule_views(views):
-        column = table.column(view)
-        rows = ~np.isin(sources, sorted(seen_sources([view])))
-        fired = table.verdict[rows, column] == VERDICT_CODES[Verdict.CONTRADICTED]
-        floor, _ = lowest_precise_floor(table.contradiction[rows, column], fired,
-                                        supported[rows], sources[rows], RULE_FLOORS)
-        if floor is not None:
-            rules.append(Decisive(view, floor))
-    return rules
+    floors = {view: _rule_floors(table, supported, sources, view)[0]
+              for view in rule_views(views)}
+    return [Decisive(view, floor) for view, floor in floors.items() if floor is not None]
+
+
+def _rule_floors(table: ScoreTable, supported: Bools, sources: npt.NDArray[np.str_],
+                 view: str) -> tuple[float | None, list[dict[str, Any]]]:
+    """``view``'s lowest precise contradiction floor on the sources it never read, and its
+    firings and precision per floor there (:func:`lowest_precise_floor`)."""
+    column = table.column(view)
+    rows = ~np.isin(sources, sorted(seen_sources([view])))
+    fired = table.verdict[rows, column] == VERDICT_CODES[Verdict.CONTRADICTED]
+    return lowest_precise_floor(table.contradiction[rows, column], fired, supported[rows],
+                                sources[rows], RULE_FLOORS)
 
 
 def rules_fire(table: ScoreTable, rules: Sequence[Decisive]) -> Bools:
@@ -334,12 +338,9 @@ def contradiction_rules(table: ScoreTable, supported: Bools, sources: npt.NDArra
     how precise it is per source, and the lowest floor precise in every one."""
     report: dict[str, Any] = {}
     for view in VIEWS:
-        column = table.column(view)
-        rows = ~np.isin(sources, sorted(seen_sources([view])))
-        fired = table.verdict[rows, column] == VERDICT_CODES[Verdict.CONTRADICTED]
-        floor, floors = lowest_precise_floor(table.contradiction[rows, column], fired,
-                                             supported[rows], sources[rows], RULE_FLOORS)
-        report[view] = {"floor": floor, "judged_on": sorted({str(s) for s in sources[rows]}),
+        floor, floors = _rule_floors(table, supported, sources, view)
+        report[view] = {"floor": floor,
+                        "judged_on": sorted({str(s) for s in sources} - seen_sources([view])),
                         "floors": floors}
     return report
 

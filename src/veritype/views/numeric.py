@@ -48,7 +48,6 @@ class _Sentence:
 
 @dataclass(frozen=True, slots=True)
 class _Clause:
-    text: str
     values: TextValues
     # Whether it opens with a pronoun or "The <noun>", naming its subject in the one before.
     continues: bool
@@ -95,17 +94,16 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         score = len(found) / len(claim_values)
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
-            swapped = (_swapped(claim_values, sentences)
-                       if _one_statement(claim.text, claim_values) else None)
-            if swapped is None and _one_statement(claim.text, claim_values):
-                stated = _stated_of_another(claim.text, claim_values, sentences)
-                if stated is not None:
-                    subject, other, index, share = stated
-                    return ViewResult(
-                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                        spans=(sentences[index].span,),
-                        detail=f"the evidence says this of {other.label}, not of "
-                               f"{subject.label}")
+            one = _one_statement(claim.text, claim_values)
+            swapped = _swapped(claim_values, sentences) if one else None
+            stated = (_stated_of_another(claim.text, claim_values, sentences)
+                      if one and swapped is None else None)
+            if stated is not None:
+                subject, other, index, share = stated
+                return ViewResult(
+                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                    spans=(sentences[index].span,),
+                    detail=f"the evidence says this of {other.label}, not of {subject.label}")
             if swapped is not None:
                 value, other, index = swapped
                 return ViewResult(
@@ -145,7 +143,7 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
     sentences: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
+        clauses = tuple(_Clause(TextValues.of(part), _leans_back(part),
                                 frozenset(content_words(part)))
                         for part in _CLAUSE_BREAK.split(text) if part.strip())
         sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
@@ -178,6 +176,24 @@ def _one_statement(text: str, values: list[Value]) -> bool:
     return len(sentence_spans(text.strip())) == 1 and len(_names(values)) <= _MAX_NAMES
 
 
+# Every clause of the evidence, with the index of its sentence.
+_Units = list[tuple[int, _Clause]]
+
+
+def _units(sentences: list[_Sentence]) -> _Units:
+    return [(index, clause) for index, sentence in enumerate(sentences)
+            for clause in sentence.clauses]
+
+
+def _read(units: _Units, position: int) -> list[TextValues]:
+    """What the clause at ``position`` says of its subject: itself, and the clause before it
+    when it opens with a pronoun or "The <noun>" (a value after "It" is the name's before)."""
+    clause = units[position][1]
+    if clause.continues and position > 0:
+        return [units[position - 1][1].values, clause.values]
+    return [clause.values]
+
+
 def _swapped(claim_values: list[Value], sentences: list[_Sentence]
              ) -> tuple[Value, Value, int] | None:
     """A number, date or amount of the claim that the evidence states only for another
@@ -186,8 +202,7 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
     while Caldry is home to 7,200 people." Returns the claim's value, the evidence's and
     the sentence that states it. A clause that opens with a pronoun or "The <noun>" reads
     with the one before it, so a value stated after "It" is bound to the name before."""
-    units = [(index, clause) for index, sentence in enumerate(sentences)
-             for clause in sentence.clauses]
+    units = _units(sentences)
     # Only names the evidence writes as names: capitalised inside a sentence, not just as
     # the first word of one ("Belief in ..." names nothing).
     names = [name for name in _names(claim_values) if any(
@@ -197,14 +212,9 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
     if not names or len(names) < len(_names(claim_values)):
         return None
 
-    def window(position: int) -> list[TextValues]:
-        clause = units[position][1]
-        if clause.continues and position > 0:
-            return [units[position - 1][1].values, clause.values]
-        return [clause.values]
-
     def names_all(position: int) -> bool:
-        return all(any(_named(name, values) for values in window(position)) for name in names)
+        return all(any(_named(name, values) for values in _read(units, position))
+                   for name in names)
 
     for value in claim_values:
         if value.kind is ValueKind.ENTITY:
@@ -251,27 +261,19 @@ def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Se
     if (len(words) < 3 or not _written_as_name(subject, sentences)
             or _REPORTING.intersection(following)):
         return None
-    units = [(index, clause) for index, sentence in enumerate(sentences)
-             for clause in sentence.clauses]
-
-    def naming(position: int) -> bool:
-        clause = units[position][1]
-        read = [clause.values]
-        if clause.continues and position > 0:
-            read.append(units[position - 1][1].values)
-        return any(_named(subject, values) for values in read)
+    units = _units(sentences)
 
     def share(clause: _Clause) -> float:
         if not all(clause.values.contains(value) for value in rest):
             return 0.0
         return len(words & clause.words) / len(words)
 
-    named = [naming(position) for position in range(len(units))]
-    lead = [len(clause.text) - len(clause.text.lstrip()) for _, clause in units]
+    named = [any(_named(subject, values) for values in _read(units, position))
+             for position in range(len(units))]
     if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
                              for (_, clause), said in zip(units, named, strict=True) if said):
         return None
-    for (index, clause), said, opens in zip(units, named, lead, strict=True):
+    for (index, clause), said in zip(units, named, strict=True):
         held = share(clause)
         if said or clause.continues or held < _STATES_ALL_BUT_SUBJECT:
             continue
@@ -279,7 +281,7 @@ def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Se
         # up ...", "The Eiffel Tower was built ..."), not an object inside it.
         first = next((value for value in clause.values.values
                       if value.kind is ValueKind.ENTITY), None)
-        if (first is not None and first.start - opens <= len("The ")
+        if (first is not None and first.start <= len("The ")
                 and _written_as_name(first, sentences) and not is_demonym(first.words[-1])
                 and not any(contains_run(first.words, value.words)
                             or contains_run(value.words, first.words)
