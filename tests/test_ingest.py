@@ -311,3 +311,14 @@ def test_a_big_documents_embedding_shows_its_progress_in_slices() -> None:
     assert "embedding for dense" in screen.getvalue()
     alone = embedder.embed_batch(texts[-3:])
     assert np.allclose(vectors[-3:], alone, atol=0.02)
+
+
+def test_texts_ingested_in_separate_calls_without_sources_are_all_kept(tmp_path: Path) -> None:
+    with Corpus.open(f"sqlite:///{tmp_path / 's.sqlite'}", indexes=BM25_ONLY) as corpus:
+        corpus.ingest_texts(["Alan Turing proposed the Turing test in 1950."])
+        corpus.ingest_texts(["Rosalind Franklin died in 1958."])
+        again = corpus.ingest_texts(["Rosalind Franklin died in 1958."])
+        assert corpus.store.count_documents() == 2
+        assert again.unchanged == 1
+        hit = corpus.retrieve("Turing test", 1, retriever="bm25")[0]
+        assert "1950" in hit.chunk.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -57,6 +58,11 @@ class TextLabels(TypedDict, total=False):
     sources: Sequence[str] | None
 
 
+def text_source(text: str) -> str:
+    """The source name of a text given without one: ``text-`` and a hash of its contents."""
+    return "text-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 class Corpus(Closing):
     """Documents in a store plus the retrieval indexes over them.
 
@@ -91,10 +97,12 @@ class Corpus(Closing):
         return report
 
     def ingest_texts(self, texts: Sequence[str], **labels: Unpack[TextLabels]) -> IngestReport:
-        """Ingest in-memory texts; ``sources`` name them (default ``text-0``, ``text-1``, …)."""
+        """Ingest in-memory texts; ``sources`` name them. A text given without a source is
+        named by its contents (``text-`` and a hash), so a later call never replaces it: the
+        same text again is unchanged, another text is added beside it."""
         given_titles, given_sources = labels.get("titles"), labels.get("sources")
         titles = [""] * len(texts) if given_titles is None else list(given_titles)
-        sources = ([f"text-{i}" for i in range(len(texts))] if given_sources is None
+        sources = ([text_source(text) for text in texts] if given_sources is None
                    else list(given_sources))
         if not len(texts) == len(titles) == len(sources):
             raise InputError("give one title and one source per text")
