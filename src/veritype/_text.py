@@ -243,6 +243,8 @@ _QUALIFIERS = NEGATIONS | frozenset(
     thinks until except but although though contrary belief popular rare sometimes""".split()  # noqa: SIM905
 )
 _CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
+# A clause of its own starts here: after ", but", "; and", ", while" (the text before a copy).
+_JOINED_CLAUSE = re.compile(r"[,;]\s*(?:but|yet|and|while|whereas)\s*$")
 
 
 def _qualified(text: str) -> bool:
@@ -271,14 +273,23 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             # clause, not one item of a list.
             # "... in 1930, and the hosts beat ...", "... 12 months, while Grana Padano
             # must ...": a clause of its own follows, and what it says qualifies only itself.
-            whole = coordinates_a_predicate(following) or opens_a_clause(following)
+            predicate = coordinates_a_predicate(following)
+            clause = not predicate and opens_a_clause(following)
+            whole = predicate or clause
             joiner = following.split(" ", 1)[0]
             # Words before the copy only matter when they qualify it: a heading run into the
             # sentence ("CONCLUSIONS The drug ...") or a lead-in ("In 1889, ...") does not.
+            # "Eighteen episodes were completed, but the series was canceled ...", "... was
+            # 57,363, but the real capacity was only 48,000": a clause joined by "but" is
+            # asserted, and the clause beside it, with a subject of its own, qualifies only
+            # itself. A predicate of the same subject after "but" may take the copy back
+            # ("opened in 1950 but closed in 1990"): that is the model's to read.
+            own_clause = _JOINED_CLAUSE.search(before) is not None
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
                 coordinated=not whole and joiner in {"and", "or", "nor"},
-                qualified=_qualified(before) or _qualified(joiner if whole else suffix),
+                qualified=(not own_clause and _qualified(before))
+                or (_qualified(joiner) if predicate else not clause and _qualified(suffix)),
             )
         at = sentence.find(claim, at + 1)
 

@@ -108,19 +108,50 @@ class VerbForm(Enum):
     PARTICIPLE = "participle"  # "fallen": finite only after an auxiliary
 
 
-def _principal_parts() -> tuple[frozenset[str], dict[str, frozenset[VerbForm]]]:
-    """The base forms of every verb, and the forms of each irregular word."""
+def _principal_parts() -> tuple[frozenset[str], dict[str, frozenset[VerbForm]],
+                               dict[str, tuple[str, str]]]:
+    """The base forms of every verb, the forms of each irregular word, and each irregular
+    verb's past and participle by its base."""
     bases = set(_REGULAR.split())
     forms: dict[str, set[VerbForm]] = {}
+    parts: dict[str, tuple[str, str]] = {}
     for entry in _IRREGULAR.split("|"):
         base, past, participle = entry.split()
         bases.add(base)
+        parts[base] = (past, participle)
         forms.setdefault(past, set()).add(VerbForm.PAST)
         forms.setdefault(participle, set()).add(VerbForm.PARTICIPLE)
-    return frozenset(bases), {word: frozenset(kinds) for word, kinds in forms.items()}
+    return (frozenset(bases), {word: frozenset(kinds) for word, kinds in forms.items()},
+            parts)
 
 
-BASE_FORMS, _IRREGULAR_FORMS = _principal_parts()
+BASE_FORMS, _IRREGULAR_FORMS, _IRREGULAR_PARTS = _principal_parts()
+
+
+def forms_of(base: str) -> frozenset[str]:
+    """Every written form of the verb with base form ``base`` ("die": die, dies, died,
+    dying; "fall": fall, falls, fell, fallen, falling), by the lexicon's irregular parts and
+    English spelling rules; just ``base`` for a word the lexicon has no verb for."""
+    if base not in BASE_FORMS:
+        return frozenset({base})
+    vowels = "aeiou"
+    if base.endswith("ie"):
+        ing, past = base[:-2] + "ying", base + "d"
+    elif base.endswith("e"):
+        ing, past = (base if base.endswith("ee") else base[:-1]) + "ing", base + "d"
+    elif base.endswith("y") and base[-2:-1] not in tuple(vowels):
+        ing, past = base + "ing", base[:-1] + "ied"
+    else:
+        ing, past = base + "ing", base + "ed"
+    third = (base[:-1] + "ies" if past == base[:-1] + "ied" else
+             base + "es" if base.endswith(("s", "x", "z", "ch", "sh", "o")) else base + "s")
+    forms = {base, third, ing, past}
+    # "stop": stopped, stopping (a short vowel before a final consonant doubles it).
+    if (len(base) >= 3 and base[-1] not in vowels + "wxy" and base[-2] in vowels
+            and base[-3] not in vowels):
+        forms |= {base + base[-1] + "ed", base + base[-1] + "ing"}
+    forms.update(_IRREGULAR_PARTS.get(base, ()))
+    return frozenset(forms)
 
 
 def _third_person_base(word: str) -> str | None:
@@ -153,7 +184,7 @@ def verb_forms(word: str) -> frozenset[VerbForm]:
 _LINKING_ADVERBS = frozenset("""now still also later then soon today since once again
     eventually finally currently""".split())  # noqa: SIM905
 # Words that join a second clause with a subject of its own ("..., while Grana Padano must").
-_CLAUSE_JOINERS = frozenset({"and", "while", "whereas"})
+_CLAUSE_JOINERS = frozenset({"and", "but", "yet", "while", "whereas"})
 
 
 def _finite(word: str) -> bool:
@@ -179,9 +210,9 @@ def coordinates_a_predicate(text: str) -> bool:
 
 def opens_a_clause(text: str) -> bool:
     """Whether lower-case ``text`` opens a second clause with a subject of its own: "and",
-    "while" or "whereas", then a few words and a finite verb ("and the hosts beat
-    Argentina", "and it sold", "while grana padano must be aged"), not a list's next item
-    ("and Swiss francs")."""
+    "but", "yet", "while" or "whereas", then a few words and a finite verb ("and the hosts
+    beat Argentina", "but the real capacity was only 48,000", "while grana padano must be
+    aged"), not a list's next item ("and Swiss francs")."""
     words = text.split()[:7]
     if len(words) < 3 or words[0] not in _CLAUSE_JOINERS or _finite(words[1]):
         return False

@@ -103,6 +103,18 @@ def claim_answers(question: Question, text: str, score: float | None,
     return question.answers(text) or model_answers(question, text, score, calibration)
 
 
+def answers_surely(question: Question, text: str, score: float | None,
+                   calibration: AnswerCalibration | None) -> bool:
+    """Whether a claim answers ``question`` by the answer model where it reads the question
+    (a value asked for, with a scorer and its calibration), else by the rules. The rules
+    take any value of the asked kind for an answer ("Christina Vidal" for "Who distributed
+    the show ...?"); deciding that the claims about the question's subject already answer,
+    so that no two-hop claim is needed, asks for the model's reading."""
+    if score is None or calibration is None or question.kind is AnswerKind.YES_NO:
+        return claim_answers(question, text, score, calibration)
+    return model_answers(question, text, score, calibration)
+
+
 # A claim the model scores below this share of the best-scoring answer is context: "The Volga
 # is the longest river in Europe" (0.42) beside "The Volga ... flows into the Caspian Sea"
 # (0.97) for "Into which sea does the Volga flow?".
@@ -126,13 +138,14 @@ def answering_claims(question: Question, texts: Sequence[str],
 def model_answers(question: Question, text: str, score: float | None,
                   calibration: AnswerCalibration | None) -> bool:
     """Whether the answer model says a claim answers ``question``: its P(answers) reaches the
-    calibrated threshold, it holds a value of the asked kind and names the measured attribute
-    asked for, if any ("The Trek costs 3,499 euros." holds a number but no range), and the
-    question is not yes/no."""
+    calibrated threshold, it holds a value of the asked kind, names the measured attribute
+    asked for, if any ("The Trek costs 3,499 euros." holds a number but no range), states the
+    event asked about, if any ("Marie Curie died in 1934" does not say when she moved), and
+    the question is not yes/no."""
     return (score is not None and calibration is not None
             and question.kind is not AnswerKind.YES_NO
             and score >= calibration.threshold and question.holds_kind(text)
-            and question.names_asked_attribute(text))
+            and question.names_asked_attribute(text) and question.names_asked_event(text))
 
 
 @runtime_checkable

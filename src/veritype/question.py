@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+from veritype._verbs import BASE_FORMS, forms_of
 from veritype.errors import InputError
 from veritype.relevance import KIND_WORDS, is_demonym, name_word, names_any, question_subjects
 
@@ -122,6 +123,9 @@ class Question:
     subjects: tuple[frozenset[str], ...]
     sides: tuple[frozenset[str], ...] = ()
     counts: bool = False  # "How many ...": a count, not a measure
+    # The verbs a "did/does/do" question asks about ("move" in "When did Marie Curie move to
+    # Paris?"): an answer states one of them, not another event of the subject.
+    events: frozenset[str] = frozenset()
 
     @property
     def comparative(self) -> bool:
@@ -156,6 +160,15 @@ class Question:
         in "What is the range of the Voltra Trek?"), or the question asks for none."""
         asked = self.focus & _MEASURED
         return not asked or _shared_focus(asked, sentence) > 0
+
+    def names_asked_event(self, sentence: str) -> bool:
+        """Whether ``sentence`` states the event a "did/does/do" question asks about (a
+        form of one of ``events``: "Marie Curie died in 1934" does not say when she moved
+        to Paris), or the question asks about none."""
+        if not self.events:
+            return True
+        written = {match.group(0).lower() for match in tokens(sentence)}
+        return any(written & forms_of(verb) for verb in self.events)
 
     def names_side(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence``, or ``about`` (the title or heading of its passage), names
@@ -201,7 +214,21 @@ def analyse(question: str) -> Question:
     elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
         kind = AnswerKind.DATE
     return Question(text, kind, frozenset(focus), subjects, sides,
-                    counts=lowered[:2] == ["how", "many"])
+                    counts=lowered[:2] == ["how", "many"], events=_events(words, lowered))
+
+
+def _events(words: list[str], lowered: list[str]) -> frozenset[str]:
+    """The verbs after "did/does/do" among a question's first words: each lower-case word
+    after it that the lexicon knows as a verb's base form ("open" and "traffic" in "When did
+    the Golden Gate Bridge open to traffic?"; a noun that is also a verb may be among them,
+    and an answer needs only one)."""
+    opening = next((index for index, word in enumerate(lowered[:3])
+                    if word in {"did", "does", "do"}), None)
+    if opening is None:
+        return frozenset()
+    return frozenset(word for word, raw in zip(lowered[opening + 1:], words[opening + 1:],
+                                               strict=True)
+                     if word in BASE_FORMS and word not in _LIGHT and raw[:1].islower())
 
 
 def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:

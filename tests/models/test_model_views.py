@@ -28,12 +28,15 @@ def test_windows_overlap_and_resolve() -> None:
         "It opened in 1889. It was built of iron. Visitors climb it daily.",
         "One sentence only.",
     ]
-    # The model reads each pronoun as the subject before it; the span cites the text as is.
+    # The model reads each pronoun as the subject it stands for in the chunk, even when the
+    # window starts after that subject's sentence; the span cites the text as is.
     assert [w.text for w in windows[:3]] == [
         "The tower is 330 metres tall. The tower opened in 1889.",
         "The tower is 330 metres tall. The tower opened in 1889. The tower was built of iron.",
-        "It opened in 1889. It was built of iron. Visitors climb it daily.",
+        "The tower opened in 1889. The tower was built of iron. Visitors climb it daily.",
     ]
+    # Read only within the window, a pronoun with no subject before it stays as written.
+    assert windows[2].local == "It opened in 1889. It was built of iron. Visitors climb it daily."
     assert windows[3].text == "One sentence only."
     single = [pack.quote(w.span) for w in evidence_windows(pack, (1,))]
     assert single[1] == "The tower is 330 metres tall. It opened in 1889."

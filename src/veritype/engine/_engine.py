@@ -22,7 +22,7 @@ from veritype.answer import ClaimReport, Confidence, GroundedAnswer
 from veritype.answering import (
     AnswerCalibration,
     AnswerScorer,
-    claim_answers,
+    answers_surely,
     create_answer_scorer,
 )
 from veritype.budget import Budget
@@ -314,8 +314,9 @@ class Engine(Closing):
                 floor=self.config.relevance_floor, evidence=evidence,
                 subjects=question.sides or None,
                 answering={node.claim.claim_id for node in graph
-                           if claim_answers(question, node.claim.text,
-                                            answer_scores.get(node.claim.claim_id), calibration)},
+                           if answers_surely(question, node.claim.text,
+                                             answer_scores.get(node.claim.claim_id),
+                                             calibration)},
             )
         grounded = render(
             graph,

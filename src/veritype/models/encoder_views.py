@@ -19,7 +19,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -47,12 +46,16 @@ NO_EVIDENCE = "no evidence to read"
 @dataclass(frozen=True, slots=True)
 class EvidenceWindow:
     """Consecutive sentences of evidence: ``written`` as they stand, ``text`` as the model
-    reads them (a leading pronoun replaced by the subject before it)."""
+    reads them (a leading pronoun replaced by the subject it stands for in the chunk), and
+    ``local``: each leading pronoun read as the subject of the sentence before it ("The
+    bridge opened in 1883. Its main span is 486 metres." states "The bridge's main span is
+    486 metres", where ``text`` reads "The Brooklyn Bridge's main span ...")."""
 
     span: Span
     text: str
     words: frozenset[str]
     written: str
+    local: str
 
 
 
@@ -69,34 +72,61 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
     seen: set[Span] = set()
     for chunk in pack:
         sentences = chunk.sentences()
+        referents = _referents(chunk, sentences)
         for size in sorted(set(sizes)):
             count = max(1, len(sentences) - size + 1)
             for first in range(count):
-                group = sentences[first : first + size]
-                if not group:
+                start, end = first, min(first + size, len(sentences))
+                if start == end:
                     continue
-                opening = group[0]
-                if first > 0 and _leans_back(chunk.slice(opening.start, opening.end)):
-                    group = [sentences[first - 1], *group]
-                span = Span(chunk.doc_id, chunk.chunk_id, group[0].start, group[-1].end)
+                opening = sentences[start]
+                if start > 0 and _leans_back(chunk.slice(opening.start, opening.end)):
+                    start -= 1
+                span = Span(chunk.doc_id, chunk.chunk_id, sentences[start].start,
+                            sentences[end - 1].end)
                 if span in seen:
                     continue
                 seen.add(span)
-                text = _resolved(chunk, group)
+                text = _resolved(chunk, sentences[start:end], referents[start:end])
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
-                                              chunk.slice(span.start, span.end)))
+                                              chunk.slice(span.start, span.end),
+                                              _resolved_locally(chunk, sentences[start:end])))
     return windows
 
 
-def _resolved(chunk: Chunk, sentences: Sequence[Span]) -> str:
-    """The text of consecutive ``sentences`` with a sentence's opening pronoun or description
-    replaced by the subject of the one before it (:func:`veritype.clauses.resolve`): a model
-    reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra City
-    weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
+def _referents(chunk: Chunk, sentences: Sequence[Span]) -> list[str | None]:
+    """For each sentence of a chunk, the subject an opening pronoun or description of it
+    stands for: the subject of the sentence before it, read with its own pronoun resolved,
+    so a run of "She ..." sentences all stand for the name before them ("Rosalind Franklin
+    was a chemist. She worked at King's College. She died in 1958.")."""
+    referents: list[str | None] = []
+    referent: str | None = None
+    for sentence in sentences:
+        referents.append(referent)
+        referent = subject_of(resolve(chunk.slice(sentence.start, sentence.end), referent)
+                              ) or referent
+    return referents
+
+
+def _resolved(chunk: Chunk, sentences: Sequence[Span], referents: Sequence[str | None]) -> str:
+    """The text of consecutive ``sentences`` with each one's opening pronoun or description
+    replaced by the subject it stands for (``referents``; :func:`veritype.clauses.resolve`):
+    a model reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra
+    City weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
+    parts: list[str] = []
+    for index, (sentence, referent) in enumerate(zip(sentences, referents, strict=True)):
+        gap = chunk.slice(sentences[index - 1].end, sentence.start) if index else ""
+        parts.append(gap + resolve(chunk.slice(sentence.start, sentence.end), referent))
+    return "".join(parts)
+
+
+def _resolved_locally(chunk: Chunk, sentences: Sequence[Span]) -> str:
+    """The text of consecutive ``sentences`` with each one's opening pronoun or description
+    replaced by the subject of the sentence before it, as read."""
     parts = [chunk.slice(sentences[0].start, sentences[0].end)]
-    for previous, sentence in pairwise(sentences):
-        gap = chunk.slice(previous.end, sentence.start)
-        text = chunk.slice(sentence.start, sentence.end)
+    for index in range(1, len(sentences)):
+        gap = chunk.slice(sentences[index - 1].end, sentences[index].start)
+        text = chunk.slice(sentences[index].start, sentences[index].end)
         parts.append(gap + resolve(text, subject_of(parts[-1])))
     return "".join(parts)
 
@@ -178,13 +208,18 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
         return None
     # As written or as read: "The tower is 330 metres tall." copies the evidence's words,
     # "The Eiffel Tower is 330 metres tall." the window it is read as.
-    plain = next((window for window in windows if quoted_in(claim.text, window.written)
-                  or quoted_in(claim.text, window.text)), None)
+    plain = next((window for window in windows
+                  if any(quoted_in(claim.text, reading) for reading in _readings(window))), None)
     if plain is not None:
         return plain, True
-    qualified = next((window for window in windows if qualified_in(claim.text, window.written)
-                      or qualified_in(claim.text, window.text)), None)
+    qualified = next((window for window in windows
+                      if any(qualified_in(claim.text, reading) for reading in _readings(window))),
+                     None)
     return None if qualified is None else (qualified, False)
+
+
+def _readings(window: EvidenceWindow) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((window.written, window.local, window.text)))
 
 
 class CrossEncoderView(WindowedView):

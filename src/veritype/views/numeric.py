@@ -145,10 +145,24 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
         text = pack.quote(span)
         clauses = tuple(_Clause(TextValues.of(part), _leans_back(part),
                                 frozenset(content_words(part)))
-                        for part in _CLAUSE_BREAK.split(text) if part.strip())
+                        for part in _clauses(text))
         sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
                                    clauses))
     return sentences
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of a sentence, split where ``_CLAUSE_BREAK`` matches outside brackets:
+    "Christian Panucci (] ; born 12 April 1973) is ..." is one clause."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE_BREAK.finditer(text):
+        head = text[:match.start()]
+        if head.count("(") <= head.count(")") and head.count("[") <= head.count("]"):
+            parts.append(text[start:match.start()])
+            start = match.end()
+    parts.append(text[start:])
+    return [part for part in parts if part.strip()]
 
 
 def _leans_back(text: str) -> bool:
@@ -176,6 +190,9 @@ def _one_statement(text: str, values: list[Value]) -> bool:
     return len(sentence_spans(text.strip())) == 1 and len(_names(values)) <= _MAX_NAMES
 
 
+# How many clauses back a pronoun may reach for the clause that named its subject.
+_PRONOUN_CHAIN = 4
+
 # Every clause of the evidence, with the index of its sentence.
 _Units = list[tuple[int, _Clause]]
 
@@ -186,11 +203,16 @@ def _units(sentences: list[_Sentence]) -> _Units:
 
 
 def _read(units: _Units, position: int) -> list[TextValues]:
-    """What the clause at ``position`` says of its subject: itself, and the clause before it
-    when it opens with a pronoun or "The <noun>" (a value after "It" is the name's before)."""
+    """What the clause at ``position`` says of its subject: itself, and, when it opens with
+    a pronoun or "The <noun>", the clause that named that subject: the nearest one before it
+    that does not itself open so. "Rosalind Franklin was a chemist. She worked at King's
+    College from 1951. She died in 1958." states 1958 of Rosalind Franklin."""
     clause = units[position][1]
-    if clause.continues and position > 0:
-        return [units[position - 1][1].values, clause.values]
+    if not clause.continues:
+        return [clause.values]
+    for back in range(position - 1, max(position - 1 - _PRONOUN_CHAIN, -1), -1):
+        if not units[back][1].continues:
+            return [units[back][1].values, clause.values]
     return [clause.values]
 
 
