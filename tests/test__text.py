@@ -99,6 +99,9 @@ QUALIFIED_COPIES = [
      "It is likely that significantly more than 1 in 10,000 people have absolute pitch."),
     ("You pay with euros", "If you're visiting France and Switzerland, you pay with Euros and "
      "Swiss francs."),
+    # A qualifier before the copy still counts when no ", but" starts the copy's own clause.
+    ("The wall is visible from space.",
+     "Many believe the wall is visible from space, but it is not."),
     ("If you're visiting Germany and Sweden, you'll need to change dollars into Euros",
      "If you're visiting Germany and Sweden, you'll need to change dollars into Euros and "
      "Swedish krona."),
@@ -125,6 +128,13 @@ STATED_COPIES = [
     ("Parmigiano Reggiano must be aged for at least 12 months.",
      "Parmigiano Reggiano must be aged for at least 12 months, while Grana Padano must be "
      "aged for at least 9 months."),
+    # A clause after ", but" is asserted; one with a subject of its own beside the copy
+    # qualifies only itself.
+    ("The series was canceled after only 12 had aired.",
+     "Eighteen episodes were completed, but the series was canceled after only 12 had aired."),
+    ("The stadium's official capacity was 57,363.",
+     "The stadium's official capacity was 57,363, but the real capacity was only 48,000 "
+     "seats."),
 ]
 
 

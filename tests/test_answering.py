@@ -6,7 +6,12 @@ from pathlib import Path
 import pytest
 
 from veritype.answer import Confidence
-from veritype.answering import AnswerCalibration, claim_answers, create_answer_scorer
+from veritype.answering import (
+    AnswerCalibration,
+    answers_surely,
+    claim_answers,
+    create_answer_scorer,
+)
 from veritype.claims import Claim, ClaimClass
 from veritype.errors import ConfigurationError, UnknownComponentError
 from veritype.evidence import EvidencePack
@@ -123,3 +128,23 @@ def test_a_question_for_an_attribute_is_answered_only_by_a_claim_that_names_it()
     assert not claim_answers(asked, "The Trek costs 3,499 euros.", 0.97, CALIBRATION)
     assert claim_answers(asked, "The Trek's range is up to 140 km on one charge.", 0.97,
                          CALIBRATION)
+
+
+def test_a_did_question_is_answered_only_by_a_claim_that_states_its_event() -> None:
+    asked = analyse("When did Marie Curie move to Paris?")
+    assert not claim_answers(asked, "Marie Curie died in 1934 in Passy, France.", 0.95,
+                             CALIBRATION)
+    assert claim_answers(asked, "Marie Curie moved to Paris in 1891.", 0.95, CALIBRATION)
+    fell = analyse("When did the Berlin Wall fall?")
+    assert claim_answers(fell, "The Berlin Wall fell on 9 November 1989.", 0.95, CALIBRATION)
+
+
+def test_the_subjects_claims_answer_by_the_model_where_it_reads_the_question() -> None:
+    asked = analyse('Who distributed the show from which the song "Friends" was sampled?')
+    sampled = 'The song was sampled on the sitcom "Taina", sung by Christina Vidal.'
+    # The rules take any person for an answer to "who"; the model does not.
+    assert claim_answers(asked, sampled, 0.01, CALIBRATION)
+    assert not answers_surely(asked, sampled, 0.01, CALIBRATION)
+    assert answers_surely(asked, "Taina was distributed by Nelvana Limited.", 0.97, CALIBRATION)
+    # Without a scorer, or for a yes/no question, the rules decide.
+    assert answers_surely(asked, sampled, None, None)

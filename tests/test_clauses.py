@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veritype._verbs import VerbForm, verb_forms
+from veritype._verbs import VerbForm, forms_of, verb_forms
 from veritype.clauses import first_verb, has_verb, resolve, subject_of
 
 STATEMENTS = [
@@ -281,3 +281,20 @@ def test_resolve_substitutes_only_a_noun_phrase(subject: str) -> None:
 
 def test_there_is_no_subject_in_a_sentence_of_quantifiers() -> None:
     assert subject_of("Most of what stands today was built in the Ming dynasty.") is None
+
+
+@pytest.mark.parametrize(("base", "written"), [
+    ("die", {"die", "dies", "died", "dying"}),
+    ("fall", {"fall", "falls", "fell", "fallen", "falling"}),
+    ("marry", {"marry", "marries", "married", "marrying"}),
+    ("stop", {"stopped", "stopping"}),
+    ("open", {"open", "opens", "opened", "opening"}),
+    ("move", {"move", "moves", "moved", "moving"}),
+    ("agree", {"agrees", "agreed", "agreeing"}),
+])
+def test_a_verb_has_its_written_forms(base: str, written: set[str]) -> None:
+    assert written <= forms_of(base)
+
+
+def test_a_word_the_lexicon_has_no_verb_for_is_its_only_form() -> None:
+    assert forms_of("bridge") == frozenset({"bridge"})

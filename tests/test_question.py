@@ -103,3 +103,23 @@ def test_a_weight_question_is_answered_by_the_weight() -> None:
     question = analyse("How much does the Voltra City weigh?")
     assert question.names_asked_attribute("The City weighs 21 kg.")
     assert not question.names_asked_attribute("The City has a 400 Wh battery.")
+
+
+@pytest.mark.parametrize(("question", "events"), [
+    ("When did Marie Curie move to Paris?", {"move"}),
+    ("When did the Golden Gate Bridge open to traffic?", {"open"}),
+    ("Where did Rosalind Franklin work?", {"work"}),
+    ("When was the Eiffel Tower completed?", set()),
+    ("What is the range of the Voltra Trek?", set()),
+])
+def test_a_did_question_names_the_event_it_asks_about(question: str, events: set[str]) -> None:
+    assert analyse(question).events == frozenset(events)
+
+
+def test_an_answer_states_the_asked_event_in_any_of_its_forms() -> None:
+    question = analyse("When did Rosalind Franklin die?")
+    assert question.names_asked_event("Rosalind Franklin died in 1958.")
+    assert not question.names_asked_event("Rosalind Franklin was born in 1920.")
+    assert analyse("When did the Berlin Wall fall?").names_asked_event(
+        "The Berlin Wall fell on 9 November 1989.")
+    assert analyse("How tall is the tower?").names_asked_event("The tower is 330 m tall.")

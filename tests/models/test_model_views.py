@@ -164,3 +164,16 @@ def test_a_contradiction_counts_only_from_the_windows_most_about_the_claim() -> 
         float(s[2]) for w, s in zip(windows, scores, strict=True) if w in closest))
     assert result.contradiction < float(scores[:, 2].max())
     assert result.verdict is not Verdict.CONTRADICTED
+
+
+def test_a_run_of_pronouns_reads_as_the_name_before_them() -> None:
+    pack = EvidencePack.from_texts([
+        "Rosalind Franklin was an English chemist. She was born in London. "
+        "She worked at King's College London. She died in 1958 at the age of 37."
+    ])
+    last = evidence_windows(pack, (2,))[-1]
+    # The window starts after the name; its pronouns still stand for it.
+    assert last.written.startswith("She was born in London.")
+    assert last.text == ("Rosalind Franklin was born in London. Rosalind Franklin worked at "
+                         "King's College London. Rosalind Franklin died in 1958 at the age "
+                         "of 37.")

@@ -336,3 +336,27 @@ def test_a_name_inside_the_clause_is_no_other_subject(view: NumericConsistencyVi
         "starring Cate Blanchett and Tobey Maguire in Berlin."])
     result = check(view, "The Good German starred Cate Blanchett in Berlin.", pack)
     assert result.verdict is not Verdict.CONTRADICTED
+
+
+def test_a_run_of_pronouns_belongs_to_the_name_before_them(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts([
+        "Rosalind Franklin was an English chemist. She was born on 25 July 1920 in London. "
+        "Her X-ray photograph known as Photo 51 was key to finding the structure of DNA. "
+        "She worked at King's College London from 1951 to 1953. "
+        "She died in 1958 at the age of 37."
+    ])
+    for text in ("Rosalind Franklin died in 1958 at the age of 37.",
+                 "Rosalind Franklin worked at King's College London from 1951 to 1953."):
+        assert view.verify(Claim("c", text), evidence).verdict is Verdict.ENTAILED
+    wrong = view.verify(Claim("c", "Rosalind Franklin died in 1962."), evidence)
+    assert wrong.verdict is Verdict.CONTRADICTED
+
+
+def test_a_clause_break_inside_brackets_splits_nothing(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts([
+        "Paolo Rodolfi (born 23 June 1959) is an Italian football manager who works under "
+        "head coach Christian Panucci. Christian Panucci (] ; born 12 April 1973) is an "
+        "Italian former player."
+    ])
+    claim = Claim("c", "Christian Panucci (] ; born 12 April 1973) is an Italian former player.")
+    assert view.verify(claim, evidence).verdict is not Verdict.CONTRADICTED
