@@ -29,7 +29,7 @@ Pure: the similarity function is passed in, so this module loads no model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
 from veritype.clauses import heading_text, subject_of
@@ -172,6 +172,7 @@ def off_question_claims(
     evidence: EvidencePack | None = None,
     subjects: Sequence[frozenset[str]] | None = None,
     answering: Collection[str] = (),
+    answer_scores: Mapping[str, float] | None = None,
 ) -> set[str]:
     """The ids of the claims of ``graph`` that do not address ``question``.
 
@@ -179,6 +180,8 @@ def off_question_claims(
     its subject also needs each claim to name it or be cited to a passage that does, or, when
     none of the claims about the subject is among ``answering`` (the ids of the claims that
     answer the question), to name or be cited to a thing a Verified claim about it names.
+    With ``answer_scores`` (P(answers) by claim id), such a claim that answers better than
+    every claim about the subject is on the question too.
     ``subjects`` replaces the names read from the question (a comparison's two sides, which
     may be kind words: "the City or the Sport")."""
     if not 0.0 <= floor <= 1.0:
@@ -208,14 +211,29 @@ def off_question_claims(
         # Only when no claim about the subject answers (``answering``): "The Danube is the
         # second-longest river in Europe, after the Volga" leads nowhere once "It is about
         # 2,850 kilometres long" answers how long the Danube is.
-        bridges = [] if about & set(answering) else [
-            name for claim_id in about
-            if graph.node(claim_id).evidence_type is EvidenceType.VERIFIED
-            for name in question_subjects(graph.node(claim_id).claim.text, from_first_word=True)
-            if _bridges(name, asked_about)
-        ]
+        # With ``answer_scores`` (P(answers) by claim id), a claim reached that way joins
+        # even then when it answers better than every claim about the subject: "The
+        # Goldfinch (2013) is the third novel by Donna Tartt" (0.86) beside "Donna Tartt ...
+        # is the author of the novels 'The Secret History' ..." (0.68) for "For which
+        # number novel did the author of 'The Secret History' win the Pulitzer Prize?".
+        answered = about & set(answering)
+        if answered and answer_scores is None:
+            bridges = []
+        else:
+            bridges = [
+                name for claim_id in about
+                if graph.node(claim_id).evidence_type is EvidenceType.VERIFIED
+                for name in question_subjects(graph.node(claim_id).claim.text,
+                                              from_first_word=True)
+                if _bridges(name, asked_about)
+            ]
         if bridges:
-            about |= {claim_id for claim_id in on_question - about
-                      if _about_subject(graph.node(claim_id), bridges, evidence)}
+            bridged = {claim_id for claim_id in on_question - about
+                       if _about_subject(graph.node(claim_id), bridges, evidence)}
+            if answered and answer_scores is not None:
+                best = max(answer_scores.get(claim_id, 0.0) for claim_id in answered)
+                bridged = {claim_id for claim_id in bridged if claim_id in answering
+                           and answer_scores.get(claim_id, 0.0) > best}
+            about |= bridged
         on_question = about
     return {node.claim.claim_id for node in graph} - on_question

@@ -317,6 +317,7 @@ class Engine(Closing):
                            if answers_surely(question, node.claim.text,
                                              answer_scores.get(node.claim.claim_id),
                                              calibration)},
+                answer_scores=answer_scores if calibration is not None else None,
             )
         grounded = render(
             graph,
