@@ -279,3 +279,11 @@ def test_a_pronoun_after_a_sentence_without_a_clear_subject_is_left_as_written()
     answer = ("The Great Wall of China is over 21,000 km long. Most of what stands today was "
               "built in the Ming dynasty. It was built entirely in the Qin dynasty.")
     assert texts(answer)[2] == "It was built entirely in the Qin dynasty."
+
+
+def test_it_costs_a_price_is_the_subject_and_it_costs_to_do_is_not() -> None:
+    claims = decompose("The Voltra Sport is a light bike. It costs 2,799 euros.").claims
+    assert claims[1].text == "The Voltra Sport costs 2,799 euros."
+    claims = decompose("The Voltra Sport is a light bike. It costs 200 euros to replace the "
+                       "battery.").claims
+    assert claims[1].text.startswith("It costs 200 euros")

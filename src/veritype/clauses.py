@@ -285,7 +285,7 @@ _EXPLETIVE_IT = re.compile(
     r"argued|suggested|rumou?red|worth|difficult|easy|hard|common|rare|usual|unusual|notable|"
     r"evident|obvious|apparent|essential|crucial|vital|surprising|understood|agreed|"
     r"recommended|advisable)\b"
-    r"|(?:takes|took|cost|costs|rains|rained|snows|snowed)\b"
+    r"|(?:takes|took|cost|costs)\b(?=[^.;]*\bto\s+[a-z])|(?:rains|rained|snows|snowed)\b"
     r"|(?:is|was)\s+not\s+until\b"
     r"|(?:is|was)\s+(?-i:[A-Z])[\w.'\u2019-]*(?:\s+(?-i:[A-Z])[\w.'\u2019-]*)*\s+(?:who|that)\b)",
     re.IGNORECASE,

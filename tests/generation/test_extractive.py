@@ -75,3 +75,13 @@ def test_a_pronoun_sentence_comes_with_its_referent_and_headings_are_never_answe
     chunks = chunk_document(Document.from_text(bare, source="gg.md"))
     draft = ExtractiveGenerator().generate("When did the Golden Gate Bridge open?", chunks)
     assert draft.text == "# Golden Gate Bridge\nIt opened to traffic in 1937."
+
+
+def test_a_pronoun_after_a_description_comes_with_the_sentence_that_names_it() -> None:
+    akashi = ("The Akashi Kaikyo Bridge is a suspension bridge in Japan. The bridge opened in "
+              "April 1998. Its central span is 1,991 metres long.")
+    chunks = chunk_document(Document.from_text(akashi, source="akashi.md"))
+    draft = ExtractiveGenerator(max_sentences=1).generate(
+        "How long is the central span?", chunks)
+    assert draft.text == ("The Akashi Kaikyo Bridge is a suspension bridge in Japan. "
+                          "Its central span is 1,991 metres long.")

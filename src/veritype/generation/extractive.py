@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veritype._text import ANAPHORIC_LEAD, content_words, tokens
+from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, tokens
 from veritype.answering import AnswerScorer
 from veritype.clauses import heading_text, subject_of
 from veritype.errors import ConfigurationError
@@ -94,7 +94,10 @@ class ExtractiveGenerator(BaseGenerator):
                     answered = _answer_score(asked, sentence, about or referent or "")
                     candidates.append(_Candidate(share + answered, rank, sentence, words,
                                                  referent if leads_back else None))
-                if not leads_back and subject_of(sentence) is not None:
+                # "The bridge opened in 1998." names no bridge: "Its span ..." after it
+                # comes with the sentence that names the bridge.
+                if (not leads_back and not DEFINITE_DESCRIPTION.match(sentence)
+                        and subject_of(sentence) is not None):
                     referent = sentence
         if not candidates:
             return []
