@@ -10,6 +10,8 @@ from veritype._text import (
     qualified_in,
     quoted_in,
     sentence_spans,
+    shortened_in,
+    unhedged,
 )
 
 
@@ -200,3 +202,51 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
 ])
 def test_sentences_glued_without_a_space_are_split(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("K2 stands at 8,611 metres on the border between Pakistan and China.",
+     "K2, the second-highest mountain on Earth, stands at 8,611 metres on the border between "
+     "Pakistan and China."),
+    ("Queen Victoria was born in 1819 and came to the throne in 1837.",
+     "Queen Victoria was born in 1819 and came to the throne in 1837 at the age of 18."),
+    ("Miguel de Cervantes was born in 1547 and died in 1616.",
+     "Miguel de Cervantes, the author of Don Quixote, was born in 1547 and also died in 1616."),
+    ("The Nile flows north and empties into the Mediterranean Sea.",
+     "The Nile flows north through northeastern Africa and empties into the Mediterranean Sea."),
+])
+def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
+    assert shortened_in(claim, evidence)
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    # What is left out binds a value to another thing, qualifies, negates or goes on a list.
+    ("The Pixelon 8 has 12 GB of RAM.",
+     "The Pixelon 8 has 8 GB of RAM, while the larger Pixelon 8 Pro has 12 GB of RAM."),
+    ("Shakespeare was born in 1616.", "Shakespeare was born in 1564 and died in 1616."),
+    ("The Nile is listed as the longest river.",
+     "The Nile is usually listed as the longest river."),
+    ("Birds have become fluent in English.", "No birds have ever become fluent in English."),
+    ("You pay with euros here.", "You pay with euros here and Swiss francs."),
+    ("The ruling was made by Judge Owens.", "The ruling was made by Judge Eleanor Owens."),
+    ("The museum opened in 1950.", "The museum opened in 1950 but closed in 1990."),
+    # A plain copy is a copy, not a shortened one.
+    ("The tower opened in 1889.", "The tower opened in 1889."),
+])
+def test_a_shortening_that_changes_what_is_asserted_is_not_a_copy(claim: str,
+                                                                   evidence: str) -> None:
+    assert not shortened_in(claim, evidence)
+
+
+@pytest.mark.parametrize(("claim", "plain"), [
+    ("The Pixelon 8 Pro reportedly costs 799 euros.", "The Pixelon 8 Pro costs 799 euros."),
+    ("The Nile is thought to be about 6,650 kilometres long.",
+     "The Nile is about 6,650 kilometres long."),
+    ("The human genome is thought to contain around 3 billion base pairs.",
+     "The human genome contains around 3 billion base pairs."),
+    ("Insulin is thought to have been first isolated in 1921.",
+     "Insulin was first isolated in 1921."),
+    ("The tower is 330 metres tall.", "The tower is 330 metres tall."),
+])
+def test_a_hedge_that_only_weakens_a_claim_is_set_aside(claim: str, plain: str) -> None:
+    assert unhedged(claim) == plain

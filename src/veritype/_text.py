@@ -10,9 +10,16 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
-from veritype._verbs import coordinates_a_predicate, opens_a_clause
+from veritype._verbs import (
+    AUXILIARY_WORDS,
+    coordinates_a_predicate,
+    forms_of,
+    opens_a_clause,
+    verb_forms,
+)
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
 # without the final period).
@@ -313,6 +320,143 @@ def qualified_in(claim: str, evidence: str) -> bool:
     return all(copy.coordinated or copy.qualified
                for start, end in sentence_spans(evidence)
                for copy in _copies(wanted, _normalised(evidence[start:end])))
+
+
+# A word, or a comma or bracket (they mark an aside the shortening may leave out).
+_SHORTENING_TOKEN = re.compile(r"[\w'\u2019.-]*\w|[,()]")
+_ASIDE_MARKS = frozenset(",()")
+# Words whose absence from a shortened copy can change what it binds or asserts: joiners of
+# another clause, and words that say how often, how far or how exactly it holds ("usually
+# listed", "over 2 million", "about 6,650 km").
+_KEPT_WORDS = frozenset("""while whereas but although though yet unless except if according or
+    nor usually often generally typically mostly mainly largely partly partially occasionally
+    normally commonly frequently always almost nearly roughly approximately about around over
+    under above below up estimated""".split())  # noqa: SIM905
+
+
+def shortened_in(claim: str, evidence: str) -> bool:
+    """Whether a sentence of ``evidence`` states ``claim`` with words left out: the claim's
+    words are the sentence's, in its order ("K2 stands at 8,611 metres ..." from "K2, the
+    second-highest mountain on Earth, stands at 8,611 metres ..."), and what is left out
+    changes nothing the claim asserts. Nothing left out may qualify it (a negation,
+    quantifier, hedge, condition, report or contrast; nor any word of a sentence with a
+    negation), extend it as a list's next item ("euros [and Swiss francs]"), or, inside the
+    claim, hold a verb, a number or part of a name ("Judge [Eleanor] Owens"), unless it is
+    an aside set off by commas or brackets ("Miguel de Cervantes[, the author of Don
+    Quixote,] was born in 1547"). A plain copy is not a shortened one (``quoted_in``)."""
+    wanted = [token for token in _shortening_tokens(claim.rstrip(".!? ")) if token[0]
+              not in _ASIDE_MARKS]
+    if len(wanted) < 4 or quoted_in(claim, evidence):
+        return False
+    lowered = [token.lower() for token in wanted]
+    return any(_shortens(lowered, _shortening_tokens(evidence[start:end].rstrip(".!? ")))
+               for start, end in sentence_spans(evidence))
+
+
+def _shortening_tokens(text: str) -> list[str]:
+    return [match.group(0) for match in _SHORTENING_TOKEN.finditer(text)]
+
+
+def _shortens(claim: list[str], sentence: list[str]) -> bool:
+    lowered = [token.lower() for token in sentence]
+    if any(word in NEGATIONS or word.endswith("n't") for word in lowered):
+        return False
+    kept = _fewest_gaps(claim, lowered)
+    if kept is None:
+        return False
+    gaps = [(0, kept[0], "lead")] if kept[0] > 0 else []
+    gaps += [(before + 1, after, "inside") for before, after in pairwise(kept)
+             if after > before + 1]
+    if kept[-1] < len(sentence) - 1:
+        gaps.append((kept[-1] + 1, len(sentence), "tail"))
+    if not any(lowered[i] not in _ASIDE_MARKS for start, end, _ in gaps
+               for i in range(start, end)):
+        return False
+    return all(_may_leave_out(sentence, lowered, start, end, where)
+               for start, end, where in gaps)
+
+
+def _may_leave_out(sentence: list[str], lowered: list[str], start: int, end: int,
+                   where: str) -> bool:
+    words = [word for word in lowered[start:end] if word not in _ASIDE_MARKS]
+    # "... weighs 1.9 kilograms [and lasts up to 14 hours]": a predicate of its own after
+    # the claim says nothing of how the claim holds.
+    predicate = where == "tail" and len(words) > 1 and words[0] == "and" and _is_verb(words[1])
+    if any(word in _QUALIFIERS or (word in _KEPT_WORDS and not predicate)
+           or word.endswith("n't") for word in words):
+        return False
+    if where == "tail":
+        # "euros [and Swiss francs]": a list goes on.
+        return not (len(words) > 1 and words[0] in {"and", "or"} and not predicate)
+    if where == "lead":
+        return not any(_is_verb(word) for word in words)
+    aside = lowered[start] in _ASIDE_MARKS and lowered[end - 1] in _ASIDE_MARKS
+    if aside:
+        return True
+    cuts_a_name = ((sentence[start - 1][:1].isupper() and sentence[start][:1].isupper())
+                   or (sentence[end][:1].isupper() and sentence[end - 1][:1].isupper()))
+    return not (cuts_a_name or any(_is_verb(word) or any(c.isdigit() for c in word)
+                                   for word in words))
+
+
+def _is_verb(word: str) -> bool:
+    return (bool(verb_forms(word)) or word in AUXILIARY_WORDS
+            or (word.endswith("ed") and len(word) > 4))
+
+
+def _fewest_gaps(claim: list[str], sentence: list[str]) -> list[int] | None:
+    """The positions of the claim's words in the sentence, in order, with the fewest gaps
+    between them (None when the sentence does not hold them in that order)."""
+    missing = len(sentence) + 1
+    gaps = [[missing] * len(sentence) for _ in claim]
+    back = [[-1] * len(sentence) for _ in claim]
+    for j, word in enumerate(sentence):
+        if word == claim[0]:
+            gaps[0][j] = 0
+    for i in range(1, len(claim)):
+        for j, word in enumerate(sentence):
+            if word != claim[i]:
+                continue
+            for k in range(j):
+                if gaps[i - 1][k] < missing:
+                    count = gaps[i - 1][k] + (k != j - 1)
+                    if count < gaps[i][j]:
+                        gaps[i][j], back[i][j] = count, k
+    ends = [j for j in range(len(sentence)) if gaps[-1][j] < missing]
+    if not ends:
+        return None
+    position = min(ends, key=lambda j: gaps[-1][j])
+    kept = [position]
+    for i in range(len(claim) - 1, 0, -1):
+        position = back[i][position]
+        kept.append(position)
+    return kept[::-1]
+
+
+# A hedge that only weakens a claim: "The Pixelon 8 Pro reportedly costs 799 euros" says
+# less than "The Pixelon 8 Pro costs 799 euros".
+_HEDGE_ADVERB = re.compile(r"\b(?:reportedly|probably|likely|possibly|perhaps|apparently)\s+",
+                           re.IGNORECASE)
+_HEDGE_REPORT = re.compile(
+    r"\b(is|are)\s+(?:thought|believed|said|reported|estimated)\s+to\s+(have\s+been|be|[a-z]+)\b")
+
+
+def unhedged(claim: str) -> str:
+    """``claim`` without the hedges that only weaken it ("probably", "reportedly", "is
+    thought to be"): "The human genome is thought to contain around 3 billion base pairs"
+    → "The human genome contains around 3 billion base pairs"."""
+    def plain(match: re.Match[str]) -> str:
+        verb, then = match.group(1), match.group(2)
+        if then == "be":
+            return verb
+        if then.startswith("have"):
+            return "was" if verb == "is" else "were"
+        if verb == "are":
+            return then
+        third = [form for form in forms_of(then) if form.endswith("s") and form != then]
+        return min(third, key=len) if third else match.group(0)
+
+    return _HEDGE_REPORT.sub(plain, _HEDGE_ADVERB.sub("", claim))
 
 
 def _normalised(text: str) -> str:

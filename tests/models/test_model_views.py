@@ -177,3 +177,19 @@ def test_a_run_of_pronouns_reads_as_the_name_before_them() -> None:
     assert last.text == ("Rosalind Franklin was born in London. Rosalind Franklin worked at "
                          "King's College London. Rosalind Franklin died in 1958 at the age "
                          "of 37.")
+
+
+def test_a_shortened_or_hedged_copy_is_stated_without_the_model() -> None:
+    pack = EvidencePack.from_texts([
+        "K2, the second-highest mountain on Earth, stands at 8,611 metres on the border "
+        "between Pakistan and China. The Pixelon 8 Pro costs 799 euros and adds a camera."])
+    view = _shipped_nli()
+    shortened = view.verify(Claim("c1", "K2 stands at 8,611 metres on the border between "
+                                        "Pakistan and China."), pack)
+    assert shortened.verdict is Verdict.ENTAILED and shortened.score == 1.0
+    assert shortened.detail == "the evidence states the claim with words left out"
+    hedged = view.verify(Claim("c2", "The Pixelon 8 Pro reportedly costs 799 euros."), pack)
+    assert hedged.detail == "the evidence states the claim verbatim without its hedge"
+    changed = view.verify(Claim("c3", "K2 stands at 8,849 metres on the border between "
+                                      "Pakistan and China."), pack)
+    assert "left out" not in changed.detail

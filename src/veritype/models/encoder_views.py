@@ -29,6 +29,8 @@ from veritype._text import (
     content_words,
     qualified_in,
     quoted_in,
+    shortened_in,
+    unhedged,
 )
 from veritype.claims import Claim
 from veritype.clauses import resolve, subject_of
@@ -41,6 +43,8 @@ from veritype.views._base import BatchedView, once_per_pack
 _ENTAILMENT, _CONTRADICTION = 0, 2
 # The detail of a view that found no evidence window to read.
 NO_EVIDENCE = "no evidence to read"
+# The detail of a view that found the claim only inside words that qualify it.
+QUALIFIED = "the evidence states the claim only inside words that qualify it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,29 +197,39 @@ def _leans_back(sentence: str) -> bool:
     return bool(ANAPHORIC_LEAD.match(sentence) or DEFINITE_DESCRIPTION.match(sentence))
 
 
-def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindow, bool] | None:
-    """The window that states the claim word for word (see :func:`veritype._text.quoted_in`),
-    and whether it states it plainly (True) or only inside words that qualify it (False; see
-    :func:`veritype._text.qualified_in`). A copy merely extended ("... daily") is left to
+def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindow, str] | None:
+    """The window that states the claim in its own words, and how: word for word (see
+    :func:`veritype._text.quoted_in`), with words left out that change nothing it asserts
+    (:func:`veritype._text.shortened_in`), either of them once the claim's hedges are set
+    aside ("The Pixelon 8 Pro reportedly costs 799 euros", :func:`veritype._text.unhedged`),
+    or only inside words that qualify it (:data:`QUALIFIED`; see
+    :func:`veritype._text.qualified_in`). A copy merely extended by a qualifier is left to
     the model.
 
-    A plain copy is entailed without asking the model, since models trained on perturbed
-    copies of sentences can doubt even an exact copy. A qualified copy ("Very few (if any)
-    pop records are illegal in the UK" for "Pop records are illegal in the UK") is not read
-    by the model either: the models entail such copies (nli 0.91–0.97 on three of
-    TruthfulQA's four known cases), so the view leaves it unknown."""
+    A stated claim is entailed without asking the model, since models trained on perturbed
+    copies of sentences can doubt even an exact copy (and contradicted shortened copies of
+    their sentences). A qualified copy ("Very few (if any) pop records are illegal in the
+    UK" for "Pop records are illegal in the UK") is not read by the model either: the models
+    entail such copies (nli 0.91–0.97 on three of TruthfulQA's four known cases), so the
+    view leaves it unknown."""
     if len(claim.text.split()) < 3:
         return None
     # As written or as read: "The tower is 330 metres tall." copies the evidence's words,
     # "The Eiffel Tower is 330 metres tall." the window it is read as.
-    plain = next((window for window in windows
-                  if any(quoted_in(claim.text, reading) for reading in _readings(window))), None)
-    if plain is not None:
-        return plain, True
+    plain = unhedged(claim.text)
+    hedged = plain != claim.text
+    for states, how in ((quoted_in, "verbatim"), (shortened_in, "with words left out")):
+        for text in dict.fromkeys((claim.text, plain)):
+            found = next((window for window in windows
+                          if any(states(text, reading) for reading in _readings(window))),
+                         None)
+            if found is not None:
+                hedge = " without its hedge" if hedged and text == plain else ""
+                return found, f"the evidence states the claim {how}{hedge}"
     qualified = next((window for window in windows
                       if any(qualified_in(claim.text, reading) for reading in _readings(window))),
                      None)
-    return None if qualified is None else (qualified, False)
+    return None if qualified is None else (qualified, QUALIFIED)
 
 
 def _readings(window: EvidenceWindow) -> tuple[str, ...]:
@@ -270,10 +284,9 @@ class CrossEncoderView(WindowedView):
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))
             if quote is None
             else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
-                            detail="the evidence states the claim verbatim") if quote[1]
+                            detail=quote[1]) if quote[1] != QUALIFIED
             # Not stated, nor denied: an even chance either way, as a model unsure of both.
-            else ViewResult(self.name, Verdict.UNKNOWN, 0.5, 0.5, (quote[0].span,),
-                            "the evidence states the claim only inside words that qualify it")
+            else ViewResult(self.name, Verdict.UNKNOWN, 0.5, 0.5, (quote[0].span,), QUALIFIED)
             for claim, claim_windows, (start, end), quote in zip(claims, windows, offsets, quoted,
                                                                  strict=True)
         ]
