@@ -360,3 +360,33 @@ def test_a_clause_break_inside_brackets_splits_nothing(view: NumericConsistencyV
     ])
     claim = Claim("c", "Christian Panucci (] ; born 12 April 1973) is an Italian former player.")
     assert view.verify(claim, evidence).verdict is not Verdict.CONTRADICTED
+
+
+COMPOSERS = ("Wolfgang Amadeus Mozart was born in Salzburg in 1756 and died in Vienna in 1791. "
+             "Ludwig van Beethoven was born in Bonn in 1770 and moved to Vienna in 1792.")
+
+
+def test_a_name_the_evidence_gives_only_another_subject_is_contradicted(
+    view: NumericConsistencyView,
+) -> None:
+    evidence = EvidencePack.from_texts([COMPOSERS])
+    swapped = view.verify(Claim("c", "Ludwig van Beethoven was born in Salzburg."), evidence)
+    assert swapped.verdict is Verdict.CONTRADICTED
+    assert "evidence says Bonn" in swapped.detail
+    for text in ("Ludwig van Beethoven was born in Bonn.",
+                 "Ludwig van Beethoven moved to Vienna."):
+        assert view.verify(Claim("c", text), evidence).verdict is Verdict.ENTAILED
+    runners = EvidencePack.from_texts([
+        "The men's record was set by the Kenyan runner Daniel Kiptoo in 2019. The women's "
+        "record belongs to the Ethiopian runner Hana Bekele."])
+    assert view.verify(Claim("c", "Daniel Kiptoo is an Ethiopian runner."),
+                       runners).verdict is Verdict.CONTRADICTED
+
+
+def test_another_name_in_another_slot_is_no_swap(view: NumericConsistencyView) -> None:
+    # "by Otto I" and "of Western Europe" fill different slots; "Otto" names Otto I.
+    evidence = EvidencePack.from_texts([
+        "Otto I, Holy Roman Emperor. After a civil war, Otto defeated the Magyars at the "
+        "Battle of Lechfeld in 955, thus ending the Hungarian invasions of Western Europe."])
+    claim = Claim("c", "The Magyars were defeated by Otto I, Holy Roman Emperor.")
+    assert view.verify(claim, evidence).verdict is not Verdict.CONTRADICTED

@@ -48,6 +48,7 @@ class _Sentence:
 
 @dataclass(frozen=True, slots=True)
 class _Clause:
+    text: str
     values: TextValues
     # Whether it opens with a pronoun or "The <noun>", naming its subject in the one before.
     continues: bool
@@ -98,6 +99,15 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
             swapped = _swapped(claim_values, sentences) if one else None
             stated = (_stated_of_another(claim.text, claim_values, sentences)
                       if one and swapped is None else None)
+            given = (_given_to_another(claim.text, claim_values, sentences)
+                     if one and swapped is None and stated is None else None)
+            if given is not None:
+                value, rival, subject, index, share = given
+                return ViewResult(
+                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                    spans=(sentences[index].span,),
+                    detail=f"claim says {value.label}, evidence says {rival.label} of "
+                           f"{subject.label} ({value.label} is another's)")
             if stated is not None:
                 subject, other, index, share = stated
                 return ViewResult(
@@ -143,7 +153,7 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
     sentences: list[_Sentence] = []
     for span in pack.sentences():
         text = pack.quote(span)
-        clauses = tuple(_Clause(TextValues.of(part), _leans_back(part),
+        clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
                                 frozenset(content_words(part)))
                         for part in _clauses(text))
         sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
@@ -310,6 +320,76 @@ def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Se
                             for value in (subject, *_names(rest)))):
             return subject, first, index, held
     return None
+
+
+def _given_to_another(text: str, claim_values: list[Value], sentences: list[_Sentence]
+                      ) -> tuple[Value, Value, Value, int, float] | None:
+    """A name the claim gives its subject that the evidence gives only other subjects, while
+    a clause naming the claim's subject says the rest of the claim with another name in its
+    place: "Ludwig van Beethoven was born in Salzburg" against "Wolfgang Amadeus Mozart was
+    born in Salzburg ... Ludwig van Beethoven was born in Bonn in 1770". Returns the claim's
+    name, the evidence's, the claim's subject, the clause's sentence and the share of the
+    claim's other words that clause holds."""
+    names = _names(claim_values)
+    if len(names) < 2 or has_negation(text):
+        return None
+    subject = names[0]
+    opening = text.lstrip()
+    opening = opening[4:] if opening.startswith("The ") else opening
+    if (not opening.lower().startswith(" ".join(subject.words))
+            or not _written_as_name(subject, sentences)):
+        return None
+    units = _units(sentences)
+    named = [any(_named(subject, values) for values in _read(units, position))
+             for position in range(len(units))]
+    if not any(named):
+        return None
+    own = set(content_words(subject.text))
+    for value in names[1:]:
+        # Given to the subject anywhere (a shorter form of the name, or read through "It")
+        # is no swap.
+        if not _written_as_name(value, sentences) or any(
+                _named(value, values) for position, said in enumerate(named) if said
+                for values in _read(units, position)):
+            continue
+        words = set(content_words(text)) - own - set(content_words(value.text))
+        words -= {word for other in claim_values for word in content_words(other.text)}
+        if not words:
+            continue
+        for (index, clause), said in zip(units, named, strict=True):
+            held = len(words & clause.words) / len(words)
+            if not said or held < _STATES_ALL_BUT_SUBJECT:
+                continue
+            rival = next((other for other in clause.values.values
+                          if other.kind is ValueKind.ENTITY and other.start > 0
+                          and not any(contains_run(other.words, mine.words)
+                                      or contains_run(mine.words, other.words)
+                                      for mine in names)
+                          and _written_as_name(other, sentences)
+                          and _same_slot(text, value, clause.text, other)), None)
+            if rival is not None:
+                return value, rival, subject, index, held
+    return None
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
+    """Whether ``other`` stands where ``value`` stands: the same word before it ("born in
+    Salzburg", "born in Bonn") or after it ("an Ethiopian runner", "the Kenyan runner"),
+    articles aside; "defeated by Otto I" and "defeated at the Battle of Lechfeld" differ."""
+    def around(where: str, found: Value) -> tuple[str | None, str | None]:
+        before = [w for w in where[:found.start].lower().split() if w not in _ARTICLES]
+        after = [w for w in where[found.end:].lower().split() if w not in _ARTICLES]
+        # A comma or the sentence's end is no word: "Otto I, Holy ..." and "Western
+        # Europe." share nothing; "runner." is "runner".
+        return (before[-1] if before and before[-1].isalnum() else None,
+                after[0].rstrip(".!?;:") or None if after and after[0][:1].isalnum() else None)
+
+    mine, theirs = around(text, value), around(other_text, other)
+    return any(word is not None and word == their for word, their in zip(mine, theirs,
+                                                                        strict=True))
 
 
 def _written_as_name(name: Value, sentences: list[_Sentence]) -> bool:
