@@ -147,3 +147,24 @@ def test_a_nationality_leads_on_to_no_one() -> None:
     _verified_and_cited(graph, LEGION)
     off = off_question_claims(graph, "Where did Rosalind Franklin work?", evidence=LEGION)
     assert texts_off(graph, off) == ["Ada Lovelace was an English mathematician."]
+
+
+def test_a_two_hop_claim_that_answers_better_than_the_subjects_claims_joins_them() -> None:
+    graph = graph_of("The Guelphic Legion was a paramilitary unit maintained at the expense of "
+                     "George V, deposed King of Hanover. George V's reign was ended by the "
+                     "Unification of Germany.")
+    question = "The Guelphic Legion was maintained at the expense of a king whose reign was " \
+               "ended by what?"
+    _verified_and_cited(graph, LEGION)
+    legion, reign = (node.claim.claim_id for node in graph)
+    # The Legion's claim answers too (by the rules, a description of anything): the claim
+    # reached through George V joins only when it answers better.
+    better = off_question_claims(graph, question, evidence=LEGION, answering={legion, reign},
+                                 answer_scores={legion: 0.3, reign: 0.9})
+    assert better == set()
+    worse = off_question_claims(graph, question, evidence=LEGION, answering={legion, reign},
+                                answer_scores={legion: 0.9, reign: 0.3})
+    assert worse == {reign}
+    # Without scores, a claim about the subject that answers keeps the two-hop claim out.
+    assert off_question_claims(graph, question, evidence=LEGION,
+                               answering={legion, reign}) == {reign}
