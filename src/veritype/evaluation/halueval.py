@@ -86,6 +86,20 @@ def calibration_source(task: str, seed: int) -> str:
             f"(the other {1 - CALIBRATION_SHARE:.0%} evaluate)")
 
 
+def _default_description() -> str:
+    """The shipped default aggregator: the views its model reads and its decisive rules,
+    read from the model itself."""
+    from veritype.aggregate import create_aggregator, views_read
+
+    aggregator = create_aggregator("default")
+    reads = " and ".join(sorted(views_read(getattr(aggregator, "view_names", ()))))
+    rules = [f"{rule.view} decisive from {rule.floor:g}"
+             for rule in getattr(aggregator, "decisive", ())]
+    return (f"the shipped default aggregator (reads {reads}"
+            + "".join(f"; {rule}" for rule in rules)
+            + "; fitted on HaluEval-QA rows 6000–6749 among other sources)")
+
+
 def describe(task: str, name: str, views: Sequence[str]) -> str:
     """What a configuration of ``detection`` is, with the HaluEval rows it was trained on."""
     view = name.removeprefix("view:").removesuffix(" (own verdict)")
@@ -94,8 +108,7 @@ def describe(task: str, name: str, views: Sequence[str]) -> str:
     if name == "learned":
         return f"learned aggregator over {', '.join(views)}, fitted on this task's calibration rows"
     if name == "default":
-        return ("the shipped default aggregator (numeric and nli, with numeric's decisive "
-                "rule; fitted on HaluEval-QA rows 6000–6749 among other sources)")
+        return _default_description()
     if view == "align":
         if task == "general":
             return "align (fine-tuned on HaluEval qa, dialogue, summarization rows; not general)"
