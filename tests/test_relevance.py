@@ -126,18 +126,25 @@ def _verified_and_cited(graph: BeliefGraph, pack: EvidencePack) -> None:
         node.evidence_type = EvidenceType.VERIFIED
 
 
-def test_a_two_hop_answer_is_on_the_question_through_a_name_a_verified_claim_gives() -> None:
+LEGION_QUESTION = ("The Guelphic Legion was maintained at the expense of a king whose reign was "
+                   "ended by what?")
+
+
+def _legion_graph() -> BeliefGraph:
     graph = graph_of("The Guelphic Legion was a paramilitary unit maintained at the expense of "
                      "George V, deposed King of Hanover. George V's reign was ended by the "
                      "Unification of Germany.")
-    question = "The Guelphic Legion was maintained at the expense of a king whose reign was " \
-               "ended by what?"
     _verified_and_cited(graph, LEGION)
-    assert off_question_claims(graph, question, evidence=LEGION) == set()
+    return graph
+
+
+def test_a_two_hop_answer_is_on_the_question_through_a_name_a_verified_claim_gives() -> None:
+    graph = _legion_graph()
+    assert off_question_claims(graph, LEGION_QUESTION, evidence=LEGION) == set()
     # Unverified, the first claim vouches for no other name.
     for node in graph:
         node.evidence_type = None
-    assert texts_off(graph, off_question_claims(graph, question, evidence=LEGION)) == [
+    assert texts_off(graph, off_question_claims(graph, LEGION_QUESTION, evidence=LEGION)) == [
         "George V's reign was ended by the Unification of Germany."]
 
 
@@ -150,21 +157,16 @@ def test_a_nationality_leads_on_to_no_one() -> None:
 
 
 def test_a_two_hop_claim_that_answers_better_than_the_subjects_claims_joins_them() -> None:
-    graph = graph_of("The Guelphic Legion was a paramilitary unit maintained at the expense of "
-                     "George V, deposed King of Hanover. George V's reign was ended by the "
-                     "Unification of Germany.")
-    question = "The Guelphic Legion was maintained at the expense of a king whose reign was " \
-               "ended by what?"
-    _verified_and_cited(graph, LEGION)
+    graph = _legion_graph()
     legion, reign = (node.claim.claim_id for node in graph)
     # The Legion's claim answers too (by the rules, a description of anything): the claim
     # reached through George V joins only when it answers better.
-    better = off_question_claims(graph, question, evidence=LEGION, answering={legion, reign},
+    better = off_question_claims(graph, LEGION_QUESTION, evidence=LEGION, answering={legion, reign},
                                  answer_scores={legion: 0.3, reign: 0.9})
     assert better == set()
-    worse = off_question_claims(graph, question, evidence=LEGION, answering={legion, reign},
+    worse = off_question_claims(graph, LEGION_QUESTION, evidence=LEGION, answering={legion, reign},
                                 answer_scores={legion: 0.9, reign: 0.3})
     assert worse == {reign}
     # Without scores, a claim about the subject that answers keeps the two-hop claim out.
-    assert off_question_claims(graph, question, evidence=LEGION,
+    assert off_question_claims(graph, LEGION_QUESTION, evidence=LEGION,
                                answering={legion, reign}) == {reign}
