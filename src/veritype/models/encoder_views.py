@@ -91,24 +91,28 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                 if span in seen:
                     continue
                 seen.add(span)
-                text = _resolved(chunk, sentences[start:end], referents[start:end])
+                group = sentences[start:end]
+                text = _resolved(chunk, group, referents[start:end])
+                local = _resolved(chunk, group, _referents(chunk, group, carried=False))
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
-                                              chunk.slice(span.start, span.end),
-                                              _resolved_locally(chunk, sentences[start:end])))
+                                              chunk.slice(span.start, span.end), local))
     return windows
 
 
-def _referents(chunk: Chunk, sentences: Sequence[Span]) -> list[str | None]:
-    """For each sentence of a chunk, the subject an opening pronoun or description of it
-    stands for: the subject of the sentence before it, read with its own pronoun resolved,
-    so a run of "She ..." sentences all stand for the name before them ("Rosalind Franklin
-    was a chemist. She worked at King's College. She died in 1958.")."""
+def _referents(chunk: Chunk, sentences: Sequence[Span], *, carried: bool = True
+               ) -> list[str | None]:
+    """For each of consecutive ``sentences``, the subject an opening pronoun or description
+    of it stands for: the subject of the sentence before it, read with its own pronoun
+    resolved, so a run of "She ..." sentences all stand for the name before them ("Rosalind
+    Franklin was a chemist. She worked at King's College. She died in 1958."). ``carried``:
+    a sentence without a subject of its own passes on the one before it; without, it
+    passes on none (the sentence before, as read, is all there is)."""
     referents: list[str | None] = []
     referent: str | None = None
     for sentence in sentences:
         referents.append(referent)
-        referent = subject_of(resolve(chunk.slice(sentence.start, sentence.end), referent)
-                              ) or referent
+        own = subject_of(resolve(chunk.slice(sentence.start, sentence.end), referent))
+        referent = own or referent if carried else own
     return referents
 
 
@@ -121,17 +125,6 @@ def _resolved(chunk: Chunk, sentences: Sequence[Span], referents: Sequence[str |
     for index, (sentence, referent) in enumerate(zip(sentences, referents, strict=True)):
         gap = chunk.slice(sentences[index - 1].end, sentence.start) if index else ""
         parts.append(gap + resolve(chunk.slice(sentence.start, sentence.end), referent))
-    return "".join(parts)
-
-
-def _resolved_locally(chunk: Chunk, sentences: Sequence[Span]) -> str:
-    """The text of consecutive ``sentences`` with each one's opening pronoun or description
-    replaced by the subject of the sentence before it, as read."""
-    parts = [chunk.slice(sentences[0].start, sentences[0].end)]
-    for index in range(1, len(sentences)):
-        gap = chunk.slice(sentences[index - 1].end, sentences[index].start)
-        text = chunk.slice(sentences[index].start, sentences[index].end)
-        parts.append(gap + resolve(text, subject_of(parts[-1])))
     return "".join(parts)
 
 

@@ -95,32 +95,31 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         score = len(found) / len(claim_values)
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
-            one = _one_statement(claim.text, claim_values)
-            swapped = _swapped(claim_values, sentences) if one else None
-            stated = (_stated_of_another(claim.text, claim_values, sentences)
-                      if one and swapped is None else None)
-            given = (_given_to_another(claim.text, claim_values, sentences)
-                     if one and swapped is None and stated is None else None)
-            if given is not None:
-                value, rival, subject, index, share = given
-                return ViewResult(
-                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                    spans=(sentences[index].span,),
-                    detail=f"claim says {value.label}, evidence says {rival.label} of "
-                           f"{subject.label} ({value.label} is another's)")
-            if stated is not None:
-                subject, other, index, share = stated
-                return ViewResult(
-                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                    spans=(sentences[index].span,),
-                    detail=f"the evidence says this of {other.label}, not of {subject.label}")
-            if swapped is not None:
-                value, other, index = swapped
-                return ViewResult(
-                    self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
-                    spans=(sentences[index].span,),
-                    detail=f"claim says {value.label}, evidence says {other.label} of "
-                           f"{_labels(_names(claim_values))} ({value.label} is another's)")
+            if _one_statement(claim.text, claim_values):
+                swapped = _swapped(claim_values, sentences)
+                if swapped is not None:
+                    value, other, index = swapped
+                    return ViewResult(
+                        self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
+                        spans=(sentences[index].span,),
+                        detail=f"claim says {value.label}, evidence says {other.label} of "
+                               f"{_labels(_names(claim_values))} ({value.label} is another's)")
+                stated = _stated_of_another(claim.text, claim_values, sentences)
+                if stated is not None:
+                    subject, other, index, share = stated
+                    return ViewResult(
+                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                        spans=(sentences[index].span,),
+                        detail=f"the evidence says this of {other.label}, not of "
+                               f"{subject.label}")
+                given = _given_to_another(claim.text, claim_values, sentences)
+                if given is not None:
+                    value, rival, subject, index, share = given
+                    return ViewResult(
+                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                        spans=(sentences[index].span,),
+                        detail=f"claim says {value.label}, evidence says {rival.label} of "
+                               f"{subject.label} ({value.label} is another's)")
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -226,6 +225,19 @@ def _read(units: _Units, position: int) -> list[TextValues]:
     return [clause.values]
 
 
+def _naming(units: _Units, name: Value) -> list[bool]:
+    """For each clause, whether it names ``name``, read as :func:`_read` reads it."""
+    return [any(_named(name, values) for values in _read(units, position))
+            for position in range(len(units))]
+
+
+def _opens_with(text: str, name: Value) -> bool:
+    """Whether the claim opens with ``name`` as its subject ("The" aside)."""
+    opening = text.lstrip()
+    opening = opening[4:] if opening.startswith("The ") else opening
+    return opening.lower().startswith(" ".join(name.words))
+
+
 def _swapped(claim_values: list[Value], sentences: list[_Sentence]
              ) -> tuple[Value, Value, int] | None:
     """A number, date or amount of the claim that the evidence states only for another
@@ -280,9 +292,7 @@ def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Se
     names = _names(claim_values)
     if has_negation(text):  # "X is not made from cow's milk" is the model's to read
         return None
-    opening = text.lstrip()
-    opening = opening[4:] if opening.startswith("The ") else opening
-    if not names or not opening.lower().startswith(" ".join(names[0].words)):
+    if not names or not _opens_with(text, names[0]):
         return None
     subject, rest = names[0], [value for value in claim_values if value is not names[0]]
     words = set(content_words(text)) - set(content_words(subject.text))
@@ -300,8 +310,7 @@ def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Se
             return 0.0
         return len(words & clause.words) / len(words)
 
-    named = [any(_named(subject, values) for values in _read(units, position))
-             for position in range(len(units))]
+    named = _naming(units, subject)
     if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
                              for (_, clause), said in zip(units, named, strict=True) if said):
         return None
@@ -334,14 +343,10 @@ def _given_to_another(text: str, claim_values: list[Value], sentences: list[_Sen
     if len(names) < 2 or has_negation(text):
         return None
     subject = names[0]
-    opening = text.lstrip()
-    opening = opening[4:] if opening.startswith("The ") else opening
-    if (not opening.lower().startswith(" ".join(subject.words))
-            or not _written_as_name(subject, sentences)):
+    if not _opens_with(text, subject) or not _written_as_name(subject, sentences):
         return None
     units = _units(sentences)
-    named = [any(_named(subject, values) for values in _read(units, position))
-             for position in range(len(units))]
+    named = _naming(units, subject)
     if not any(named):
         return None
     own = set(content_words(subject.text))
@@ -349,8 +354,8 @@ def _given_to_another(text: str, claim_values: list[Value], sentences: list[_Sen
         # Given to the subject anywhere (a shorter form of the name, or read through "It")
         # is no swap.
         if not _written_as_name(value, sentences) or any(
-                _named(value, values) for position, said in enumerate(named) if said
-                for values in _read(units, position)):
+                said and given for said, given in zip(named, _naming(units, value),
+                                                      strict=True)):
             continue
         words = set(content_words(text)) - own - set(content_words(value.text))
         words -= {word for other in claim_values for word in content_words(other.text)}
