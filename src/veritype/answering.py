@@ -169,6 +169,8 @@ _REGISTRY = Registry[AnswerScorer](
 )
 register_answer_scorer = _REGISTRY.register
 DEFAULT_ANSWER_SCORER = "answers"
+# A setting naming no scorer: answers are read by the rules alone.
+NO_ANSWER_MODEL = "none"
 
 
 def create_answer_scorer(name_or_path: str, **options: Any) -> AnswerScorer:

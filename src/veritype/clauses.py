@@ -4,6 +4,7 @@ pronoun-led claim refers to (see ``veritype.claims`` for how claims are made of 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import (
@@ -20,6 +21,7 @@ from veritype._verbs import (
     VerbForm,
     verb_forms,
 )
+from veritype.evidence import Chunk, Span
 
 THERE_LEAD = re.compile(r"there\b", re.IGNORECASE)
 _PRONOUN_SUBJECT = r"(?:he|she|it|they|we|this|these|those|its|his|her|their)"
@@ -407,3 +409,33 @@ def resolve(text: str, subject: str | None) -> str:
     if lead is not None and lead.group(1).lower() in subject.lower().split()[1:]:
         return subject + " " + text[lead.end():]
     return text
+
+
+def sentence_referents(chunk: Chunk, sentences: Sequence[Span], *, carried: bool = True
+               ) -> list[str | None]:
+    """For each of consecutive ``sentences``, the subject an opening pronoun or description
+    of it stands for: the subject of the sentence before it, read with its own pronoun
+    resolved, so a run of "She ..." sentences all stand for the name before them ("Rosalind
+    Franklin was a chemist. She worked at King's College. She died in 1958."). ``carried``:
+    a sentence without a subject of its own passes on the one before it; without, it
+    passes on none (the sentence before, as read, is all there is)."""
+    referents: list[str | None] = []
+    referent: str | None = None
+    for sentence in sentences:
+        referents.append(referent)
+        own = subject_of(resolve(chunk.slice(sentence.start, sentence.end), referent))
+        referent = own or referent if carried else own
+    return referents
+
+
+def resolved_sentences(chunk: Chunk, sentences: Sequence[Span],
+                       referents: Sequence[str | None]) -> str:
+    """The text of consecutive ``sentences`` with each one's opening pronoun or description
+    replaced by the subject it stands for (``referents``; :func:`veritype.clauses.resolve`):
+    a model reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra
+    City weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
+    parts: list[str] = []
+    for index, (sentence, referent) in enumerate(zip(sentences, referents, strict=True)):
+        gap = chunk.slice(sentences[index - 1].end, sentence.start) if index else ""
+        parts.append(gap + resolve(chunk.slice(sentence.start, sentence.end), referent))
+    return "".join(parts)

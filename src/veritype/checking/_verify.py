@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -22,17 +22,25 @@ from veritype.aggregate import (
     default_for,
     recommended_thresholds,
 )
+from veritype.answering import (
+    DEFAULT_ANSWER_SCORER,
+    NO_ANSWER_MODEL,
+    AnswerScorer,
+    create_answer_scorer,
+)
 from veritype.budget import Budget, run_views
+from veritype.checking._answered import AnswerReading, Reading, read_answer
 from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._rows import CheckRow
 from veritype.claims import Claim, classify, decompose, is_hedged
 from veritype.clauses import has_verb
 from veritype.errors import ConfigurationError, InputError, VeritypeError
 from veritype.evidence import Document, EvidencePack, Span
-from veritype.graph import BeliefGraph, EvidenceType
+from veritype.graph import BeliefGraph, EvidenceType, Node, Status
 from veritype.rendering import narrowest_spans
 from veritype.settings import Settings
 from veritype.thresholds import Thresholds
+from veritype.verdicts import Verdict
 from veritype.verification import (
     citing_views,
     claim_reason,
@@ -45,6 +53,8 @@ from veritype.views import VerificationView, clear_model_caches, create_view
 
 # How much of a cited context a reason quotes.
 QUOTE_CHARS = 120
+# The scorer's reading of a bare answer, shown beside the views' results.
+ANSWERS = "answers"
 
 
 class RowVerdict(StrEnum):
@@ -167,6 +177,7 @@ class CheckSettings(Settings):
     aggregator: str = "default"
     aggregator_file: str | None = None
     relevance: bool = True
+    answer_model: str = DEFAULT_ANSWER_SCORER
 
     def to_dict(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
@@ -179,6 +190,8 @@ class CheckSettings(Settings):
             settings |= {"aggregator": self.aggregator, "aggregator_file": self.aggregator_file}
         if not self.relevance:
             settings["relevance"] = False
+        if self.answer_model != DEFAULT_ANSWER_SCORER:
+            settings["answer_model"] = self.answer_model
         return settings
 
 
@@ -214,6 +227,18 @@ class RowChecker:
             raise InputError(str(error)) from None
         self._citing = citing_views(self.views)
         self.relevance = AnswerRelevance() if settings.relevance else None
+        self._answer_scorer: AnswerScorer | None = None
+
+    def answer_scorer(self) -> AnswerScorer | None:
+        """The scorer that reads bare answers (built on first use); None when the settings
+        name none."""
+        if self._answer_scorer is None and self.settings.answer_model != NO_ANSWER_MODEL:
+            try:
+                self._answer_scorer = create_answer_scorer(self.settings.answer_model)
+            except (VeritypeError, ImportError) as error:
+                raise InputError(f"answer_model {self.settings.answer_model!r}: {error}"
+                                 ) from None
+        return self._answer_scorer
 
     def check(self, row: CheckRow) -> RowResult:
         started = time.perf_counter()
@@ -231,6 +256,10 @@ class RowChecker:
         run_views(graph, {node.claim.claim_id: pack for node in graph}, self.views,
                   aggregator=self.aggregator, thresholds=self.thresholds, budget=Budget())
         type_graph(graph, self.aggregator, self.thresholds, self._citing)
+        readings: dict[str, AnswerReading] = {}
+        if row.question and (bare := _bare(graph, answer)) is not None and (
+                reading := self._read_as_answer(bare, row.question, answer, pack)) is not None:
+            readings[bare.claim.claim_id] = reading
         folded = folded_by_whole(graph)
         claims: list[ClaimResult] = []
         for node in sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id)):
@@ -249,8 +278,8 @@ class RowChecker:
                 support=node.support,
                 vote_share=node.mass,
                 citations=citations,
-                views={r.view: (r.verdict.value, float(r.score)) for r in node.results},
-                reason=claim_reason(node, cite),
+                views=_view_results(node, readings.get(node.claim.claim_id)),
+                reason=_reason(node, readings.get(node.claim.claim_id), cite),
                 start=offset + node.claim.start,
                 end=offset + node.claim.end,
             ))
@@ -260,6 +289,59 @@ class RowChecker:
                      if self.relevance is not None and row.question else None)
         return RowResult(row, tuple(claims), verified / len(types) if types else None,
                          verdict_of(types), time.perf_counter() - started, relevance)
+
+    def _read_as_answer(self, node: Node, question: str, answer: str,
+                        pack: EvidencePack) -> AnswerReading | None:
+        """Retype a bare answer by how the contexts answer its question
+        (:func:`~veritype.checking._answered.read_answer`): Verified when they state it and
+        no view contradicts it, its support at least the scorer's P(the answer is right);
+        Unsupported when they answer otherwise. The reading that changed the type, if any."""
+        scorer = self.answer_scorer()
+        if scorer is None:
+            return None
+        reading = read_answer(question, answer, pack, scorer)
+        if reading is None:
+            return None
+        right = scorer.calibration.right(reading.probability)
+        if reading.reading is Reading.STATED:
+            if (node.evidence_type is EvidenceType.VERIFIED
+                    or node.status is Status.CONTRADICTED):
+                return None
+            node.status, node.evidence_type = Status.ENTAILED, EvidenceType.VERIFIED
+            node.probability = max(node.support, right)
+        else:
+            if node.evidence_type is EvidenceType.UNSUPPORTED:
+                return None
+            node.status, node.evidence_type = Status.CONTRADICTED, EvidenceType.UNSUPPORTED
+            node.probability = min(node.support, 1.0 - right)
+        node.evidence = [reading.span]
+        return reading
+
+
+def _view_results(node: Node, reading: AnswerReading | None) -> dict[str, tuple[str, float]]:
+    """Each view's verdict and score, and the answer scorer's reading where it retyped the
+    claim: stated (entailed) or answered otherwise (contradicted), with the P(answers) of the
+    sentence read."""
+    results = {r.view: (r.verdict.value, float(r.score)) for r in node.results}
+    if reading is not None:
+        verdict = (Verdict.ENTAILED if reading.reading is Reading.STATED
+                   else Verdict.CONTRADICTED)
+        results[ANSWERS] = (verdict.value, reading.probability)
+    return results
+
+
+def _reason(node: Node, reading: AnswerReading | None, cite: Callable[[Span], str]) -> str:
+    if reading is not None and reading.reading is Reading.OTHERWISE:
+        return f"the contexts answer otherwise; {cite(reading.span)}"
+    return claim_reason(node, cite)
+
+
+def _bare(graph: BeliefGraph, answer: str) -> Node | None:
+    """The node of a bare answer checked with its question (see :func:`_claims`)."""
+    nodes = list(graph)
+    if len(nodes) == 1 and nodes[0].claim.written == answer and nodes[0].claim.text != answer:
+        return nodes[0]
+    return None
 
 
 def _named_aggregator(settings: CheckSettings, strong: list[str]) -> Aggregator:

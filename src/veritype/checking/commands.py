@@ -64,9 +64,14 @@ def check(
     relevance: Annotated[bool | None, typer.Option(
         "--relevance/--no-relevance", help="Score each answer's relevance to its question "
         "(the MiniLM encoder; about 10 ms a row).", show_default="on")] = None,
+    answer_model: Annotated[str | None, typer.Option(
+        help="The answer model that reads a bare answer (\"Warsaw\") against its question: "
+        "stated by the contexts' answer, or answered otherwise (a name or a model directory; "
+        "none: the views alone).", show_default="answers")] = None,
     config: Annotated[Path | None, typer.Option(
         "--config", "-c", help="Check settings (TOML: views, view_options, aggregator, "
-        "aggregator_file, tau, tau_low); options given here override it.",
+        "aggregator_file, tau, tau_low, relevance, answer_model); options given here "
+        "override it.",
         show_default=False)] = None,
     tau: Annotated[float | None, typer.Option(
         help="τ: support needed for Verified.", show_default="the default aggregator's")] = None,
@@ -99,7 +104,7 @@ def check(
     try:
         settings = CheckSettings.load(
             config, views=names, tau=tau, tau_low=tau_low, aggregator=aggregator,
-            relevance=relevance,
+            relevance=relevance, answer_model=answer_model,
             aggregator_file=None if aggregator_file is None else str(aggregator_file))
         if options:
             # An option given here joins those the config gives the same view.

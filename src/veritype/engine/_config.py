@@ -8,11 +8,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from veritype.aggregate import DEFAULT_VIEWS
+from veritype.answering import DEFAULT_ANSWER_SCORER
 from veritype.errors import ConfigurationError
 from veritype.settings import Settings, check_view_options
-
-# ``answer_model`` naming no scorer: answers are read by the rules alone.
-NO_ANSWER_MODEL = "none"
 
 
 class EngineConfig(Settings):
@@ -50,7 +48,7 @@ class EngineConfig(Settings):
     # The answer scorer (``veritype.answering``) by name or model directory: the extractive
     # drafter ranks sentences by it, and a claim answers the question by it or by the rules.
     # "none": the rules alone.
-    answer_model: str = "answers"
+    answer_model: str = DEFAULT_ANSWER_SCORER
     demo: bool = False
     # Trace retention, applied after each saved trace; None keeps every trace.
     trace_ttl: float | None = Field(default=None, gt=0, description="Seconds a trace is kept.")

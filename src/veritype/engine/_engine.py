@@ -20,6 +20,7 @@ from veritype.aggregate import (
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
 from veritype.answering import (
+    NO_ANSWER_MODEL,
     AnswerCalibration,
     AnswerScorer,
     answers_surely,
@@ -28,7 +29,7 @@ from veritype.answering import (
 from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
-from veritype.engine._config import NO_ANSWER_MODEL, EngineConfig
+from veritype.engine._config import EngineConfig
 from veritype.engine._evidence import EvidenceFinder, chunk_entry, top_references
 from veritype.engine._inputs import (
     MAX_ANSWER_CHARS,

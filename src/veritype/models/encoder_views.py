@@ -33,9 +33,9 @@ from veritype._text import (
     unhedged,
 )
 from veritype.claims import Claim
-from veritype.clauses import resolve, subject_of
+from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.errors import ConfigurationError
-from veritype.evidence import Chunk, EvidencePack, Span
+from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
 from veritype.verdicts import Verdict, ViewResult, check_batch, check_fraction
 from veritype.views._base import BatchedView, once_per_pack
@@ -76,7 +76,7 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
     seen: set[Span] = set()
     for chunk in pack:
         sentences = chunk.sentences()
-        referents = _referents(chunk, sentences)
+        referents = sentence_referents(chunk, sentences)
         for size in sorted(set(sizes)):
             count = max(1, len(sentences) - size + 1)
             for first in range(count):
@@ -92,40 +92,12 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                     continue
                 seen.add(span)
                 group = sentences[start:end]
-                text = _resolved(chunk, group, referents[start:end])
-                local = _resolved(chunk, group, _referents(chunk, group, carried=False))
+                text = resolved_sentences(chunk, group, referents[start:end])
+                alone = sentence_referents(chunk, group, carried=False)
+                local = resolved_sentences(chunk, group, alone)
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
                                               chunk.slice(span.start, span.end), local))
     return windows
-
-
-def _referents(chunk: Chunk, sentences: Sequence[Span], *, carried: bool = True
-               ) -> list[str | None]:
-    """For each of consecutive ``sentences``, the subject an opening pronoun or description
-    of it stands for: the subject of the sentence before it, read with its own pronoun
-    resolved, so a run of "She ..." sentences all stand for the name before them ("Rosalind
-    Franklin was a chemist. She worked at King's College. She died in 1958."). ``carried``:
-    a sentence without a subject of its own passes on the one before it; without, it
-    passes on none (the sentence before, as read, is all there is)."""
-    referents: list[str | None] = []
-    referent: str | None = None
-    for sentence in sentences:
-        referents.append(referent)
-        own = subject_of(resolve(chunk.slice(sentence.start, sentence.end), referent))
-        referent = own or referent if carried else own
-    return referents
-
-
-def _resolved(chunk: Chunk, sentences: Sequence[Span], referents: Sequence[str | None]) -> str:
-    """The text of consecutive ``sentences`` with each one's opening pronoun or description
-    replaced by the subject it stands for (``referents``; :func:`veritype.clauses.resolve`):
-    a model reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra
-    City weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
-    parts: list[str] = []
-    for index, (sentence, referent) in enumerate(zip(sentences, referents, strict=True)):
-        gap = chunk.slice(sentences[index - 1].end, sentence.start) if index else ""
-        parts.append(gap + resolve(chunk.slice(sentence.start, sentence.end), referent))
-    return "".join(parts)
 
 
 class WindowedView(BatchedView):

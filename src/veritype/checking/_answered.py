@@ -1,0 +1,123 @@
+"""A bare answer read as the answer to its question.
+
+"Bill Condon" states nothing alone. Checked against "Who directed the film in which the
+actor who played Gandalf played Cogsworth?", it is right when the contexts give it as that
+answer. The views read the question and the phrase glued together, a text no context states
+in those words: they pass "3,499 euros" for "How much does the Voltra Sport cost?" because
+some sentence states a price. The answer scorer reads what a sentence answers; the question's
+subjects say whose answer it is.
+
+The contexts' answers are their sentences that answer the question
+(:func:`veritype.answering.model_answers`, each read with its opening pronoun resolved: "It
+costs 2,799 euros." is the Voltra Sport's price). They are ranked by how much of a subject of
+the question they name, then by P(answers). The best one is the contexts' answer. So is the
+next, when it names as much of a subject: a two-hop question is answered by a bridge sentence
+and the sentence that holds the answer, and neither names the subject more than the other.
+
+- *Stated*: one of them holds the phrase word for word (case, punctuation and articles
+  aside).
+- *Answered otherwise*: neither holds it; the best names a subject, answers at P ≥
+  ``OTHERWISE``, and lacks a content word of the phrase ("1883" where it says 1937). An
+  answer worded otherwise ("John A. Roebling" for "John Augustus Roebling") keeps its words
+  and is left to the views.
+
+A yes/no answer and a phrase the question names itself (an option of "X or Y?") are left to
+the views.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from veritype._text import STOPWORDS
+from veritype.answering import AnswerScorer, model_answers
+from veritype.clauses import resolved_sentences, sentence_referents
+from veritype.evidence import EvidencePack, Span
+from veritype.question import analyse
+
+# P(answers) from which the subject's best answering sentence answers otherwise, chosen on
+# HaluEval-QA rows 7000–7999 (the answer scorer's calibration rows) and our own rows of
+# answers taken from another entity's sentence.
+OTHERWISE = 0.9
+_WORD = re.compile(r"\w+")
+_ARTICLES = frozenset({"a", "an", "the"})
+_POLAR = frozenset({("yes",), ("no",), ("true",), ("false",)})
+
+
+class Reading(StrEnum):
+    STATED = "stated"
+    OTHERWISE = "answered otherwise"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReading:
+    """How the contexts answer the question: the sentence read and its P(answers)."""
+
+    reading: Reading
+    span: Span
+    probability: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    span: Span
+    written: str
+    about: float
+    probability: float
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(word for word in _WORD.findall(text.lower()) if word not in _ARTICLES)
+
+
+def _holds(words: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    width = len(wanted)
+    return any(words[i:i + width] == wanted for i in range(len(words) - width + 1))
+
+
+def read_answer(question: str, phrase: str, pack: EvidencePack,
+                scorer: AnswerScorer) -> AnswerReading | None:
+    """How ``pack`` answers ``question`` with respect to the bare answer ``phrase``, or
+    ``None`` when it says nothing either way (see the module's rules)."""
+    wanted = _words(phrase)
+    if not wanted or wanted in _POLAR or _holds(_words(question), wanted):
+        return None
+    asked = analyse(question)
+    spans: list[Span] = []
+    written: list[str] = []
+    resolved: list[str] = []
+    for chunk in pack:
+        sentences = chunk.sentences()
+        for span, referent in zip(sentences, sentence_referents(chunk, sentences), strict=True):
+            spans.append(span)
+            written.append(chunk.slice(span.start, span.end))
+            resolved.append(resolved_sentences(chunk, [span], [referent]))
+    if not spans:
+        return None
+    scores = scorer.score_batch(question, resolved)
+    answering = sorted(
+        (_Sentence(span, text, _about(asked.subjects, read), score)
+         for span, text, read, score in zip(spans, written, resolved, scores, strict=True)
+         if model_answers(asked, read, score, scorer.calibration)),
+        key=lambda s: (-s.about, -s.probability, s.span.doc_id, s.span.start))
+    if not answering:
+        return None
+    best = answering[0]
+    answers = [best, *(s for s in answering[1:2] if s.about >= best.about)]
+    for sentence in answers:
+        if _holds(_words(sentence.written), wanted):
+            return AnswerReading(Reading.STATED, sentence.span, sentence.probability)
+    stated = set(_words(best.written))
+    if (best.probability >= OTHERWISE and best.about > 0
+            and any(word not in stated for word in wanted if word not in STOPWORDS)):
+        return AnswerReading(Reading.OTHERWISE, best.span, best.probability)
+    return None
+
+
+def _about(subjects: tuple[frozenset[str], ...], text: str) -> float:
+    """The largest share of one subject's words that ``text`` names."""
+    words = {word.removesuffix("'s") for word in _words(text)}
+    return max((len(subject & words) / len(subject) for subject in subjects if subject),
+               default=0.0)

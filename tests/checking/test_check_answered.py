@@ -1,0 +1,102 @@
+"""Bare answers read as answers to their questions, with the shipped answer model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veritype.answering import create_answer_scorer
+from veritype.checking import CheckResult, CheckSettings, RowResult, RowVerdict, check
+from veritype.checking._answered import Reading, read_answer
+from veritype.checking._verify import _pack
+from veritype.graph import EvidenceType
+
+CORPORA = Path(__file__).resolve().parents[1] / "data" / "corpora"
+BIKES = [(CORPORA / "ebikes" / name).read_text(encoding="utf-8")
+         for name in ("voltra-city.md", "voltra-sport.md", "voltra-trek.md", "company.md")]
+PEOPLE = [(CORPORA / "people" / name).read_text(encoding="utf-8")
+          for name in ("marie-curie.md", "rosalind-franklin.md", "ada-lovelace.md")]
+# (question, answer, contexts, right): wrong answers are other entities' values from the
+# same contexts, or values no context gives.
+CASES = [
+    ("What is the range of the Voltra Trek?", "up to 140 km", BIKES, True),
+    ("What is the range of the Voltra Trek?", "up to 90 km", BIKES, False),
+    ("How much does the Voltra Sport cost?", "2,799 euros", BIKES, True),
+    ("How much does the Voltra Sport cost?", "3,499 euros", BIKES, False),
+    ("How much does the Voltra Sport cost?", "1,899 euros", BIKES, False),
+    ("How much does the Voltra City weigh?", "21 kg", BIKES, True),
+    ("How much does the Voltra City weigh?", "26 kg", BIKES, False),
+    ("Where does Voltra assemble its bikes?", "Eindhoven", BIKES, True),
+    ("Where does Voltra assemble its bikes?", "Utrecht", BIKES, False),
+    ("Where was Voltra founded?", "Utrecht", BIKES, True),
+    ("Where was Voltra founded?", "Eindhoven", BIKES, False),
+    ("Where was Marie Curie born?", "Warsaw", PEOPLE, True),
+    ("Where was Marie Curie born?", "London", PEOPLE, False),
+    ("When did Marie Curie die?", "1934", PEOPLE, True),
+    ("When did Marie Curie die?", "1958", PEOPLE, False),
+    ("Which elements did Marie Curie discover?", "polonium and radium", PEOPLE, True),
+    ("Which elements did Marie Curie discover?", "uranium and thorium", PEOPLE, False),
+    ("When did Rosalind Franklin die?", "1958", PEOPLE, True),
+    ("When did Rosalind Franklin die?", "1934", PEOPLE, False),
+]
+
+
+@pytest.fixture(scope="module")
+def checked() -> CheckResult:
+    return check([{"id": f"case-{i}", "question": question, "answer": answer,
+                   "contexts": contexts}
+                  for i, (question, answer, contexts, _) in enumerate(CASES)])
+
+
+def _row(result: CheckResult, index: int) -> RowResult:
+    return next(row for row in result.rows if row.row.row_id == f"case-{index}")
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+def test_a_bare_answer_is_faithful_only_when_right(checked: CheckResult, index: int) -> None:
+    question, answer, _, right = CASES[index]
+    row = _row(checked, index)
+    assert (row.verdict is RowVerdict.FAITHFUL) is right, (question, answer, row.claims)
+
+
+def test_an_answer_given_otherwise_is_unsupported_and_cites_the_contexts_answer(
+        checked: CheckResult) -> None:
+    (claim,) = _row(checked, 3).claims  # the Trek's price for the Sport's
+    assert claim.type is EvidenceType.UNSUPPORTED
+    assert claim.views["answers"][0] == "contradicted"
+    assert claim.reason.startswith("the contexts answer otherwise; context 1:")
+    assert "2,799 euros" in claim.reason and "2,799 euros" in claim.citations[0].quote
+
+
+def test_a_stated_answer_cites_the_sentence_that_gives_it(checked: CheckResult) -> None:
+    (claim,) = _row(checked, 5).claims  # the City's weight, after "It"
+    assert claim.type is EvidenceType.VERIFIED
+    assert claim.citations[0].quote == ("It weighs 21 kg and has a 250 W hub motor in the rear "
+                                        "wheel.")
+    assert claim.support >= 0.5
+
+
+def test_yes_no_answers_and_options_named_by_the_question_are_left_to_the_views() -> None:
+    scorer = create_answer_scorer("answers")
+    pack, _ = _pack(BIKES)
+    assert read_answer("Does the Voltra Sport weigh 17 kg?", "yes", pack, scorer) is None
+    assert read_answer("Which is lighter, the Voltra Sport or the Voltra Trek?",
+                       "the Voltra Trek", pack, scorer) is None
+
+
+def test_an_answer_worded_otherwise_is_not_called_wrong() -> None:
+    scorer = create_answer_scorer("answers")
+    pack, _ = _pack(["The Brooklyn Bridge opened in 1883. It was designed by John Augustus "
+                     "Roebling, and his son Washington Roebling completed it."])
+    reading = read_answer("Who designed the Brooklyn Bridge?", "John A. Roebling", pack, scorer)
+    assert reading is None or reading.reading is Reading.STATED
+
+
+def test_without_an_answer_model_the_views_alone_type_a_bare_answer() -> None:
+    question, answer, contexts, _ = CASES[3]
+    row = {"id": "r", "question": question, "answer": answer, "contexts": contexts}
+    (result,) = check([row], settings=CheckSettings(answer_model="none")).rows
+    assert "answers" not in result.claims[0].views
+    assert CheckSettings(answer_model="none").to_dict()["answer_model"] == "none"
+    assert "answer_model" not in CheckSettings().to_dict()
