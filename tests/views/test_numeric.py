@@ -390,3 +390,30 @@ def test_another_name_in_another_slot_is_no_swap(view: NumericConsistencyView) -
         "Battle of Lechfeld in 955, thus ending the Hungarian invasions of Western Europe."])
     claim = Claim("c", "The Magyars were defeated by Otto I, Holy Roman Emperor.")
     assert view.verify(claim, evidence).verdict is not Verdict.CONTRADICTED
+
+
+PHONES = ("The Pixelon 8 smartphone went on sale in March 2024 at a price of 499 euros. The "
+          "Pixelon 8 has a 6.1-inch screen and 8 GB of RAM, while the larger Pixelon 8 Pro has "
+          "a 6.7-inch screen and 12 GB of RAM. The Pixelon 8 Pro costs 799 euros.")
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    ("The Pixelon 8 has 12 GB of RAM.", Verdict.CONTRADICTED),
+    ("The Pixelon 8 costs 799 euros.", Verdict.CONTRADICTED),
+    ("The Pixelon 8 Pro has 8 GB of RAM.", Verdict.CONTRADICTED),
+    ("The Pixelon 8 has 8 GB of RAM.", Verdict.ENTAILED),
+    ("The Pixelon 8 Pro has 12 GB of RAM.", Verdict.ENTAILED),
+    ("The Pixelon 8 Pro costs 799 euros.", Verdict.ENTAILED),
+])
+def test_a_model_and_its_variant_are_told_apart(view: NumericConsistencyView, claim: str,
+                                                verdict: Verdict) -> None:
+    assert view.verify(Claim("c", claim), EvidencePack.from_texts([PHONES])).verdict is verdict
+
+
+def test_a_hedge_does_not_loosen_a_contradiction(view: NumericConsistencyView) -> None:
+    evidence = EvidencePack.from_texts([
+        "The smaller St Aldith's Hospital, opened in 1931, has 240 beds."])
+    for text in ("St Aldith's Hospital probably has around 500 beds.",
+                 "St Aldith's Hospital reportedly has 500 beds."):
+        result = view.verify(Claim("c", text), evidence)
+        assert result.verdict is Verdict.CONTRADICTED and result.contradiction == 1.0

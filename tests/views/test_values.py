@@ -417,3 +417,19 @@ def test_values_are_in_text_order_and_disjoint() -> None:
         assert first.end <= second.start
     for value in values:
         assert text[value.start : value.end] == value.text
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("The Arvena Book 16 starts at 1,099 dollars.", "Arvena Book 16"),
+    ("The crew of Apollo 11 landed on the Moon.", "Apollo 11"),
+    ("The larger Pixelon 8 Pro has 12 GB of RAM.", "Pixelon 8 Pro"),
+])
+def test_a_whole_number_after_a_name_is_part_of_the_name(text: str, name: str) -> None:
+    assert next(v.text for v in extract_values(text) if v.kind is ValueKind.ENTITY) == name
+
+
+@pytest.mark.parametrize("text", ["About 40 people came.", "The Tern is 22 metres tall.",
+                                  "The Games were held in Paris 1924.",
+                                  "Series 1 aired in Australia."])
+def test_a_number_after_a_common_word_or_with_a_unit_or_a_year_stays_a_value(text: str) -> None:
+    assert any(v.kind is not ValueKind.ENTITY for v in extract_values(text))

@@ -340,7 +340,8 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         # are those closing a hyphenated name ("COVID-19", "SARS-CoV-2").
         if (end < len(text) and (text[end].isalnum() or text[end] == "_")) or not _free(
             taken, start, end
-        ) or _closes_a_name(text, start):
+        ) or _closes_a_name(text, start) or (
+                end == match.end() and _numbers_a_name(text, start, digits)):
             continue
         taken.append((start, end))
         surface = text[start:end]
@@ -357,6 +358,22 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
 
 def _closes_a_name(text: str, start: int) -> bool:
     return start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha()
+
+
+_NAME_BEFORE = re.compile(r"(?P<word>[A-Z]\w*) $")
+_SENTENCE_OPENING = re.compile(r"(?:^|[.!?:;\n]\s*|^\W+)$")
+
+
+def _numbers_a_name(text: str, start: int, digits: str | None) -> bool:
+    """Whether a bare whole number is part of the name before it, a model or a mission
+    ("the Pixelon 8", "The Arvena Book 16"): one space after a capitalised word that is no
+    common word and does not open the sentence ("Series 1 aired ..." may be any series),
+    and no year (a year after a name is a date: "Paris 1924")."""
+    if digits is None or not digits.isdigit() or len(digits) > 3:
+        return False
+    before = _NAME_BEFORE.search(text, max(0, start - 40), start)
+    return (before is not None and before.group("word").lower() not in _COMMON
+            and _SENTENCE_OPENING.search(text, 0, before.start()) is None)
 
 
 # --- names -------------------------------------------------------------------------------
@@ -417,7 +434,8 @@ def _entities(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         i += 1
         while i < len(words) and _joined(text, words[i - 1], words[i]):
             word = words[i].group(0)
-            if not _capitalised(word) and word.lower() not in _CONNECTORS:
+            if not _capitalised(word) and word.lower() not in _CONNECTORS and not (
+                    word.isdigit() and _capitalised(words[i - 1].group(0))):
                 break
             run.append(words[i])
             i += 1
@@ -425,7 +443,7 @@ def _entities(text: str, taken: list[tuple[int, int]]) -> list[Value]:
             run = run[1:]
         while run and not _capitalised(run[0].group(0)):
             run = run[1:]
-        while run and not _capitalised(run[-1].group(0)):
+        while run and not (_capitalised(run[-1].group(0)) or run[-1].group(0).isdigit()):
             run.pop()
         if not run or all(w.group(0).lower() in _COMMON for w in run):
             continue

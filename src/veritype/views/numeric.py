@@ -19,6 +19,7 @@ from veritype._text import (
     content_words,
     has_negation,
     sentence_spans,
+    unhedged,
 )
 from veritype.claims import Claim
 from veritype.errors import ConfigurationError
@@ -27,7 +28,7 @@ from veritype.relevance import is_demonym
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._matching import TextValues, contains_run
-from veritype.views._values import Value, ValueKind, extract_values
+from veritype.views._values import Value, ValueKind, extract_values, text_words
 
 # Where a sentence joins two statements, each about its own subject.
 _CLAUSE_BREAK = re.compile(
@@ -87,7 +88,9 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
                               detail="no numbers, dates or names to check")
         where = [
-            [i for i, sentence in enumerate(sentences) if sentence.values.contains(value)]
+            [i for i, sentence in enumerate(sentences)
+             if sentence.values.contains(value)
+             or _written_in_a_name(claim.text, value, sentence.values)]
             for value in claim_values
         ]
         found = [value for value, hits in zip(claim_values, where, strict=True) if hits]
@@ -184,13 +187,42 @@ def _names(values: list[Value]) -> list[Value]:
     return [value for value in values if value.kind is ValueKind.ENTITY]
 
 
-def _named(name: Value, values: TextValues) -> bool:
+def _named(name: Value, values: TextValues,
+           apart: frozenset[tuple[str, ...]] = frozenset()) -> bool:
     """Whether a text names ``name``: in full, or by a shorter name made of its words
     ("Crestwell" for "Crestwell Snacks", "Beethoven" for "Ludwig van Beethoven"; not
-    "Solvik Trail" for "Solvik City")."""
-    return values.contains(name) or any(
-        value.kind is ValueKind.ENTITY and contains_run(name.words, value.words)
-        and max(len(word) for word in value.words) >= 4 for value in values.values)
+    "Solvik Trail" for "Solvik City"). A name of ``apart`` names another thing ("Pixelon 8
+    Pro" is not the Pixelon 8)."""
+    entities = [value for value in values.values if value.kind is ValueKind.ENTITY]
+    kept = [value for value in entities if value.words not in apart]
+    shorter = any(contains_run(name.words, value.words)
+                  and max(len(word) for word in value.words) >= 4 for value in kept)
+    if len(kept) < len(entities):
+        return shorter
+    return values.contains(name) or shorter
+
+
+def _variants(names: list[Value], units: _Units) -> frozenset[tuple[str, ...]]:
+    """The evidence's names that are variants of one of ``names`` the evidence also writes:
+    one extends the other, and a number is part of either ("Pixelon 8" and "Pixelon 8 Pro",
+    "Apollo" and "Apollo 11"). The evidence tells them apart; "Crestwell" stays a short name
+    for "Crestwell Snacks"."""
+    written = {value.words for _, clause in units for value in clause.values.values
+               if value.kind is ValueKind.ENTITY}
+    return frozenset(
+        words for name in names if name.words in written for words in written
+        if words != name.words
+        and (contains_run(words, name.words) or contains_run(name.words, words))
+        and any(word.isdigit() for word in (*words, *name.words)))
+
+
+def _written_in_a_name(text: str, value: Value, values: TextValues) -> bool:
+    """Whether a plain number of the claim is written, after the same word, inside a name of
+    the evidence: "phase 3" is the "Phase 3" of "Phase 3 Clinical Trial"."""
+    if value.kind is not ValueKind.NUMBER or value.unit:
+        return False
+    before = text_words(text[:value.start])
+    return bool(before) and contains_run(values.words, (before[-1], *text_words(value.text)))
 
 
 def _one_statement(text: str, values: list[Value]) -> bool:
@@ -256,8 +288,10 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
     if not names or len(names) < len(_names(claim_values)):
         return None
 
+    apart = _variants(names, units)
+
     def names_all(position: int) -> bool:
-        return all(any(_named(name, values) for values in _read(units, position))
+        return all(any(_named(name, values, apart) for values in _read(units, position))
                    for name in names)
 
     for value in claim_values:
@@ -378,6 +412,8 @@ def _given_to_another(text: str, claim_values: list[Value], sentences: list[_Sen
 
 
 _ARTICLES = frozenset({"a", "an", "the"})
+# Words that loosen a number ("around 500 beds"), read apart from what the claim says.
+_DEGREE_WORDS = frozenset({"around", "approximately", "approx", "roughly", "nearly", "almost"})
 
 
 def _same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
@@ -429,11 +465,12 @@ def _conflicts(
     claim: Claim, claim_values: list[Value], missing: list[Value], sentences: list[_Sentence]
 ) -> list[_Conflict]:
     """Conflicting values in sentences aligned with the claim, for each missing value."""
-    # Align on the words around the values: the values themselves are what may differ.
+    # Align on the words around the values: the values themselves are what may differ, and
+    # a hedge ("probably", "is thought to be", "around") changes none of what is asserted.
     blanked = list(claim.text)
     for value in claim_values:
         blanked[value.start : value.end] = " " * (value.end - value.start)
-    claim_words = set(content_words("".join(blanked)))
+    claim_words = set(content_words(unhedged("".join(blanked)))) - _DEGREE_WORDS
     if not claim_words:
         return []
     aligned: list[tuple[int, float]] = []
