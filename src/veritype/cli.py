@@ -234,8 +234,9 @@ def train_answer_calibration(
     model: Annotated[Path, typer.Option("--model", help="The exported answer model's folder "
                                         "(model.onnx, tokenizer.json, labels.json).")],
     data_dir: DataDir,
-    questions: Annotated[int, typer.Option("--questions", min=50,
-                                           help="Calibration questions asked.")] = 400,
+    questions: Annotated[int, typer.Option(
+        "--questions", min=50, help="Calibration questions asked (default: one per "
+        "calibration row).")] = 1000,
 ) -> None:
     """Calibrate an answer model on HaluEval-QA rows it never read: its threshold, P(right)
     and confidence labels (writes calibration.json and calibration_report.json beside it)."""

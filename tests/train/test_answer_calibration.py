@@ -9,7 +9,12 @@ import pytest
 
 from veritype.answering import AnswerCalibration
 from veritype.models.cross_encoder import shipped_model_dir
-from veritype.train.answer_calibration import REPORT_FILE, calibrate_answers
+from veritype.train.answer_calibration import (
+    MEDIUM_ACCURACY,
+    REPORT_FILE,
+    calibrate_answers,
+    wilson_low,
+)
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS
 
 
@@ -30,6 +35,7 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
 
     assert AnswerCalibration.read(model / "calibration.json") == calibration
     assert calibration.slope > 0
+    assert calibration.medium == min(MEDIUM_ACCURACY, calibration.high)
     report = json.loads((model / REPORT_FILE).read_text())
     assert report["questions"] == 30
     assert report["rows"] == [7000, 7999]
@@ -40,3 +46,10 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
     assert card.count("## Quality and calibration") == 1
     assert f"Threshold {calibration.threshold:.3f}" in card
     assert "## Known limits" in card
+
+
+def test_the_wilson_bound_asks_more_of_a_small_band() -> None:
+    # 27 of 30 right is 0.9 in the sample, but no band of 30 shows 0.9 will hold.
+    assert wilson_low(27, 30) < 0.9 < wilson_low(290, 300) + 0.03
+    assert wilson_low(30, 30) < 1.0 and wilson_low(0, 30) == pytest.approx(0.0, abs=1e-12)
+    assert wilson_low(90, 100) < wilson_low(900, 1000) < 0.9

@@ -13,9 +13,10 @@ row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
 - **P(right)**: a logistic map from the best P(answers) among the claims that answer to the
   chance the shown answer contains the gold answer; it is the answer's confidence.
 - **labels**: "high" from the lowest P(right) above which the answers are right at least
-  ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers); "medium" from the lowest P(right)
-  above which the answers below "high" are right at least ``MEDIUM_ACCURACY`` of the time;
-  the rest "low".
+  ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers, on the band's Wilson lower
+  bound, so that it holds on new questions); "medium" from P(right) ``MEDIUM_ACCURACY``
+  (read off the calibrated probability: a band's average would let answers right half of
+  the time into it); the rest "low".
 
 The pair-level quality (ROC-AUC of P(answers) for sentences holding the gold answer against
 their neighbours, beside the rules) is reported with it.
@@ -96,7 +97,7 @@ class _Asked:
         return judge_corpus_qa(answer)[RENDERED].correct
 
 
-def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, seed: int = 7,
+def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000, seed: int = 7,
                       progress: ProgressFactory = no_progress) -> AnswerCalibration:
     """Fit the calibration of the answer model in ``model_dir`` and write it there
     (``calibration.json``) with its report (``calibration_report.json``)."""
@@ -118,7 +119,7 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 400, 
     fitted = AnswerCalibration(threshold, float(slope), float(intercept), 1.0, 1.0)
     probability = np.array([fitted.right(float(b)) for b in best])
     high = _band_floor(probability, right, HIGH_ACCURACY)
-    medium = _band_floor(probability, right, MEDIUM_ACCURACY, ceiling=high)
+    medium = min(MEDIUM_ACCURACY, high)
     calibration = AnswerCalibration(threshold, float(slope), float(intercept), high, medium)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
     labels = [calibration.label(float(p)).value for p in probability]
@@ -245,17 +246,29 @@ def _threshold(asked: list[_Asked]) -> tuple[float, list[_Asked]]:
     return best_threshold, [a for a in asked if a.answering(best_threshold)]
 
 
-def _band_floor(probability: np.ndarray, right: np.ndarray, accuracy: float,
-                ceiling: float = math.inf) -> float:
-    """The lowest P(right) such that the answers from it up to ``ceiling`` (exclusive) are
-    right at least ``accuracy`` of the time, with at least ``MIN_BAND`` of them; the ceiling
-    itself (1.0 without one) when no such band exists."""
-    inside = probability < ceiling
-    order = np.argsort(-probability[inside])
-    ranked, hits = probability[inside][order], np.cumsum(right[inside][order])
-    floor = min(ceiling, 1.0)
+# The one-sided 90% normal quantile of the Wilson bound on a band's accuracy.
+_WILSON_Z = 1.2816
+
+
+def wilson_low(hits: float, count: int, z: float = _WILSON_Z) -> float:
+    """The Wilson score lower bound of a proportion of ``hits`` in ``count``."""
+    share = hits / count
+    centre = share + z * z / (2 * count)
+    spread = z * math.sqrt(share * (1 - share) / count + z * z / (4 * count * count))
+    return (centre - spread) / (1 + z * z / count)
+
+
+def _band_floor(probability: np.ndarray, right: np.ndarray, accuracy: float) -> float:
+    """The lowest P(right) such that the answers from it up are right at least ``accuracy``
+    of the time, with at least ``MIN_BAND`` of them; 1.0 when no such band exists. "At
+    least" is read on the Wilson lower bound (one-sided 90%): a floor chosen where the
+    calibration rows just reach ``accuracy`` falls short of it on new questions half of the
+    time."""
+    order = np.argsort(-probability)
+    ranked, hits = probability[order], np.cumsum(right[order])
+    floor = 1.0
     for index in range(len(ranked)):
         count = index + 1
-        if count >= MIN_BAND and hits[index] / count >= accuracy:
+        if count >= MIN_BAND and wilson_low(float(hits[index]), count) >= accuracy:
             floor = float(ranked[index])
     return floor
