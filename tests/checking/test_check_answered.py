@@ -100,3 +100,11 @@ def test_without_an_answer_model_the_views_alone_type_a_bare_answer() -> None:
     assert "answers" not in result.claims[0].views
     assert CheckSettings(answer_model="none").to_dict()["answer_model"] == "none"
     assert "answer_model" not in CheckSettings().to_dict()
+
+
+def test_a_sentence_answer_is_left_to_the_views() -> None:
+    # Resolved to "The Voltra Sport costs 2,799 euros.", still a statement, not a bare answer.
+    row = {"id": "s", "question": "How much does the Voltra Sport cost?",
+           "answer": "It costs 2,799 euros.", "contexts": BIKES}
+    (result,) = check([row]).rows
+    assert all("answers" not in claim.views for claim in result.claims)

@@ -257,7 +257,7 @@ class RowChecker:
                   aggregator=self.aggregator, thresholds=self.thresholds, budget=Budget())
         type_graph(graph, self.aggregator, self.thresholds, self._citing)
         readings: dict[str, AnswerReading] = {}
-        if row.question and (bare := _bare(graph, answer)) is not None and (
+        if row.question and (bare := _bare(graph, row.question, answer)) is not None and (
                 reading := self._read_as_answer(bare, row.question, answer, pack)) is not None:
             readings[bare.claim.claim_id] = reading
         folded = folded_by_whole(graph)
@@ -336,12 +336,18 @@ def _reason(node: Node, reading: AnswerReading | None, cite: Callable[[Span], st
     return claim_reason(node, cite)
 
 
-def _bare(graph: BeliefGraph, answer: str) -> Node | None:
-    """The node of a bare answer checked with its question (see :func:`_claims`)."""
+def _bare(graph: BeliefGraph, question: str, answer: str) -> Node | None:
+    """The node of a bare answer checked with its question (see :func:`_claims`); a claim
+    resolved from a whole sentence ("It opened in 1883.") is none."""
     nodes = list(graph)
-    if len(nodes) == 1 and nodes[0].claim.written == answer and nodes[0].claim.text != answer:
+    if len(nodes) == 1 and nodes[0].claim.text == _with_question(question, answer):
         return nodes[0]
     return None
+
+
+def _with_question(question: str, answer: str) -> str:
+    """A bare answer read with its question: the two together."""
+    return f"{question} {answer}"
 
 
 def _named_aggregator(settings: CheckSettings, strong: list[str]) -> Aggregator:
@@ -390,7 +396,7 @@ def _claims(row: CheckRow) -> tuple[list[Claim], list[tuple[str, str]]]:
         return [], []
     decomposition = decompose(answer)
     if row.question and not any(has_verb(claim.text) for claim in decomposition.claims):
-        text = f"{row.question} {answer}"
+        text = _with_question(row.question, answer)
         claim = Claim("c1", text, classify(text), 0, len(answer), is_hedged(answer),
                       written=answer)
         return [claim], []
