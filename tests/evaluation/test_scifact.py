@@ -124,3 +124,16 @@ def test_selection_ignores_held_out_labels(data_dir: Path) -> None:
                         [groups[i] for i in held], table.views).model.to_json()
             for labels in (gold, permuted)]
     assert fits[0] != fits[1]
+
+
+def test_the_shipped_default_is_a_configuration_when_its_views_are_scored() -> None:
+    table = _table(
+        [[ABSTAINED, ENTAILED, ENTAILED, ENTAILED], [CONTRADICTED, UNKNOWN, UNKNOWN, UNKNOWN]],
+        [[0.0, 0.9, 0.95, 0.9], [0.0, 0.1, 0.1, 0.1]],
+    )
+    configs = configurations(table, (0.5,))
+    default, calibrated = configs["default"], configs["default (cal)"]
+    assert default.threshold is not None and 0.0 < default.threshold < 1.0
+    assert calibrated.threshold is None
+    assert default.scores[0] > default.scores[1]
+    assert "shipped default aggregator" in default.rule

@@ -10,6 +10,9 @@ SUPPORT, CONTRADICT or NEI by the rule its name says:
 - ``vote τ=…`` and ``learned``: CONTRADICT when any strong view says contradicted (the
   typing rule), else SUPPORT when the vote's mass or the learned P(supported) reaches τ or
   the calibrated threshold.
+- ``default`` and ``default (cal)``: the shipped default aggregator over its views;
+  CONTRADICT where it marks the claim contradicted, else SUPPORT when its P(supported)
+  reaches its shipped τ or the calibrated threshold (when the run scores its views).
 - Baselines: one label for every claim (each label, and the calibration claims' majority),
   and the verbatim substring (SUPPORT when the claim occurs in a retrieved chunk).
 Everything else is NEI.
@@ -47,6 +50,8 @@ from veritype.evaluation._scifact_corpus import (
 from veritype.evaluation.configurations import (
     LearnedFit,
     contradicted,
+    default_aggregates,
+    effective_scores,
     fit_learned,
     single_view_score,
     view_accepts,
@@ -115,6 +120,15 @@ def configurations(table: ScoreTable, taus: Sequence[float]) -> dict[str, Config
         out[f"vote τ={tau:g}"] = Configuration(
             vote_score(table, views), contradicted(table, views), tau,
             f"{any_strong}; SUPPORT when the vote's mass ≥ {tau:g}")
+    if (shipped := default_aggregates(table)) is not None:
+        aggregates, tau = shipped
+        scores = effective_scores(aggregates)
+        against = np.array([a.contradicted for a in aggregates], dtype=bool)
+        rule = ("the shipped default aggregator: CONTRADICT where it marks the claim "
+                "contradicted, SUPPORT when its P(supported) reaches")
+        out["default"] = Configuration(scores, against, tau, f"{rule} its τ {tau:.3f}")
+        out["default (cal)"] = Configuration(scores, against, None,
+                                             f"{rule} the calibrated threshold")
     return out
 
 
