@@ -111,6 +111,9 @@ def test_a_weight_question_is_answered_by_the_weight() -> None:
     ("Where did Rosalind Franklin work?", {"work"}),
     ("When was the Eiffel Tower completed?", set()),
     ("What is the range of the Voltra Trek?", set()),
+    # Only a date or a place belongs to an event; "run through" is a relation.
+    ("What country does Elstree and Watling Street run through?", set()),
+    ("What instrument did Shannon Leto play in his band?", set()),
 ])
 def test_a_did_question_names_the_event_it_asks_about(question: str, events: set[str]) -> None:
     assert analyse(question).events == frozenset(events)

@@ -213,8 +213,15 @@ def analyse(question: str) -> Question:
         kind = AnswerKind.QUANTITY
     elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
         kind = AnswerKind.DATE
+    # The verb of "when/where did X <verb>" is the event the date or place belongs to; in
+    # "What country does Watling Street run through?" it is a relation, which the answer
+    # ("a route in England") need not repeat.
+    events = _events(words, lowered) if kind in _EVENT_KINDS else frozenset()
     return Question(text, kind, frozenset(focus), subjects, sides,
-                    counts=lowered[:2] == ["how", "many"], events=_events(words, lowered))
+                    counts=lowered[:2] == ["how", "many"], events=events)
+
+
+_EVENT_KINDS = frozenset({AnswerKind.DATE, AnswerKind.PLACE})
 
 
 def _events(words: list[str], lowered: list[str]) -> frozenset[str]:
