@@ -411,8 +411,8 @@ def resolve(text: str, subject: str | None) -> str:
     return text
 
 
-def sentence_referents(chunk: Chunk, sentences: Sequence[Span], *, carried: bool = True
-               ) -> list[str | None]:
+def sentence_referents(chunk: Chunk, sentences: Sequence[Span], *,
+                       carried: bool = True) -> list[str | None]:
     """For each of consecutive ``sentences``, the subject an opening pronoun or description
     of it stands for: the subject of the sentence before it, read with its own pronoun
     resolved, so a run of "She ..." sentences all stand for the name before them ("Rosalind

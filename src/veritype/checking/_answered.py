@@ -36,6 +36,7 @@ from veritype.answering import AnswerScorer, model_answers
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.evidence import EvidencePack, Span
 from veritype.question import analyse
+from veritype.views._matching import contains_run
 
 # P(answers) from which the subject's best answering sentence answers otherwise, chosen on
 # HaluEval-QA rows 7000–7999 (the answer scorer's calibration rows) and our own rows of
@@ -72,17 +73,12 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(word for word in _WORD.findall(text.lower()) if word not in _ARTICLES)
 
 
-def _holds(words: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
-    width = len(wanted)
-    return any(words[i:i + width] == wanted for i in range(len(words) - width + 1))
-
-
 def read_answer(question: str, phrase: str, pack: EvidencePack,
                 scorer: AnswerScorer) -> AnswerReading | None:
     """How ``pack`` answers ``question`` with respect to the bare answer ``phrase``, or
     ``None`` when it says nothing either way (see the module's rules)."""
     wanted = _words(phrase)
-    if not wanted or wanted in _POLAR or _holds(_words(question), wanted):
+    if not wanted or wanted in _POLAR or contains_run(_words(question), wanted):
         return None
     asked = analyse(question)
     spans: list[Span] = []
@@ -107,7 +103,7 @@ def read_answer(question: str, phrase: str, pack: EvidencePack,
     best = answering[0]
     answers = [best, *(s for s in answering[1:2] if s.about >= best.about)]
     for sentence in answers:
-        if _holds(_words(sentence.written), wanted):
+        if contains_run(_words(sentence.written), wanted):
             return AnswerReading(Reading.STATED, sentence.span, sentence.probability)
     stated = set(_words(best.written))
     if (best.probability >= OTHERWISE and best.about > 0
@@ -118,6 +114,6 @@ def read_answer(question: str, phrase: str, pack: EvidencePack,
 
 def _about(subjects: tuple[frozenset[str], ...], text: str) -> float:
     """The largest share of one subject's words that ``text`` names."""
-    words = {word.removesuffix("'s") for word in _words(text)}
+    words = set(_words(text))
     return max((len(subject & words) / len(subject) for subject in subjects if subject),
                default=0.0)

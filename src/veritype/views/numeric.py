@@ -257,9 +257,11 @@ def _read(units: _Units, position: int) -> list[TextValues]:
     return [clause.values]
 
 
-def _naming(units: _Units, name: Value) -> list[bool]:
-    """For each clause, whether it names ``name``, read as :func:`_read` reads it."""
-    return [any(_named(name, values) for values in _read(units, position))
+def _naming(units: _Units, name: Value,
+            apart: frozenset[tuple[str, ...]] = frozenset()) -> list[bool]:
+    """For each clause, whether it names ``name``, read as :func:`_read` reads it (``apart``:
+    see :func:`_named`)."""
+    return [any(_named(name, values, apart) for values in _read(units, position))
             for position in range(len(units))]
 
 
@@ -289,19 +291,18 @@ def _swapped(claim_values: list[Value], sentences: list[_Sentence]
         return None
 
     apart = _variants(names, units)
-
-    def names_all(position: int) -> bool:
-        return all(any(_named(name, values, apart) for values in _read(units, position))
-                   for name in names)
+    # For each clause, whether it names every name of the claim.
+    names_all = [all(said) for said in zip(*(_naming(units, name, apart) for name in names),
+                                           strict=True)]
 
     for value in claim_values:
         if value.kind is ValueKind.ENTITY:
             continue
-        if any(clause.values.contains(value) and names_all(position)
-               for position, (_, clause) in enumerate(units)):
+        if any(clause.values.contains(value) and named
+               for named, (_, clause) in zip(names_all, units, strict=True)):
             continue
-        for position, (index, clause) in enumerate(units):
-            if names_all(position):
+        for named, (index, clause) in zip(names_all, units, strict=True):
+            if named:
                 other = clause.values.conflict(value, claim_values)
                 if other is not None:
                     return value, other, index
