@@ -16,7 +16,7 @@ from veritype.claims import Claim, ClaimClass
 from veritype.errors import ConfigurationError, UnknownComponentError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Status
-from veritype.question import analyse
+from veritype.question import AnswerKind, analyse
 from veritype.rendering import render
 
 CALIBRATION = AnswerCalibration(threshold=0.6, slope=1.5, intercept=0.5, high=0.9, medium=0.7)
@@ -95,6 +95,29 @@ def test_a_claim_the_scorer_says_answers_leads_and_sets_the_confidence() -> None
     assert answer.answer.startswith("Metallica is an American heavy metal band")
     assert answer.answer_probability == pytest.approx(CALIBRATION.right(0.93), abs=1e-4)
     assert answer.confidence is CALIBRATION.label(CALIBRATION.right(0.93))
+
+
+def test_the_kind_of_question_moves_p_right_by_its_offset_alone() -> None:
+    kind = analyse(QUESTION).kind
+    offsets = AnswerCalibration(**{**CALIBRATION.to_dict(),
+                                   "kind_offsets": {kind.value: -5.0, "date": 2.0}})
+    assert offsets.right(0.93, kind) < CALIBRATION.right(0.93) == offsets.right(0.93)
+    assert offsets.right(0.93, AnswerKind.PERSON) == CALIBRATION.right(0.93)
+    answer = render(_graph(), EVIDENCE, question=analyse(QUESTION),
+                    answer_scores={"c1": 0.93, "c2": 0.2}, answer_calibration=offsets)
+    assert answer.answer_probability == pytest.approx(offsets.right(0.93, kind), abs=1e-4)
+    assert answer.confidence is Confidence.LOW
+
+
+def test_kind_offsets_round_trip_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "calibration.json"
+    calibration = AnswerCalibration(**{**CALIBRATION.to_dict(),
+                                       "kind_offsets": {"yes_no": -1.5}})
+    path.write_text(json.dumps(calibration.to_dict()))
+    assert AnswerCalibration.read(path) == calibration
+    path.write_text(json.dumps({**CALIBRATION.to_dict(), "kind_offsets": {"why": 1.0}}))
+    with pytest.raises(ConfigurationError, match="unknown answer kinds"):
+        AnswerCalibration.read(path)
 
 
 def test_scores_below_the_threshold_answer_nothing() -> None:

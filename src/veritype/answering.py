@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -38,9 +38,11 @@ class AnswerCalibration:
     """How a scorer's probabilities are read.
 
     ``threshold``: P(answers) from which a text answers the question. P(the shown answer is
-    right) is ``sigmoid(slope · logit(best) + intercept)`` of the best P(answers) among the
-    shown claims that answer; ``high`` and ``medium`` are the floors of those labels on it
-    (below ``medium``: low).
+    right) is ``sigmoid(slope · logit(best) + intercept + kind_offsets[kind])`` of the best
+    P(answers) among the shown claims that answer and the kind of answer the question asks
+    for (a sentence rarely answers a yes/no question as its gold answer does, while a date
+    that answers "when" is mostly right); ``high`` and ``medium`` are the floors of those
+    labels on it (below ``medium``: low).
     """
 
     threshold: float
@@ -48,6 +50,8 @@ class AnswerCalibration:
     intercept: float
     high: float
     medium: float
+    # Log-odds added for a question of each kind (by ``AnswerKind`` value); 0 for the others.
+    kind_offsets: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold < 1.0 or not 0.0 <= self.medium <= self.high <= 1.0:
@@ -56,10 +60,12 @@ class AnswerCalibration:
                 f"got threshold {self.threshold}, medium {self.medium}, high {self.high}"
             )
 
-    def right(self, best: float) -> float:
-        """P(the shown answer is right) when its best answering claim scores ``best``."""
+    def right(self, best: float, kind: AnswerKind | None = None) -> float:
+        """P(the shown answer is right) when its best answering claim scores ``best``, for
+        a question asking for ``kind``."""
         clipped = min(max(best, 1e-6), 1.0 - 1e-6)
-        z = self.slope * math.log(clipped / (1.0 - clipped)) + self.intercept
+        offset = self.kind_offsets.get(kind.value, 0.0) if kind is not None else 0.0
+        z = self.slope * math.log(clipped / (1.0 - clipped)) + self.intercept + offset
         return 1.0 / (1.0 + math.exp(-z))
 
     def label(self, right: float) -> Confidence:
@@ -70,16 +76,26 @@ class AnswerCalibration:
             return Confidence.MEDIUM
         return Confidence.LOW
 
-    def to_dict(self) -> dict[str, float]:
-        return {"threshold": self.threshold, "slope": self.slope, "intercept": self.intercept,
-                "high": self.high, "medium": self.medium}
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"threshold": self.threshold, "slope": self.slope,
+                                "intercept": self.intercept, "high": self.high,
+                                "medium": self.medium}
+        if self.kind_offsets:
+            data["kind_offsets"] = dict(sorted(self.kind_offsets.items()))
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str) -> AnswerCalibration:
         try:
+            offsets = data.get("kind_offsets", {})
+            kinds = {kind.value for kind in AnswerKind}
+            unknown = sorted(set(offsets) - kinds)
+            if unknown:
+                raise ValueError(f"unknown answer kinds {unknown}; known: {sorted(kinds)}")
             return cls(**{key: float(data[key]) for key in
-                          ("threshold", "slope", "intercept", "high", "medium")})
-        except (KeyError, TypeError, ValueError) as error:
+                          ("threshold", "slope", "intercept", "high", "medium")},
+                       kind_offsets={str(kind): float(value) for kind, value in offsets.items()})
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ConfigurationError(f"{where}: not an answer calibration ({error})") from None
 
     @classmethod

@@ -358,11 +358,11 @@ class _AnswerReader:
 
     def right(self, answer_ids: set[str]) -> float | None:
         """P(the shown answer is right): the calibration read at the best P(answers) of the
-        claims that answer; None without a scorer."""
+        claims that answer and the question's kind; None without a scorer."""
         if self.calibration is None:
             return None
         best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
-        return self.calibration.right(best)
+        return self.calibration.right(best, self.question.kind if self.question else None)
 
 
 def _titles(node: Node, evidence: EvidencePack) -> str:

@@ -5,14 +5,18 @@ import shutil
 from itertools import islice
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from veritype.answering import AnswerCalibration
 from veritype.models.cross_encoder import shipped_model_dir
+from veritype.question import AnswerKind
 from veritype.train.answer_calibration import (
     MEDIUM_ACCURACY,
+    MIN_KIND,
     REPORT_FILE,
     calibrate_answers,
+    fit_p_right,
     wilson_low,
 )
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS
@@ -53,3 +57,18 @@ def test_the_wilson_bound_asks_more_of_a_small_band() -> None:
     assert wilson_low(27, 30) < 0.9 < wilson_low(290, 300) + 0.03
     assert wilson_low(30, 30) < 1.0 and wilson_low(0, 30) == pytest.approx(0.0, abs=1e-12)
     assert wilson_low(90, 100) < wilson_low(900, 1000) < 0.9
+
+
+def test_p_right_gives_a_kind_answered_wrongly_a_negative_offset_and_a_rare_kind_none() -> None:
+    rng = np.random.default_rng(3)
+    best = rng.uniform(0.3, 0.99, 300)
+    kinds = ([AnswerKind.YES_NO] * 60 + [AnswerKind.DATE] * 60
+             + [AnswerKind.PLACE] * (MIN_KIND - 1) + [AnswerKind.ENTITY] * (181 - MIN_KIND))
+    # Yes/no answers are right a tenth of the time, the others as often as P(answers) says.
+    right = np.array([float(rng.random() < (0.1 if kind is AnswerKind.YES_NO else b))
+                      for b, kind in zip(best, kinds, strict=True)])
+    fitted = fit_p_right(0.3, best, kinds, right)
+    assert fitted.slope > 0
+    assert fitted.kind_offsets["yes_no"] < -1.0 < fitted.kind_offsets["date"]
+    assert "place" not in fitted.kind_offsets
+    assert fitted.right(0.9, AnswerKind.YES_NO) < 0.5 < fitted.right(0.9, AnswerKind.DATE)

@@ -37,6 +37,7 @@ from veritype.clauses import has_verb
 from veritype.errors import ConfigurationError, InputError, VeritypeError
 from veritype.evidence import Document, EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
+from veritype.question import analyse
 from veritype.rendering import narrowest_spans
 from veritype.settings import Settings
 from veritype.thresholds import Thresholds
@@ -302,7 +303,7 @@ class RowChecker:
         reading = read_answer(question, answer, pack, scorer)
         if reading is None:
             return None
-        right = scorer.calibration.right(reading.probability)
+        right = scorer.calibration.right(reading.probability, analyse(question).kind)
         if reading.reading is Reading.STATED:
             if (node.evidence_type is EvidenceType.VERIFIED
                     or node.status is Status.CONTRADICTED):

@@ -10,8 +10,10 @@ row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
   the asked kind, or the rules say so (``veritype.answering.claim_answers``); the answer then
   shows, else the engine abstains. Chosen to maximise right answers minus wrong
   ones: an answer is shown when it is more likely right than wrong.
-- **P(right)**: a logistic map from the best P(answers) among the claims that answer to the
-  chance the shown answer contains the gold answer; it is the answer's confidence.
+- **P(right)**: a logistic map from the best P(answers) among the claims that answer, and
+  the kind of answer the question asks for, to the chance the shown answer contains the gold
+  answer; it is the answer's confidence. The kind matters: a sentence shown for a yes/no
+  question rarely holds its "yes", while a date shown for "when" mostly is the date.
 - **labels**: "high" from the lowest P(right) above which the answers are right at least
   ``HIGH_ACCURACY`` of the time (with ``MIN_BAND`` answers, on the band's Wilson lower
   bound, so that it holds on new questions); "medium" from P(right) ``MEDIUM_ACCURACY``
@@ -54,13 +56,17 @@ from veritype.evaluation.gold import RENDERED, judge_corpus_qa
 from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import balanced_accuracy, roc_auc
 from veritype.evaluation.runner import ProgressFactory, no_progress
-from veritype.question import Question, analyse
+from veritype.question import AnswerKind, Question, analyse
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS, knowledge_sentences
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
 HIGH_ACCURACY = 0.9
 MEDIUM_ACCURACY = 0.7
 MIN_BAND = 30
+# A kind of question gets its own offset in P(right) when asked this often; the offsets are
+# shrunk towards 0 by this penalty on the mean log-loss.
+MIN_KIND = 15
+KIND_PENALTY = 0.01
 REPORT_FILE = "calibration_report.json"
 CARD_FILE = "model_card.md"
 CARD_SECTION = "## Quality and calibration (HaluEval-QA rows 7000–7999, never trained on)"
@@ -113,14 +119,13 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
     threshold, shown = _threshold(asked)
     best = np.array([max(a.scores[i] for i in a.answering(threshold)) for a in shown])
     right = np.array([bool(a.right(threshold)) for a in shown], dtype=np.float64)
-    logit = np.log(np.clip(best, 1e-6, 1 - 1e-6) / np.clip(1 - best, 1e-6, 1))
-    design = np.column_stack([logit, np.ones_like(logit)])
-    slope, intercept = newton(design, right, np.array([1e-3, 0.0]), 200)
-    fitted = AnswerCalibration(threshold, float(slope), float(intercept), 1.0, 1.0)
-    probability = np.array([fitted.right(float(b)) for b in best])
+    kinds = [a.question.kind for a in shown]
+    fitted = fit_p_right(threshold, best, kinds, right)
+    probability = np.array([fitted.right(float(b), kind) for b, kind in zip(best, kinds,
+                                                                            strict=True)])
     high = _band_floor(probability, right, HIGH_ACCURACY)
     medium = min(MEDIUM_ACCURACY, high)
-    calibration = AnswerCalibration(threshold, float(slope), float(intercept), high, medium)
+    calibration = replace(fitted, high=high, medium=medium)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
     labels = [calibration.label(float(p)).value for p in probability]
     report: dict[str, Any] = {
@@ -134,19 +139,45 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
         "accuracy_answered": float(right.mean()) if len(shown) else None,
         "accuracy_every_claim_answering": float(np.mean(
             [a.judge(range(len(a.claims))) for a in asked if a.claims])),
+        "per_kind": {
+            kind.value: {"answers": int(np.sum(mask)),
+                         "accuracy": float(np.mean(right[mask])),
+                         "offset": calibration.kind_offsets.get(kind.value, 0.0)}
+            for kind in sorted(set(kinds), key=lambda k: k.value)
+            if np.any(mask := np.array([k is kind for k in kinds]))
+        },
         "per_label": {
             label: {"answers": labels.count(label),
                     "accuracy": float(np.mean([r for r, name in zip(right, labels, strict=True)
                                                if name == label]))}
             for label in sorted(set(labels))
         },
-        "answers": [{"best_p_answers": round(float(b), 4), "p_right": round(float(p), 4),
-                     "right": bool(r)} for b, p, r in zip(best, probability, right, strict=True)],
+        "answers": [{"best_p_answers": round(float(b), 4), "kind": kind.value,
+                     "p_right": round(float(p), 4), "right": bool(r)}
+                    for b, kind, p, r in zip(best, kinds, probability, right, strict=True)],
         "machine": machine(),
     }
     (model_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n")
     _update_card(model_dir / CARD_FILE, report)
     return calibration
+
+
+def fit_p_right(threshold: float, best: np.ndarray, kinds: Sequence[AnswerKind],
+                 right: np.ndarray) -> AnswerCalibration:
+    """P(right) as a logistic model of logit(best P(answers)) with an offset for each kind of
+    question asked at least ``MIN_KIND`` times (ridge-shrunk towards 0, so a kind seen a few
+    dozen times moves its answers only as far as they warrant); labels are set later."""
+    logit = np.log(np.clip(best, 1e-6, 1 - 1e-6) / np.clip(1 - best, 1e-6, 1))
+    counted = sorted({kind for kind in kinds if sum(k is kind for k in kinds) >= MIN_KIND},
+                     key=lambda kind: kind.value)
+    indicators = [np.array([float(k is kind) for k in kinds]) for kind in counted]
+    design = np.column_stack([logit, *indicators, np.ones_like(logit)])
+    penalty = np.array([1e-3, *([KIND_PENALTY] * len(counted)), 0.0])
+    theta = newton(design, right, penalty, 200)
+    offsets = {kind.value: round(float(value), 4)
+               for kind, value in zip(counted, theta[1:-1], strict=True)}
+    return AnswerCalibration(threshold, float(theta[0]), float(theta[-1]), 1.0, 1.0,
+                             kind_offsets=offsets)
 
 
 def _update_card(card: Path, report: dict[str, Any]) -> None:
@@ -166,7 +197,14 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
         f"of them right ({report['accuracy_every_claim_answering']:.3f} when every Verified "
         f"claim counts as an answer).\n"
         f"- Confidence: P(right) = sigmoid({c['slope']:.3f} · logit(best P(answers)) + "
-        f"{c['intercept']:.3f}); "
+        f"{c['intercept']:.3f} + the offset of the question's kind"
+        + "".join(f"; {kind} {offset:+.2f}"
+                  for kind, offset in sorted(c.get('kind_offsets', {}).items()))
+        + ").\n"
+        + "- Answers right per kind: "
+        + "; ".join(f"{kind} {v['accuracy']:.3f} of {v['answers']}"
+                    for kind, v in report["per_kind"].items())
+        + ".\n- Labels: "
         + "; ".join(f"{label} {labels[label]['answers']} answers, right "
                     f"{labels[label]['accuracy']:.3f}" for label in ("high", "medium", "low")
                     if label in labels)
