@@ -218,6 +218,11 @@ RESOLVED = [
      "Howard Florey and Ernst Chain shared the Nobel Prize."),
     ("The 2022 World Cup in Qatar was won by Argentina.", "It ended in December.",
      "The 2022 World Cup in Qatar ended in December."),
+    # A description names the thing its head noun names, not what the subject says of it.
+    ("Construction of the Berlin Wall began on 13 August 1961.",
+     "The wall encircled West Berlin.", "The Berlin Wall encircled West Berlin."),
+    ("The capital of France is Paris.", "The capital has 20 districts.",
+     "The capital of France has 20 districts."),
     # A bare name is what a pronoun after it speaks of.
     ("Delhi.", "It is the capital of India.", "Delhi is the capital of India."),
 ]

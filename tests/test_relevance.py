@@ -170,3 +170,25 @@ def test_a_two_hop_claim_that_answers_better_than_the_subjects_claims_joins_them
     # Without scores, a claim about the subject that answers keeps the two-hop claim out.
     assert off_question_claims(graph, LEGION_QUESTION, evidence=LEGION,
                                answering={legion, reign}) == {reign}
+
+
+NOVELS = EvidencePack.from_documents([
+    Document.from_text("Breakfast of Champions is the seventh novel by the American author Kurt "
+                       "Vonnegut.", title="Breakfast of Champions"),
+    Document.from_text("Kurt Vonnegut Jr. (November 11, 1922 – April 11, 2007) was an American "
+                       "writer.", title="Kurt Vonnegut"),
+    Document.from_text("Christopher Paolini (born November 17, 1983) is an American writer.",
+                       title="Christopher Paolini"),
+])
+
+
+def test_a_two_hop_claim_that_shares_no_word_with_the_question_is_reached_all_the_same() -> None:
+    graph = graph_of("Breakfast of Champions is the seventh novel by the American author Kurt "
+                     "Vonnegut. Kurt Vonnegut Jr. (November 11, 1922 – April 11, 2007) was an "
+                     "American writer. Christopher Paolini (born November 17, 1983) is an "
+                     "American writer.")
+    _verified_and_cited(graph, NOVELS)
+    question = "Breakfast of Champions is the seventh novel by an author that died in this year?"
+    off = off_question_claims(graph, question, evidence=NOVELS)
+    assert texts_off(graph, off) == [
+        "Christopher Paolini (born November 17, 1983) is an American writer."]

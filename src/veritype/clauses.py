@@ -407,8 +407,19 @@ def resolve(text: str, subject: str | None) -> str:
         return owner + " " + text[lead.end():]
     lead = DESCRIPTION_LEAD.match(text)
     if lead is not None and lead.group(1).lower() in subject.lower().split()[1:]:
-        return subject + " " + text[lead.end():]
+        return _described(subject, lead.group(1).lower()) + " " + text[lead.end():]
     return text
+
+
+def _described(subject: str, head: str) -> str:
+    """The part of ``subject`` a description with the head noun ``head`` names: the noun
+    phrase after "of" when the head is there ("The wall" after "Construction of the Berlin
+    Wall" is the Berlin Wall, not its construction), else all of it ("The capital" is "The
+    capital of France")."""
+    _, of, after = subject.rpartition(" of ")
+    if of and head in after.lower().split():
+        return after[:1].upper() + after[1:]
+    return subject
 
 
 def sentence_referents(chunk: Chunk, sentences: Sequence[Span], *,

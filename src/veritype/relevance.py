@@ -228,8 +228,12 @@ def off_question_claims(
                 if _bridges(name, asked_about)
             ]
         if bridges:
-            bridged = {claim_id for claim_id in on_question - about
-                       if _about_subject(graph.node(claim_id), bridges, evidence)}
+            # Any claim about the thing reached: "Kurt Vonnegut Jr. (November 11,
+            # 1922 – April 11, 2007) was an American writer" shares no word with "Breakfast
+            # of Champions is the seventh novel by an author that died in this year?".
+            bridged = {node.claim.claim_id for node in graph
+                       if node.claim.claim_id not in about
+                       and _about_subject(node, bridges, evidence)}
             if answered and answer_scores is not None:
                 best = max(answer_scores.get(claim_id, 0.0) for claim_id in answered)
                 bridged = {claim_id for claim_id in bridged if claim_id in answering
