@@ -197,10 +197,10 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
         f"of them right ({report['accuracy_every_claim_answering']:.3f} when every Verified "
         f"claim counts as an answer).\n"
         f"- Confidence: P(right) = sigmoid({c['slope']:.3f} · logit(best P(answers)) + "
-        f"{c['intercept']:.3f} + the offset of the question's kind"
-        + "".join(f"; {kind} {offset:+.2f}"
-                  for kind, offset in sorted(c.get('kind_offsets', {}).items()))
-        + ").\n"
+        f"{c['intercept']:.3f} + the offset of the question's kind), the offsets: "
+        + ", ".join(f"{kind} {offset:+.2f}"
+                    for kind, offset in sorted(c.get('kind_offsets', {}).items()))
+        + ".\n"
         + "- Answers right per kind: "
         + "; ".join(f"{kind} {v['accuracy']:.3f} of {v['answers']}"
                     for kind, v in report["per_kind"].items())
