@@ -11,6 +11,7 @@ from veritype.answering import (
     answers_surely,
     claim_answers,
     create_answer_scorer,
+    load_answer_scorer,
 )
 from veritype.claims import Claim, ClaimClass
 from veritype.errors import ConfigurationError, UnknownComponentError
@@ -77,6 +78,15 @@ def test_a_calibration_file_round_trips_and_a_broken_one_names_itself(tmp_path: 
 def test_an_unknown_scorer_name_lists_the_known_ones() -> None:
     with pytest.raises(UnknownComponentError, match="answers"):
         create_answer_scorer("no-such-scorer")
+
+
+def test_an_answer_model_setting_loads_none_or_names_itself_when_it_cannot(
+        tmp_path: Path) -> None:
+    assert load_answer_scorer("none") is None
+    with pytest.raises(ConfigurationError, match=r"answer_model 'no-such-scorer': .*answers"):
+        load_answer_scorer("no-such-scorer")
+    with pytest.raises(ConfigurationError, match=rf"answer_model '{tmp_path}'"):
+        load_answer_scorer(str(tmp_path))
 
 
 def test_without_a_scorer_the_rules_find_no_answer_and_the_answer_abstains() -> None:

@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
 from veritype.answer import Confidence
-from veritype.errors import ConfigurationError
+from veritype.errors import ConfigurationError, VeritypeError
 from veritype.question import AnswerKind, Question
 
 CALIBRATION_FILE = "calibration.json"
@@ -187,6 +187,18 @@ register_answer_scorer = _REGISTRY.register
 DEFAULT_ANSWER_SCORER = "answers"
 # A setting naming no scorer: answers are read by the rules alone.
 NO_ANSWER_MODEL = "none"
+
+
+def load_answer_scorer(setting: str) -> AnswerScorer | None:
+    """The scorer an ``answer_model`` setting names (``create_answer_scorer``), or None when
+    it is ``NO_ANSWER_MODEL``; one that cannot be built is a ``ConfigurationError`` naming the
+    setting."""
+    if setting == NO_ANSWER_MODEL:
+        return None
+    try:
+        return create_answer_scorer(setting)
+    except (VeritypeError, ImportError) as error:
+        raise ConfigurationError(f"answer_model {setting!r}: {error}") from None
 
 
 def create_answer_scorer(name_or_path: str, **options: Any) -> AnswerScorer:

@@ -24,9 +24,8 @@ from veritype.aggregate import (
 )
 from veritype.answering import (
     DEFAULT_ANSWER_SCORER,
-    NO_ANSWER_MODEL,
     AnswerScorer,
-    create_answer_scorer,
+    load_answer_scorer,
 )
 from veritype.budget import Budget, run_views
 from veritype.checking._answered import AnswerReading, Reading, read_answer
@@ -233,12 +232,11 @@ class RowChecker:
     def answer_scorer(self) -> AnswerScorer | None:
         """The scorer that reads bare answers (built on first use); None when the settings
         name none."""
-        if self._answer_scorer is None and self.settings.answer_model != NO_ANSWER_MODEL:
+        if self._answer_scorer is None:
             try:
-                self._answer_scorer = create_answer_scorer(self.settings.answer_model)
-            except (VeritypeError, ImportError) as error:
-                raise InputError(f"answer_model {self.settings.answer_model!r}: {error}"
-                                 ) from None
+                self._answer_scorer = load_answer_scorer(self.settings.answer_model)
+            except ConfigurationError as error:
+                raise InputError(str(error)) from None
         return self._answer_scorer
 
     def check(self, row: CheckRow) -> RowResult:

@@ -20,11 +20,10 @@ from veritype.aggregate import (
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
 from veritype.answering import (
-    NO_ANSWER_MODEL,
     AnswerCalibration,
     AnswerScorer,
     answers_surely,
-    create_answer_scorer,
+    load_answer_scorer,
 )
 from veritype.budget import Budget
 from veritype.claims import decompose
@@ -45,8 +44,6 @@ from veritype.engine._traces import save_trace
 from veritype.errors import (
     ConfigurationError,
     GenerationError,
-    ModelError,
-    UnknownComponentError,
 )
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph
@@ -154,12 +151,8 @@ class Engine(Closing):
 
     def answer_scorer(self) -> AnswerScorer | None:
         """The configured answer scorer, built on first use; None when it is "none"."""
-        if self._answer_scorer is None and self.config.answer_model != NO_ANSWER_MODEL:
-            try:
-                self._answer_scorer = create_answer_scorer(self.config.answer_model)
-            except (ModelError, UnknownComponentError) as error:
-                raise ConfigurationError(f"answer_model {self.config.answer_model!r}: {error}"
-                                         ) from None
+        if self._answer_scorer is None:
+            self._answer_scorer = load_answer_scorer(self.config.answer_model)
         return self._answer_scorer
 
     def generator(self) -> Generator:

@@ -96,7 +96,13 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
             f"{name_or_path!r} is not an exported model directory; exporting a Hugging Face "
             f'checkpoint needs the train extra (pip install "veritype[train]"): {error}'
         ) from None
-    export_onnx(name_or_path, target)
+    try:
+        export_onnx(name_or_path, target)
+    except (OSError, ValueError) as error:
+        raise ModelError(
+            f"{name_or_path!r} is neither an exported model directory (no {MODEL_FILE}) nor a "
+            f"Hugging Face checkpoint that can be exported: {error}"
+        ) from None
     return target
 
 
