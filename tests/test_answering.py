@@ -7,6 +7,7 @@ import pytest
 
 from veritype.answer import Confidence
 from veritype.answering import (
+    RIGHT_FLOOR,
     AnswerCalibration,
     answers_surely,
     claim_answers,
@@ -110,13 +111,26 @@ def test_a_claim_the_scorer_says_answers_leads_and_sets_the_confidence() -> None
 def test_the_kind_of_question_moves_p_right_by_its_offset_alone() -> None:
     kind = analyse(QUESTION).kind
     offsets = AnswerCalibration(**{**CALIBRATION.to_dict(),
-                                   "kind_offsets": {kind.value: -5.0, "date": 2.0}})
+                                   "kind_offsets": {kind.value: -4.0, "date": 2.0}})
     assert offsets.right(0.93, kind) < CALIBRATION.right(0.93) == offsets.right(0.93)
     assert offsets.right(0.93, AnswerKind.PERSON) == CALIBRATION.right(0.93)
     answer = render(_graph(), EVIDENCE, question=analyse(QUESTION),
                     answer_scores={"c1": 0.93, "c2": 0.2}, answer_calibration=offsets)
     assert answer.answer_probability == pytest.approx(offsets.right(0.93, kind), abs=1e-4)
     assert answer.confidence is Confidence.LOW
+
+
+def test_an_answer_more_likely_wrong_than_right_abstains_and_lists_its_claims() -> None:
+    kind = analyse(QUESTION).kind
+    doubtful = AnswerCalibration(**{**CALIBRATION.to_dict(), "kind_offsets": {kind.value: -5.0}})
+    assert doubtful.right(0.93, kind) < RIGHT_FLOOR
+    answer = render(_graph(), EVIDENCE, question=analyse(QUESTION),
+                    answer_scores={"c1": 0.93, "c2": 0.2}, answer_calibration=doubtful)
+    assert answer.abstained
+    assert answer.answer == "" and answer.answer_probability is None
+    assert answer.confidence is Confidence.INSUFFICIENT_EVIDENCE
+    assert "more likely wrong than right" in (answer.abstention_reason or "")
+    assert answer.related[0].startswith("Metallica is an American heavy metal band")
 
 
 def test_kind_offsets_round_trip_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:

@@ -22,7 +22,12 @@ from veritype.answer import (
     Reference,
     ViewVerdict,
 )
-from veritype.answering import AnswerCalibration, answering_claims, claim_answers
+from veritype.answering import (
+    RIGHT_FLOOR,
+    AnswerCalibration,
+    answering_claims,
+    claim_answers,
+)
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
@@ -173,8 +178,10 @@ def render(
     side unanswered says which side. ``answer_scores`` (claim id → P(the claim answers the
     question), from an answer scorer) read through ``answer_calibration`` let a claim answer
     by the model as well as by the rules (``veritype.answering.claim_answers``); the answer's
-    confidence is then P(the shown answer is right) from the best of those scores, and its
-    label that probability's band.
+    confidence is then P(the shown answer is right) from the best of those scores and the
+    question's kind, and its label that probability's band; an answer more likely wrong than
+    right (``veritype.answering.RIGHT_FLOOR``) is not shown: the answer abstains and lists
+    its claims under ``related``.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -259,7 +266,12 @@ def render(
             shown = [node for node in shown if node.claim.claim_id in answer_ids]
             rendered &= answer_ids
             right = reader.right(answer_ids)
-            if right is not None and answer_calibration is not None:
+            if right is not None and right < RIGHT_FLOOR:
+                abstention_reason = (
+                    f"The verified claims that answer are more likely wrong than right for a "
+                    f"question that asks for {question.describe()} (P(right) {right:.2f}).")
+                related = [node.claim.text for node in shown] + related
+            elif right is not None and answer_calibration is not None:
                 cap = Confidence.MEDIUM if contradicted else Confidence.HIGH
                 confidence = min(answer_calibration.label(right), cap,
                                  key=CONFIDENCE_RANK.__getitem__)

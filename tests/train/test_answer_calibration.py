@@ -45,11 +45,14 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
     assert report["rows"] == [7000, 7999]
     assert report["pairs"]["roc_auc"] > 0.6
     assert 0 < report["answered"] <= 30
+    assert report["shown_at_right_floor"]["answers"] <= report["answered"]
+    assert set(report["per_kind"]) <= {kind.value for kind in AnswerKind}
     assert "cpu" in report["machine"]
     card = (model / "model_card.md").read_text()
     assert card.count("## Quality and calibration") == 1
     assert f"Threshold {calibration.threshold:.3f}" in card
     assert "## Known limits" in card
+    assert "- Shown: an answer with P(right) below 0.5 is not shown" in card
 
 
 def test_the_wilson_bound_asks_more_of_a_small_band() -> None:

@@ -40,6 +40,7 @@ import numpy as np
 from veritype.aggregate._learned import newton
 from veritype.answering import (
     CALIBRATION_FILE,
+    RIGHT_FLOOR,
     AnswerCalibration,
     AnswerScorer,
     answering_claims,
@@ -139,6 +140,11 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
         "accuracy_answered": float(right.mean()) if len(shown) else None,
         "accuracy_every_claim_answering": float(np.mean(
             [a.judge(range(len(a.claims))) for a in asked if a.claims])),
+        "shown_at_right_floor": {
+            "answers": int(np.sum(probability >= RIGHT_FLOOR)),
+            "accuracy": float(np.mean(right[probability >= RIGHT_FLOOR]))
+            if np.any(probability >= RIGHT_FLOOR) else None,
+        },
         "per_kind": {
             kind.value: {"answers": int(np.sum(mask)),
                          "accuracy": float(np.mean(right[mask])),
@@ -183,6 +189,7 @@ def fit_p_right(threshold: float, best: np.ndarray, kinds: Sequence[AnswerKind],
 def _update_card(card: Path, report: dict[str, Any]) -> None:
     """Write the calibration's section into the model card (replacing an earlier one)."""
     c, p, labels = report["calibration"], report["pairs"], report["per_label"]
+    floor = report["shown_at_right_floor"]
     section = (
         f"{CARD_SECTION}\n\n"
         f"Written by `veritype train answer-calibration` from `{REPORT_FILE}`.\n\n"
@@ -209,6 +216,9 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
                     f"{labels[label]['accuracy']:.3f}" for label in ("high", "medium", "low")
                     if label in labels)
         + f" (high from P(right) {c['high']:.3f}, medium from {c['medium']:.3f}).\n"
+        + f"- Shown: an answer with P(right) below {RIGHT_FLOOR} is not shown (the engine "
+        f"abstains); {floor['answers']} answers remain, right "
+        + ("–" if floor["accuracy"] is None else f"{floor['accuracy']:.3f}") + ".\n"
     )
     text = card.read_text(encoding="utf-8") if card.is_file() else ""
     if CARD_SECTION in text:
