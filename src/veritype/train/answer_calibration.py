@@ -71,8 +71,9 @@ KIND_PENALTY = 0.01
 REPORT_FILE = "calibration_report.json"
 CARD_FILE = "model_card.md"
 CARD_SECTION = "## Quality and calibration (HaluEval-QA rows 7000–7999, never trained on)"
-# Every claim answers while the threshold is measured: P(answers) of any claim exceeds it.
-_EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=0.0, high=1.0,
+# Every claim answers while the threshold is measured: P(answers) of any claim exceeds it,
+# and P(right) is near 1, so no answer is held back by ``RIGHT_FLOOR``.
+_EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=30.0, high=1.0,
                                   medium=1.0)
 
 
