@@ -31,16 +31,16 @@ SENTENCES = EVIDENCE.sentences()
 QUESTION = "Bassist of the band who released Voivod was originally in a band based where?"
 
 
-def _graph() -> BeliefGraph:
-    texts = ["Metallica is an American heavy metal band based in San Rafael, California.",
-             "Jason Newsted played bass in Metallica from 1986."]
+def _graph(evidence: EvidencePack = EVIDENCE) -> BeliefGraph:
+    sentences = evidence.sentences()
+    texts = [evidence.quote(span) for span in sentences]
     start = 0
     claims = []
     for index, text in enumerate(texts):
         claims.append(Claim(f"c{index + 1}", text, ClaimClass.FACTUAL, start, start + len(text)))
         start += len(text) + 1
     graph = BeliefGraph.from_claims(claims, [])
-    for node, span in zip(graph, SENTENCES, strict=True):
+    for node, span in zip(graph, sentences, strict=True):
         node.evidence_type, node.status = EvidenceType.VERIFIED, Status.ENTAILED
         node.evidence = [span]
         node.mass = 1.0
@@ -131,6 +131,19 @@ def test_an_answer_more_likely_wrong_than_right_abstains_and_lists_its_claims() 
     assert answer.confidence is Confidence.INSUFFICIENT_EVIDENCE
     assert "more likely wrong than right" in (answer.abstention_reason or "")
     assert answer.related[0].startswith("Metallica is an American heavy metal band")
+
+
+def test_a_comparison_answered_for_both_sides_is_shown_however_low_p_right() -> None:
+    births = EvidencePack.from_texts(["Ada Lovelace was born on 10 December 1815 in London. "
+                                      "Marie Curie was born on 7 November 1867 in Warsaw."])
+    asked = analyse("Who was born first, Ada Lovelace or Marie Curie?")
+    doubtful = AnswerCalibration(**{**CALIBRATION.to_dict(), "kind_offsets": {"comparison": -5.0}})
+    assert doubtful.right(0.1, asked.kind) < RIGHT_FLOOR
+    answer = render(_graph(births), births, question=asked, answer_scores={"c1": 0.1, "c2": 0.1},
+                    answer_calibration=doubtful)
+    assert not answer.abstained
+    assert "1815" in answer.answer and "1867" in answer.answer
+    assert answer.confidence is Confidence.LOW
 
 
 def test_kind_offsets_round_trip_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:
