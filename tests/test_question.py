@@ -27,6 +27,17 @@ def test_kind_and_focus(question: str, kind: AnswerKind, focus: set[str]) -> Non
     assert analysed.focus == focus
 
 
+@pytest.mark.parametrize(("question", "kind"), [
+    # Asked after a comma, with no question word: a yes or no.
+    ("Wink and Aquafina are drinks, are they both owned by Canada Dry?", AnswerKind.YES_NO),
+    ("John Gunther and Halldor Laxness, are American?", AnswerKind.YES_NO),
+    ("Cydista and Pachystegia, are related to what?", AnswerKind.DESCRIPTION),
+    ("Lou Reed and Jack Russell, are of which nationality?", AnswerKind.DESCRIPTION),
+])
+def test_a_yes_no_question_may_ask_after_a_comma(question: str, kind: AnswerKind) -> None:
+    assert analyse(question).kind is kind
+
+
 def test_a_comparison_names_both_sides_without_their_kind_words() -> None:
     analysed = analyse("Which bridge opened first, the Brooklyn Bridge or Tower Bridge?")
     # "Tower" is itself a kind word: a name of kind words only keeps them all.

@@ -191,7 +191,7 @@ def analyse(question: str) -> Question:
     subjects = tuple(question_subjects(text))
     sides = _comparison_sides(text, lowered)
     subject_words = {normalise_word(w) for subject in (*subjects, *sides) for w in subject}
-    kind = _kind(lowered, sides)
+    kind = _kind(lowered, sides, text)
     focus: set[str] = set()
     for index, word in enumerate(lowered):
         if word in STOPWORDS or word in _AUXILIARIES or (word in _HOW_MEASURES and (
@@ -238,7 +238,16 @@ def _events(words: list[str], lowered: list[str]) -> frozenset[str]:
                      if word in BASE_FORMS and word not in _LIGHT and raw[:1].islower())
 
 
-def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:
+# A yes/no question may ask after a comma: "Wink and Aquafina are drinks, are they both owned
+# by Canada Dry?"; with no question word anywhere, it asks for a yes or no.
+_ASKS_AFTER_COMMA = re.compile(
+    r",\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would)\b[^,]*\?\s*$",
+    re.IGNORECASE)
+_QUESTION_WORDS = frozenset(["who", "whom", "whose", "what", "which", "when", "where", "why",
+                             "how"])
+
+
+def _kind(lowered: list[str], sides: tuple[frozenset[str], ...], text: str) -> AnswerKind:
     if sides:
         return AnswerKind.COMPARISON
     first = lowered[0] if lowered else ""
@@ -255,7 +264,8 @@ def _kind(lowered: list[str], sides: tuple[frozenset[str], ...]) -> AnswerKind:
         return AnswerKind.PLACE
     if first == "which" or (first == "what" and second not in _AUXILIARIES):
         return AnswerKind.ENTITY
-    if first in _AUXILIARIES:
+    if first in _AUXILIARIES or (_ASKS_AFTER_COMMA.search(text) is not None
+                                 and not _QUESTION_WORDS & set(lowered)):
         return AnswerKind.YES_NO
     return AnswerKind.DESCRIPTION
 
