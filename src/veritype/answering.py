@@ -131,9 +131,9 @@ def answers_surely(question: Question, text: str, score: float | None,
     return model_answers(question, text, score, calibration)
 
 
-# An answer more likely wrong than right is not shown (the engine abstains): the criterion
-# the calibration's threshold is chosen by, applied to P(right), which also reads the kind of
-# question (a sentence shown for a yes/no question rarely holds its "yes").
+# An answer the answer model chose that is more likely wrong than right is not shown (the
+# engine abstains): the criterion the calibration's threshold is chosen by, applied to
+# P(right), which also reads the kind of question.
 RIGHT_FLOOR = 0.5
 # A claim the model scores below this share of the best-scoring answer is context: "The Volga
 # is the longest river in Europe" (0.42) beside "The Volga ... flows into the Caspian Sea"

@@ -32,7 +32,7 @@ from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.question import Question
+from veritype.question import AnswerKind, Question
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -180,8 +180,9 @@ def render(
     by the model as well as by the rules (``veritype.answering.claim_answers``); the answer's
     confidence is then P(the shown answer is right) from the best of those scores and the
     question's kind, and its label that probability's band; an answer more likely wrong than
-    right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless it is a comparison
-    answered for both sides: the answer abstains and lists its claims under ``related``.
+    right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
+    yes/no question, a comparison answered for both sides): the answer abstains and lists its
+    claims under ``related``.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -266,10 +267,13 @@ def render(
             shown = [node for node in shown if node.claim.claim_id in answer_ids]
             rendered &= answer_ids
             right = reader.right(answer_ids)
-            # A comparison answered for both sides is what it asks for, found by the rules;
-            # the answer model reads one answer, not two sides, so its doubt does not hide it.
-            complete_comparison = question.comparative and not missing
-            if right is not None and right < RIGHT_FLOOR and not complete_comparison:
+            # The rules decide what answers a yes/no question (a statement of the asked
+            # property) and a comparison answered for both sides; the answer model reads one
+            # answer, and a yes/no question's gold answer ("yes") is in no sentence, so a low
+            # P(right) does not hide them.
+            by_rules = (question.kind is AnswerKind.YES_NO
+                        or (question.comparative and not missing))
+            if right is not None and right < RIGHT_FLOOR and not by_rules:
                 abstention_reason = (
                     f"The verified claims that answer are more likely wrong than right for a "
                     f"question that asks for {question.describe()} (P(right) {right:.2f}).")

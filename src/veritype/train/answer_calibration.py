@@ -71,6 +71,7 @@ KIND_PENALTY = 0.01
 REPORT_FILE = "calibration_report.json"
 CARD_FILE = "model_card.md"
 CARD_SECTION = "## Quality and calibration (HaluEval-QA rows 7000–7999, never trained on)"
+_BY_RULES = frozenset({AnswerKind.YES_NO, AnswerKind.COMPARISON})
 # Every claim answers while the threshold is measured: P(answers) of any claim exceeds it,
 # and P(right) is near 1, so no answer is held back by ``RIGHT_FLOOR``.
 _EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=30.0, high=1.0,
@@ -130,6 +131,9 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
     calibration = replace(fitted, high=high, medium=medium)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
     labels = [calibration.label(float(p)).value for p in probability]
+    # The rules, not the model, decide the answers of yes/no questions and comparisons: the
+    # floor does not hold them back.
+    kept = (probability >= RIGHT_FLOOR) | np.array([kind in _BY_RULES for kind in kinds])
     report: dict[str, Any] = {
         "rows": [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS - 1],
         "questions": len(asked),
@@ -142,9 +146,8 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
         "accuracy_every_claim_answering": float(np.mean(
             [a.judge(range(len(a.claims))) for a in asked if a.claims])),
         "shown_at_right_floor": {
-            "answers": int(np.sum(probability >= RIGHT_FLOOR)),
-            "accuracy": float(np.mean(right[probability >= RIGHT_FLOOR]))
-            if np.any(probability >= RIGHT_FLOOR) else None,
+            "answers": int(np.sum(kept)),
+            "accuracy": float(np.mean(right[kept])) if np.any(kept) else None,
         },
         "per_kind": {
             kind.value: {"answers": int(np.sum(mask)),
@@ -218,7 +221,8 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
                     if label in labels)
         + f" (high from P(right) {c['high']:.3f}, medium from {c['medium']:.3f}).\n"
         + f"- Shown: an answer with P(right) below {RIGHT_FLOOR} is not shown (the engine "
-        f"abstains); {floor['answers']} answers remain, right "
+        f"abstains), unless the rules chose it (yes/no questions, comparisons); "
+        f"{floor['answers']} answers remain, right "
         + ("–" if floor["accuracy"] is None else f"{floor['accuracy']:.3f}") + ".\n"
     )
     text = card.read_text(encoding="utf-8") if card.is_file() else ""
