@@ -135,6 +135,10 @@ def answers_surely(question: Question, text: str, score: float | None,
 # engine abstains): the criterion the calibration's threshold is chosen by, applied to
 # P(right), which also reads the kind of question.
 RIGHT_FLOOR = 0.5
+# The kinds of question whose answers the rules decide (a statement of the asked property, a
+# value for each side of a comparison): the answer model reads one answer, and a yes/no
+# question's gold answer ("yes") is in no sentence, so ``RIGHT_FLOOR`` does not hold them back.
+DECIDED_BY_RULES = frozenset({AnswerKind.YES_NO, AnswerKind.COMPARISON})
 # A claim the model scores below this share of the best-scoring answer is context: "The Volga
 # is the longest river in Europe" (0.42) beside "The Volga ... flows into the Caspian Sea"
 # (0.97) for "Into which sea does the Volga flow?".

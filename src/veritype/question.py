@@ -208,7 +208,6 @@ def analyse(question: str) -> Question:
         if stem in subject_words or stem in _LIGHT or (words[index][0].isupper() and index):
             continue
         focus.add(stem)
-    focus -= {"which", "who", "what", "when", "where", "how", "whom", "whose"}
     if kind is AnswerKind.DESCRIPTION and focus & _MEASURED:
         kind = AnswerKind.QUANTITY
     elif kind is AnswerKind.DESCRIPTION and focus & _DATED:

@@ -23,6 +23,7 @@ from veritype.answer import (
     ViewVerdict,
 )
 from veritype.answering import (
+    DECIDED_BY_RULES,
     RIGHT_FLOOR,
     AnswerCalibration,
     answering_claims,
@@ -32,7 +33,7 @@ from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.question import AnswerKind, Question
+from veritype.question import Question
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -267,12 +268,8 @@ def render(
             shown = [node for node in shown if node.claim.claim_id in answer_ids]
             rendered &= answer_ids
             right = reader.right(answer_ids)
-            # The rules decide what answers a yes/no question (a statement of the asked
-            # property) and a comparison answered for both sides; the answer model reads one
-            # answer, and a yes/no question's gold answer ("yes") is in no sentence, so a low
-            # P(right) does not hide them.
-            by_rules = (question.kind is AnswerKind.YES_NO
-                        or (question.comparative and not missing))
+            # A comparison with a side unanswered is not what the rules would decide.
+            by_rules = question.kind in DECIDED_BY_RULES and not missing
             if right is not None and right < RIGHT_FLOOR and not by_rules:
                 abstention_reason = (
                     f"The verified claims that answer are more likely wrong than right for a "

@@ -30,6 +30,7 @@ import json
 import math
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,7 @@ import numpy as np
 from veritype.aggregate._learned import newton
 from veritype.answering import (
     CALIBRATION_FILE,
+    DECIDED_BY_RULES,
     RIGHT_FLOOR,
     AnswerCalibration,
     AnswerScorer,
@@ -71,7 +73,6 @@ KIND_PENALTY = 0.01
 REPORT_FILE = "calibration_report.json"
 CARD_FILE = "model_card.md"
 CARD_SECTION = "## Quality and calibration (HaluEval-QA rows 7000–7999, never trained on)"
-_BY_RULES = frozenset({AnswerKind.YES_NO, AnswerKind.COMPARISON})
 # Every claim answers while the threshold is measured: P(answers) of any claim exceeds it,
 # and P(right) is near 1, so no answer is held back by ``RIGHT_FLOOR``.
 _EVERY_CLAIM = AnswerCalibration(threshold=1e-9, slope=1.0, intercept=30.0, high=1.0,
@@ -131,9 +132,9 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
     calibration = replace(fitted, high=high, medium=medium)
     (model_dir / CALIBRATION_FILE).write_text(json.dumps(calibration.to_dict(), indent=2) + "\n")
     labels = [calibration.label(float(p)).value for p in probability]
-    # The rules, not the model, decide the answers of yes/no questions and comparisons: the
-    # floor does not hold them back.
-    kept = (probability >= RIGHT_FLOOR) | np.array([kind in _BY_RULES for kind in kinds])
+    # Whether a comparison's sides were both answered is not known here: all count as the
+    # rules'.
+    kept = (probability >= RIGHT_FLOOR) | np.array([kind in DECIDED_BY_RULES for kind in kinds])
     report: dict[str, Any] = {
         "rows": [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS - 1],
         "questions": len(asked),
@@ -178,7 +179,7 @@ def fit_p_right(threshold: float, best: np.ndarray, kinds: Sequence[AnswerKind],
     question asked at least ``MIN_KIND`` times (ridge-shrunk towards 0, so a kind seen a few
     dozen times moves its answers only as far as they warrant); labels are set later."""
     logit = np.log(np.clip(best, 1e-6, 1 - 1e-6) / np.clip(1 - best, 1e-6, 1))
-    counted = sorted({kind for kind in kinds if sum(k is kind for k in kinds) >= MIN_KIND},
+    counted = sorted((kind for kind, count in Counter(kinds).items() if count >= MIN_KIND),
                      key=lambda kind: kind.value)
     indicators = [np.array([float(k is kind) for k in kinds]) for kind in counted]
     design = np.column_stack([logit, *indicators, np.ones_like(logit)])
