@@ -47,6 +47,26 @@ def test_terminator_inside_quotes_ends_after_the_closing_quote() -> None:
     ]
 
 
+def test_titles_ending_in_a_terminator_stay_inside_their_sentence() -> None:
+    assert sentences('"Help!" is a song by the Beatles. It was a hit.') == [
+        '"Help!" is a song by the Beatles.',
+        "It was a hit.",
+    ]
+    assert sentences("Jeopardy! is a quiz show. Who Framed Roger Rabbit? is a film.") == [
+        "Jeopardy! is a quiz show.",
+        "Who Framed Roger Rabbit? is a film.",
+    ]
+
+
+def test_birth_and_death_abbreviations_do_not_split() -> None:
+    text = ("Michael Cleveland (b. ~1980) is a fiddle player. "
+            "Eratosthenes (c. 276 BC \u2013 c. 194 BC) was a Greek polymath.")
+    assert sentences(text) == [
+        "Michael Cleveland (b. ~1980) is a fiddle player.",
+        "Eratosthenes (c. 276 BC \u2013 c. 194 BC) was a Greek polymath.",
+    ]
+
+
 def test_blank_line_ends_a_sentence_and_whitespace_is_trimmed() -> None:
     assert sentences("  Title line\n\nBody text here.  ") == ["Title line", "Body text here."]
 

@@ -262,3 +262,47 @@ def test_ask_does_not_show_a_verified_claim_off_the_question(tmp_path: Path) -> 
             assert any("does not address the question" in note for note in answer.limitations)
         else:
             assert "Sharks" in answer.answer and trace["off_question"] == []
+
+
+def test_a_chunk_opening_with_a_pronoun_is_drafted_with_the_sentence_naming_it(
+    tmp_path: Path,
+) -> None:
+    filler = " ".join(f"Florence had {n} guilds in that year of its history." for n in range(18))
+    text = (f"{filler} The Ponte Vecchio is a medieval stone bridge over the Arno in Florence. "
+            "It was rebuilt in 1345 after a flood destroyed the older bridge.")
+    with Engine(EngineConfig(store=f"sqlite:///{tmp_path / 'store.sqlite'}")) as engine:
+        engine.ingest_texts([text, "The Rialto Bridge crosses the Grand Canal in Venice."],
+                            titles=["Florence", "Venice"])
+        chunks = [chunk for _, chunk in engine.corpus.store.document_chunks(
+            engine.corpus.store.documents()[0].doc_id)]
+        assert chunks[-1].text.startswith("It was rebuilt")  # the pronoun opens a chunk
+        answer = engine.ask("When was the Ponte Vecchio rebuilt?")
+        trace = engine.trace(answer.trace_id)
+    assert trace is not None
+    assert ("The Ponte Vecchio is a medieval stone bridge over the Arno in Florence. It was "
+            "rebuilt in 1345") in str(trace["draft"])
+    assert "The Ponte Vecchio was rebuilt in 1345" in answer.answer
+
+
+def test_with_referent_reaches_back_to_the_sentence_or_heading_that_names_it() -> None:
+    from veritype.engine._evidence import with_referent
+
+    text = ("# Akashi Kaikyo Bridge\n\nIt crosses the Akashi Strait. "
+            "The Akashi Kaikyo Bridge is a suspension bridge in Japan. The bridge opened in "
+            "1998. Its central span is 1,991 metres long.")
+    document = Document.from_text(text, source="akashi.md")
+
+    def chunk_at(sentence: str) -> Chunk:
+        start = text.index(sentence)
+        return Chunk("c", document.doc_id, start, len(text), text[start:])
+
+    widened = with_referent(chunk_at("Its central span"), text)
+    assert widened.text.startswith("The Akashi Kaikyo Bridge is a suspension bridge")
+    assert widened.text == text[widened.start:widened.end] and widened.end == len(text)
+    assert with_referent(chunk_at("It crosses"), text).text.startswith("# Akashi Kaikyo")
+    unchanged = chunk_at("The bridge opened")
+    assert with_referent(unchanged, text) is unchanged
+    far = "The Seine flows through Paris. " + " ".join(["It is long."] * 4)
+    last = far.rindex("It is long.")
+    tail = Chunk("c", "d", last, len(far), far[last:])
+    assert with_referent(tail, far) is tail

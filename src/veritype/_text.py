@@ -22,12 +22,12 @@ from veritype._verbs import (
 )
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
-# without the final period).
+# without the final period); "b.", "d.", "c." and "fl." as in "(b. 1980)".
 _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st mt ft gen gov sen rep col lt capt sgt rev hon inc ltd co
     corp bros vs etc approx dept est fig figs no nos vol vols pp ed eds al cf ca jan feb
     mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e u.s u.k
-    u.n a.m p.m ph.d b.c a.d op ref""".split()  # noqa: SIM905
+    u.n a.m p.m ph.d b.c a.d op ref b d c fl""".split()  # noqa: SIM905
 )
 
 _CLOSERS = "\"')]}\u201d\u2019"
@@ -92,10 +92,9 @@ def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
                 end += 1
             if end >= length or text[end].isspace() or _glued_sentence(text, i, end):
                 nxt = _next_non_space(text, end)
-                # "e.g. the" style lower-case continuations are not new sentences
-                # after an unknown abbreviation-like token, but a terminator followed
-                # by a lower-case word after "!" or "?" still is.
-                if nxt is None or not (char == "." and text[nxt].islower()):
+                # A lower-case word goes on the sentence: "e.g. the" after an unknown
+                # abbreviation, and titles that end in "!" or "?" ("Help!" is a song).
+                if nxt is None or not text[nxt].islower():
                     yield from _trimmed(text, start, end)
                     start = end
                 i = end

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from veritype._text import (
     ANAPHORIC_LEAD,
+    DEFINITE_DESCRIPTION,
     NEGATIONS,
     STOPWORDS,
     content_words,
@@ -300,6 +301,15 @@ def heading_text(line: str) -> str | None:
     """The text of a Markdown heading line ("# Tower Bridge" → "Tower Bridge"), else None."""
     heading = HEADING.match(line)
     return None if heading is None else heading.group(1)
+
+
+def names_its_subject(sentence: str) -> bool:
+    """Whether a later "it" can lead back to ``sentence``: it names its subject ("The
+    Akashi Kaikyo Bridge is ...") instead of opening with a pronoun or a description ("The
+    bridge opened ...")."""
+    return (ANAPHORIC_LEAD.match(sentence) is None
+            and DEFINITE_DESCRIPTION.match(sentence) is None
+            and subject_of(sentence) is not None)
 
 
 def subject_of(text: str) -> str | None:

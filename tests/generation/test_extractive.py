@@ -85,3 +85,30 @@ def test_a_pronoun_after_a_description_comes_with_the_sentence_that_names_it() -
         "How long is the central span?", chunks)
     assert draft.text == ("The Akashi Kaikyo Bridge is a suspension bridge in Japan. "
                           "Its central span is 1,991 metres long.")
+
+
+def test_a_pronoun_its_passage_never_names_is_not_read_as_another_passage_s_subject() -> None:
+    chunks = [
+        *chunk_document(Document.from_text(
+            "Taedonggang is a brand of North Korean beer brewed in Pyongyang.", source="a")),
+        *chunk_document(Document.from_text(
+            "It makes Herradura tequila and is based in Louisville, Kentucky.", source="b")),
+    ]
+    draft = ExtractiveGenerator().generate(
+        "Which company based in Pyongyang brews beer and makes Herradura?", chunks)
+    assert draft.text == ("It makes Herradura tequila and is based in Louisville, Kentucky. "
+                          "Taedonggang is a brand of North Korean beer brewed in Pyongyang.")
+
+
+def test_a_pronoun_follows_its_referent_when_the_referent_is_quoted_first() -> None:
+    chunks = [
+        *chunk_document(Document.from_text(
+            "The Loire is the longest river in France. It is 1,006 kilometres long.",
+            source="loire.md")),
+        *chunk_document(Document.from_text("The Seine flows through Paris.", source="seine.md")),
+    ]
+    draft = ExtractiveGenerator(max_sentences=3).generate(
+        "Which is the longest river in France in kilometres, and does the Seine flow through "
+        "Paris?", chunks)
+    assert draft.text == ("The Loire is the longest river in France. It is 1,006 kilometres "
+                          "long. The Seine flows through Paris.")

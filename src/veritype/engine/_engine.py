@@ -221,7 +221,7 @@ class Engine(Closing):
             try:
                 draft = generator.generate(
                     query,
-                    [hit.chunk for hit in hits],
+                    self._evidence.with_referents([hit.chunk for hit in hits]),
                     GenerationParams(max_tokens=self.config.max_tokens),
                 )
             except GenerationError as error:

@@ -3,10 +3,13 @@ evidence, filters on the stored documents; and what an abstaining answer points 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from veritype._text import ANAPHORIC_LEAD, sentence_spans
 from veritype.answer import Reference
+from veritype.clauses import heading_text, names_its_subject
 from veritype.engine._inputs import passes_filters
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, Node
@@ -31,6 +34,14 @@ class EvidenceFinder:
         store = self.corpus.store
         return [hit for hit in hits
                 if passes_filters(store.document(hit.chunk.doc_id), filters)][:k]
+
+    def with_referents(self, chunks: Sequence[Chunk]) -> list[Chunk]:
+        """``chunks``, each that opens with a pronoun reaching back to the sentence naming
+        its referent (``with_referent``), for a draft to quote."""
+        documents = self._documents(chunk.doc_id for chunk in chunks if _opens_with_pronoun(
+            chunk))
+        return [with_referent(chunk, documents[chunk.doc_id].text)
+                if chunk.doc_id in documents else chunk for chunk in chunks]
 
     def packs(
         self,
@@ -66,13 +77,22 @@ class EvidenceFinder:
         return packs
 
     def pack(self, chunks: Sequence[Chunk]) -> EvidencePack:
+        """The chunks with their documents; a chunk that opens with a pronoun reaches back to
+        the sentence naming its referent, so the views read what "it" is."""
+        documents = self._documents(chunk.doc_id for chunk in chunks)
+        return EvidencePack(
+            chunks=[with_referent(chunk, documents[chunk.doc_id].text)
+                    if chunk.doc_id in documents else chunk for chunk in chunks],
+            documents=documents)
+
+    def _documents(self, doc_ids: Iterable[str]) -> dict[str, Document]:
         documents: dict[str, Document] = {}
-        for chunk in chunks:
-            if chunk.doc_id not in documents:
-                record = self.corpus.store.document(chunk.doc_id)
+        for doc_id in doc_ids:
+            if doc_id not in documents:
+                record = self.corpus.store.document(doc_id)
                 if record is not None:
-                    documents[chunk.doc_id] = record.document
-        return EvidencePack(chunks=list(chunks), documents=documents)
+                    documents[doc_id] = record.document
+        return documents
 
 
 def top_references(chunks: Sequence[Chunk], pack: EvidencePack, limit: int = 3) -> list[Reference]:
@@ -106,3 +126,31 @@ def chunk_entry(chunk: Chunk, pack: EvidencePack) -> dict[str, Any]:
         "end": chunk.end,
         "text": chunk.text,
     }
+
+
+# How far back a chunk that opens with a pronoun looks for the sentence naming its referent.
+_REFERENT_SENTENCES = 3
+_REFERENT_CHARS = 1500
+
+
+def with_referent(chunk: Chunk, text: str) -> Chunk:
+    """``chunk`` of the document ``text``, reaching back to the sentence that names what its
+    opening pronoun refers to ("The Ponte Vecchio is ... | It was rebuilt in 1345."), within
+    ``_REFERENT_SENTENCES`` sentences (a heading counts); unchanged when it opens otherwise or
+    no such sentence is near."""
+    if not _opens_with_pronoun(chunk):
+        return chunk
+    low = max(0, chunk.start - _REFERENT_CHARS)
+    before = text[low:chunk.start]
+    spans = sentence_spans(before)
+    # The first span may begin mid-sentence unless the window reaches the document's start.
+    usable = spans if low == 0 else spans[1:]
+    for start, end in reversed(usable[-_REFERENT_SENTENCES:]):
+        sentence = before[start:end]
+        if heading_text(sentence) is not None or names_its_subject(sentence):
+            return replace(chunk, start=low + start, text=text[low + start:chunk.end])
+    return chunk
+
+
+def _opens_with_pronoun(chunk: Chunk) -> bool:
+    return chunk.start > 0 and ANAPHORIC_LEAD.match(chunk.text.lstrip()) is not None

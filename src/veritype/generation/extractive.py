@@ -19,9 +19,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, tokens
+from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.answering import AnswerScorer
-from veritype.clauses import heading_text, subject_of
+from veritype.clauses import heading_text, names_its_subject
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
@@ -93,11 +93,11 @@ class ExtractiveGenerator(BaseGenerator):
                     # A sentence that answers outranks any that merely shares words.
                     answered = _answer_score(asked, sentence, about or referent or "")
                     candidates.append(_Candidate(share + answered, rank, sentence, words,
-                                                 referent if leads_back else None))
+                                                 referent if leads_back else None,
+                                                 leads_back))
                 # "The bridge opened in 1998." names no bridge: "Its span ..." after it
                 # comes with the sentence that names the bridge.
-                if (not leads_back and not DEFINITE_DESCRIPTION.match(sentence)
-                        and subject_of(sentence) is not None):
+                if names_its_subject(sentence):
                     referent = sentence
         if not candidates:
             return []
@@ -117,12 +117,14 @@ class ExtractiveGenerator(BaseGenerator):
             ordered = [(0, candidates[0])]
         chosen: list[set[str]] = []
         parts: list[str] = []
+        orphans: list[str] = []
         used_words = 0
         for _, candidate in ordered:
             sentence, words, referent = candidate.sentence, candidate.words, candidate.referent
             if len(chosen) == self.max_sentences or (chosen and candidate.score == 0.0):
                 break
-            if sentence in parts or any(_same_content(words, seen) for seen in chosen):
+            if (sentence in parts or sentence in orphans
+                    or any(_same_content(words, seen) for seen in chosen)):
                 continue
             lead = [referent] if referent is not None and referent not in parts else []
             length = sum(1 for text in (*lead, sentence) for _ in tokens(text))
@@ -131,9 +133,17 @@ class ExtractiveGenerator(BaseGenerator):
             if not chosen and length > max_words:
                 lead, sentence = [], _first_words(sentence, max_words)
             chosen.append(words)
-            parts.extend([*lead, sentence])
+            if candidate.leads_back and not lead and referent is None:
+                orphans.append(sentence)
+            elif candidate.leads_back and not lead and referent in parts:
+                # Its referent is quoted already: "it" must follow it, not the latest part.
+                parts.insert(parts.index(referent) + 1, sentence)
+            else:
+                parts.extend([*lead, sentence])
             used_words += length
-        return parts
+        # A sentence whose "it" its own passage never names goes first: after another
+        # passage's sentence, "it" would be read as that passage's subject.
+        return [*orphans, *parts]
 
 
 # How much the rules (an answer counts 1, the share of the question's words up to 1) weigh
@@ -150,6 +160,7 @@ class _Candidate:
     sentence: str
     words: set[str]
     referent: str | None  # the sentence "it" leads back to, quoted before it
+    leads_back: bool  # it opens with a pronoun ("It is 1,006 kilometres long.")
 
 
 def _answer_score(question: Question, sentence: str, about: str) -> int:
