@@ -27,15 +27,16 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
                                                            tmp_path: Path) -> None:
     small = tmp_path / "data"
     (small / "halueval").mkdir(parents=True)
+    first = ANSWER_TRAIN_ROWS - 20  # the distractors' rows, then the calibration rows
     with (data_dir / "halueval" / "qa_data.json").open(encoding="utf-8") as source:
-        rows = list(islice(source, ANSWER_TRAIN_ROWS, ANSWER_TRAIN_ROWS + 40))
-    # Rows before the calibration rows are never read: blank objects stand in for them.
-    (small / "halueval" / "qa_data.json").write_text("{}\n" * ANSWER_TRAIN_ROWS + "".join(rows))
+        rows = list(islice(source, first, ANSWER_TRAIN_ROWS + 40))
+    # Rows before the distractors are never read: blank objects stand in for them.
+    (small / "halueval" / "qa_data.json").write_text("{}\n" * first + "".join(rows))
     model = tmp_path / "answers"
     shutil.copytree(shipped_model_dir("answers"), model)
     (model / "calibration.json").unlink()
 
-    calibration = calibrate_answers(model, small, questions=30)
+    calibration = calibrate_answers(model, small, questions=30, distractor_rows=20)
 
     assert AnswerCalibration.read(model / "calibration.json") == calibration
     assert calibration.slope > 0
@@ -43,6 +44,7 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
     report = json.loads((model / REPORT_FILE).read_text())
     assert report["questions"] == 30
     assert report["rows"] == [7000, 7999]
+    assert report["distractor_rows"] == [6980, 6999] and report["corpus_paragraphs"] == 60
     assert report["pairs"]["roc_auc"] > 0.6
     assert 0 < report["answered"] <= 30
     assert report["shown_at_right_floor"]["answers"] <= report["answered"]
@@ -51,6 +53,7 @@ def test_calibration_writes_a_threshold_bands_and_a_report(data_dir: Path,
     card = (model / "model_card.md").read_text()
     assert card.count("## Quality and calibration") == 1
     assert f"Threshold {calibration.threshold:.3f}" in card
+    assert "and those of rows 6980–6999 (60 paragraphs;" in card
     assert "## Known limits" in card
     assert "- Shown: an answer with P(right) below 0.5 is not shown" in card
 

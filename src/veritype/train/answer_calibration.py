@@ -1,8 +1,10 @@
 """Calibrate an answer model on questions it never read: ``veritype train answer-calibration``.
 
 HaluEval-QA rows ``ANSWER_TRAIN_ROWS``–``HALUEVAL_TRAIN_ROWS - 1`` (the answer model trains on
-the rows before, evaluation reads the rows after) are a corpus of their knowledge paragraphs,
-and a fixed-seed sample of their questions is asked through ``Engine.ask`` with the model and
+the rows before, evaluation reads the rows after) are, with the knowledge of the
+``DISTRACTOR_ROWS`` rows before them as distractors (rows the model read, but never with these
+questions), a corpus of knowledge paragraphs as dense as the evaluation's, and a fixed-seed
+sample of the calibration rows' questions is asked through ``Engine.ask`` with the model and
 the extractive drafter, every shown claim counting as an answer. Each answer is judged by the
 row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
 
@@ -66,6 +68,10 @@ from veritype.train.data import HALUEVAL_TRAIN_ROWS
 HIGH_ACCURACY = 0.9
 MEDIUM_ACCURACY = 0.7
 MIN_BAND = 30
+# The knowledge of this many rows before the calibration rows joins their corpus, so that it
+# is as dense as the evaluation's (2,000 paragraphs about similar entities): the more
+# near-misses a corpus holds, the more often a confident answer is about the wrong entity.
+DISTRACTOR_ROWS = 1000
 # A kind of question gets its own offset in P(right) when asked this often; the offsets are
 # shrunk towards 0 by this penalty on the mean log-loss.
 MIN_KIND = 15
@@ -108,9 +114,11 @@ class _Asked:
 
 
 def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000, seed: int = 7,
+                      distractor_rows: int = DISTRACTOR_ROWS,
                       progress: ProgressFactory = no_progress) -> AnswerCalibration:
     """Fit the calibration of the answer model in ``model_dir`` and write it there
-    (``calibration.json``) with its report (``calibration_report.json``)."""
+    (``calibration.json``) with its report (``calibration_report.json``); the corpus holds
+    the knowledge of ``distractor_rows`` rows before the calibration rows besides theirs."""
     from veritype.models.answer_model import AnswerModel
 
     rows = halueval_rows(data_dir, ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS)
@@ -119,7 +127,8 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
                         f"{HALUEVAL_TRAIN_ROWS - 1} to calibrate on")
     scorer = AnswerModel(str(model_dir), calibration=_EVERY_CLAIM)
     pairs = _pair_quality(scorer, rows)
-    asked = _ask(model_dir, data_dir, rows, questions, seed, progress, scorer)
+    distractors = halueval_rows(data_dir, ANSWER_TRAIN_ROWS - distractor_rows, ANSWER_TRAIN_ROWS)
+    asked = _ask(model_dir, data_dir, rows, distractors, questions, seed, progress, scorer)
     threshold, shown = _threshold(asked)
     best = np.array([max(a.scores[i] for i in a.answering(threshold)) for a in shown])
     right = np.array([bool(a.right(threshold)) for a in shown], dtype=np.float64)
@@ -138,6 +147,9 @@ def calibrate_answers(model_dir: Path, data_dir: Path, *, questions: int = 1000,
     report: dict[str, Any] = {
         "rows": [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS - 1],
         "questions": len(asked),
+        "distractor_rows": [ANSWER_TRAIN_ROWS - distractor_rows, ANSWER_TRAIN_ROWS - 1],
+        "corpus_paragraphs": len({str(row["knowledge"]).strip()
+                                  for row in [*rows, *distractors]}),
         "seed": seed,
         "pairs": pairs,
         "calibration": calibration.to_dict(),
@@ -203,8 +215,10 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
         f"balanced accuracy at 0.5 {p['model_balanced_accuracy_at_0.5']:.3f}, where the rules "
         f"of `veritype.question` reach {p['rules_balanced_accuracy']:.3f}.\n"
         f"- Answers: {report['questions']} of these rows' questions asked of the corpus of "
-        f"their knowledge paragraphs (extractive drafts, default views), judged by their gold "
-        f"answers. Threshold {c['threshold']:.3f} (the most right answers minus wrong ones): "
+        f"their knowledge paragraphs and those of rows {report['distractor_rows'][0]}–"
+        f"{report['distractor_rows'][1]} ({report['corpus_paragraphs']:,} paragraphs; "
+        f"extractive drafts, default views), judged by their gold answers. "
+        f"Threshold {c['threshold']:.3f} (the most right answers minus wrong ones): "
         f"{report['coverage']:.3f} of the questions answered, {report['accuracy_answered']:.3f} "
         f"of them right ({report['accuracy_every_claim_answering']:.3f} when every Verified "
         f"claim counts as an answer).\n"
@@ -263,10 +277,11 @@ def _pair_quality(scorer: AnswerScorer, rows: list[dict[str, Any]]) -> dict[str,
     }
 
 
-def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]], count: int, seed: int,
-         progress: ProgressFactory, scorer: AnswerScorer) -> list[_Asked]:
-    """Ask ``count`` sampled questions of the rows' corpus, every claim counting as an
-    answer, and judge each answer by the gold."""
+def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]],
+         distractors: list[dict[str, Any]], count: int, seed: int, progress: ProgressFactory,
+         scorer: AnswerScorer) -> list[_Asked]:
+    """Ask ``count`` sampled questions of ``rows`` of a corpus of their knowledge and that of
+    ``distractors``, every claim counting as an answer, and judge each answer by the gold."""
     with tempfile.TemporaryDirectory(prefix="veritype-answer-calibration-") as scratch:
         # The engine reads the model with a calibration under which every claim answers.
         provisional = Path(scratch) / "model"
@@ -275,7 +290,7 @@ def _ask(model_dir: Path, data_dir: Path, rows: list[dict[str, Any]], count: int
         settings = E2ESettings(data_dir=data_dir, generator="extractive", limit=count,
                                seed=seed, answer_model=str(provisional))
         asked_questions = halueval_questions(rows, count, seed, first_row=ANSWER_TRAIN_ROWS)
-        texts = [str(row["knowledge"]) for row in rows]
+        texts = [str(row["knowledge"]) for row in [*rows, *distractors]]
         answers, _ = answer_all(settings, "halueval_qa", texts, asked_questions,
                                 Path(scratch), progress)
     asked: list[_Asked] = []
