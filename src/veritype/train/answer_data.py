@@ -26,9 +26,6 @@ from veritype.train.data import HALUEVAL_TRAIN_ROWS, TWO_WAY, Pair
 # Rows [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS) calibrate; the model never reads them.
 ANSWER_TRAIN_ROWS = 7000
 ANSWERS, HARD, EASY = "halueval_answers", "halueval_answers_hard", "halueval_answers_easy"
-RETRIEVED = "halueval_answers_retrieved"
-# How deep the search for a question's retrieved negatives looks among other rows' sentences.
-_SEARCH_DEPTH = 20
 
 
 def knowledge_sentences(knowledge: str) -> list[str]:
@@ -36,14 +33,9 @@ def knowledge_sentences(knowledge: str) -> list[str]:
     return [" ".join(knowledge[start:end].split()) for start, end in sentence_spans(knowledge)]
 
 
-def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random, retrieved: int = 0
-                          ) -> list[Pair]:
+def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random) -> list[Pair]:
     """Pairs from the first ``rows`` HaluEval-QA rows: each sentence holding the right answer
-    is entailment, the row's other sentences and one other row's sentence not_entailment, and
-    so are the ``retrieved`` sentences of other rows that a BM25 search for the question ranks
-    highest without holding its answer: in a corpus of similar paragraphs these near-misses
-    (another film, another company of the same city) are what a confident wrong answer
-    quotes."""
+    is entailment, the row's other sentences and one other row's sentence not_entailment."""
     if rows > ANSWER_TRAIN_ROWS:
         raise DataError(
             f"answer-sentence training reads HaluEval-QA rows below {ANSWER_TRAIN_ROWS} "
@@ -67,33 +59,4 @@ def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random, retriev
         other += other >= index
         if other < len(parsed) and parsed[other][2]:
             pairs.append(Pair(question, rng.choice(parsed[other][2]), TWO_WAY, EASY))
-    if retrieved:
-        pairs += _retrieved_negatives(parsed, retrieved)
-    return pairs
-
-
-def _retrieved_negatives(parsed: list[tuple[str, str, list[str]]], per_question: int
-                         ) -> list[Pair]:
-    """For each question with an answering sentence, the ``per_question`` best BM25 hits among
-    the other rows' sentences that do not hold its answer."""
-    import bm25s
-    import Stemmer
-
-    owners = [row for row, (_, _, sentences) in enumerate(parsed) for _ in sentences]
-    corpus = [sentence for _, _, sentences in parsed for sentence in sentences]
-    stemmer = Stemmer.Stemmer("english")
-    model = bm25s.BM25()
-    model.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
-                show_progress=False)
-    asked = [row for row, (_, answer, sentences) in enumerate(parsed)
-             if any(contains_answer(sentence, answer) for sentence in sentences)]
-    tokens = bm25s.tokenize([parsed[row][0] for row in asked], stopwords="en", stemmer=stemmer,
-                            return_ids=False, show_progress=False)
-    hits, _ = model.retrieve(tokens, k=min(_SEARCH_DEPTH, len(corpus)), show_progress=False)
-    pairs: list[Pair] = []
-    for row, found in zip(asked, hits, strict=True):
-        question, answer, _ = parsed[row]
-        near = [corpus[hit] for hit in map(int, found) if owners[hit] != row
-                and not contains_answer(corpus[hit], answer)]
-        pairs += [Pair(question, sentence, TWO_WAY, RETRIEVED) for sentence in near[:per_question]]
     return pairs

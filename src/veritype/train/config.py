@@ -20,8 +20,6 @@ class DataConfig(Settings):
     halueval_summarization: int = 0
     # Answer-sentence pairs from the first N HaluEval-QA rows (veritype.train.answer_data).
     halueval_answers: int = 0
-    # And per question, this many other rows' sentences a BM25 search for it ranks highest.
-    halueval_answers_retrieved: int = 0
     scifact: bool = False
     synthetic_scifact_docs: int = 0
     synthetic_halueval_rows: int = 0

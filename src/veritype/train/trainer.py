@@ -58,8 +58,7 @@ def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
         if rows:
             pairs += datasets.halueval(data_dir, task, rows)
     if spec.halueval_answers:
-        pairs += answer_sentence_pairs(data_dir, spec.halueval_answers, rng,
-                                       spec.halueval_answers_retrieved)
+        pairs += answer_sentence_pairs(data_dir, spec.halueval_answers, rng)
     if spec.scifact:
         pairs += datasets.scifact(data_dir, rng)
     if spec.synthetic_scifact_docs:
