@@ -221,7 +221,8 @@ class Engine(Closing):
             try:
                 draft = generator.generate(
                     query,
-                    self._evidence.with_referents([hit.chunk for hit in hits]),
+                    # Packed, a chunk opening with "it" reaches back to what "it" is.
+                    self._evidence.pack([hit.chunk for hit in hits]).chunks,
                     GenerationParams(max_tokens=self.config.max_tokens),
                 )
             except GenerationError as error:

@@ -35,14 +35,6 @@ class EvidenceFinder:
         return [hit for hit in hits
                 if passes_filters(store.document(hit.chunk.doc_id), filters)][:k]
 
-    def with_referents(self, chunks: Sequence[Chunk]) -> list[Chunk]:
-        """``chunks``, each that opens with a pronoun reaching back to the sentence naming
-        its referent (``with_referent``), for a draft to quote."""
-        documents = self._documents(chunk.doc_id for chunk in chunks if _opens_with_pronoun(
-            chunk))
-        return [with_referent(chunk, documents[chunk.doc_id].text)
-                if chunk.doc_id in documents else chunk for chunk in chunks]
-
     def packs(
         self,
         graph: BeliefGraph,
