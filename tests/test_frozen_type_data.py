@@ -85,7 +85,7 @@ def test_attribution_domains_and_passages_hold_both_categories() -> None:
         assert counts["attribution_swap"] >= 6 and counts["attribution_kept"] >= 3, domain
     for passage, categories in by_passage.items():
         assert categories == {"attribution_swap", "attribution_kept"}, passage
-        # One passage is quoted as the issue gave it (two sentences); the others have 3 to 6.
+        # One passage is quoted as a user reported it (two sentences); the others have 3 to 6.
         assert 2 <= sentences(passage) <= 6, passage
 
 
