@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from check_support import BROOKLYN, GOLDEN_GATE, ROWS
+from check_support import BAND_ROWS, BAND_SETTINGS, BROOKLYN, GOLDEN_GATE, IN_THE_BAND, ROWS
 
 from veritype import check
-from veritype.checking import InputError, check_file, write_outputs
+from veritype.checking import InputError, UncertainAs, check_file, write_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 RAGAS_ROWS = [
@@ -116,3 +116,23 @@ def test_every_claim_not_verified_has_a_reason_in_the_csv(tmp_path: Path) -> Non
     for claim in failing:
         assert any(f"{claim.written} ({claim.reason}) [{claim.start}:{claim.end}]" in cell
                    for cell in cells)
+
+
+@pytest.mark.parametrize(("uncertain_as", "faithfulness"),
+                         [(UncertainAs.FAIL, 0.5), (UncertainAs.PASS, 1.0)])
+def test_records_and_frames_mark_the_row_that_needs_review(
+        uncertain_as: UncertainAs, faithfulness: float) -> None:
+    result = check(BAND_ROWS, settings=BAND_SETTINGS, uncertain_as=uncertain_as)
+    records = result.records()
+    assert [(r["id"], r["verdict"], r["needs_review"]) for r in records] == [
+        ("needs-review", "uncertain", True), ("right", "faithful", False),
+        ("wrong", "unfaithful", False)]
+    assert records[0]["faithfulness"] == faithfulness
+    assert [claim["claim"] for claim in records[0]["uncertain_claims"]] == [IN_THE_BAND]
+    assert records[0]["unsupported_claims"] == []
+    pandas = pytest.importorskip("pandas")
+    frame = result.to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame["needs_review"]) == [True, False, False]
+    assert list(frame["verdict"]) == ["uncertain", "faithful", "unfaithful"]
+    assert frame.loc[0, "faithfulness"] == faithfulness

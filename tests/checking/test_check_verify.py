@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import pytest
-from check_support import BROOKLYN, GOLDEN_GATE, ROWS
+from check_support import (
+    BAND_ROWS,
+    BAND_SETTINGS,
+    BAND_TAU,
+    BAND_TAU_LOW,
+    BROOKLYN,
+    GOLDEN_GATE,
+    IN_THE_BAND,
+    ROWS,
+)
 
 from veritype import check
-from veritype.checking import CheckResult, CheckRow, CheckSettings, RowVerdict
+from veritype.aggregate import DEFAULT_VIEWS, default_for, recommended_thresholds
+from veritype.checking import (
+    CheckResult,
+    CheckRow,
+    CheckSettings,
+    RowResult,
+    RowVerdict,
+    UncertainAs,
+)
 from veritype.errors import InputError
 from veritype.graph import EvidenceType
 
@@ -16,7 +33,7 @@ def checked() -> CheckResult:
     return check(ROWS)
 
 
-def _row(result: CheckResult, row_id: str) -> object:
+def _row(result: CheckResult, row_id: str) -> RowResult:
     return next(row for row in result.rows if row.row.row_id == row_id)
 
 
@@ -70,7 +87,7 @@ def test_bad_rows_are_reported_not_raised(checked: CheckResult) -> None:
 def test_a_rows_result_does_not_depend_on_the_rows_around_it(checked: CheckResult) -> None:
     alone = check([CheckRow(1, ROWS[4]["answer"], tuple(ROWS[4]["contexts"]),
                             ROWS[4]["question"], "mixed")], block_rows=1)
-    assert alone.rows[0].claims == _row(checked, "mixed").claims  # type: ignore[attr-defined]
+    assert alone.rows[0].claims == _row(checked, "mixed").claims
 
 
 def test_summary_counts_and_histogram_agree_with_the_rows(checked: CheckResult) -> None:
@@ -116,3 +133,54 @@ def test_a_pronoun_after_a_quantified_subject_is_not_replaced_by_the_quantifier(
     texts = [claim.text for claim in result.claims]
     assert "It was built entirely in the Qin dynasty." in texts
     assert not any(text.startswith("Most was") for text in texts)
+
+
+@pytest.fixture(scope="module")
+def banded() -> CheckResult:
+    return check(BAND_ROWS, settings=BAND_SETTINGS)
+
+
+def test_a_claim_inside_the_band_is_uncertain_and_its_row_needs_review(
+        banded: CheckResult) -> None:
+    row = _row(banded, "needs-review")
+    assert [(claim.written, claim.type) for claim in row.claims] == [
+        ("The Eiffel Tower is in Paris.", EvidenceType.VERIFIED),
+        (IN_THE_BAND, EvidenceType.UNCERTAIN)]
+    assert BAND_TAU_LOW < row.claims[1].support < BAND_TAU
+    assert row.claims[1].reason, "an Uncertain claim says why it is not Verified"
+    assert row.verdict is RowVerdict.UNCERTAIN and row.needs_review
+    assert row.faithfulness == 0.5
+    assert row.faithfulness_as(UncertainAs.FAIL) == 0.5
+    assert row.faithfulness_as(UncertainAs.PASS) == 1.0
+    assert not row.passes(UncertainAs.FAIL) and row.passes(UncertainAs.PASS)
+    wrong = _row(banded, "wrong")
+    assert wrong.verdict is RowVerdict.UNFAITHFUL and not wrong.needs_review
+    assert not wrong.passes(UncertainAs.PASS), "pass lets Uncertain through, not Unsupported"
+
+
+def test_the_result_states_the_thresholds_it_typed_by(banded: CheckResult) -> None:
+    assert (banded.thresholds.tau, banded.thresholds.tau_low) == (BAND_TAU, BAND_TAU_LOW)
+    default = check([]).thresholds
+    assert (default.tau, default.tau_low) == recommended_thresholds(
+        default_for(DEFAULT_VIEWS, ["numeric", "nli"]))
+    # Below the claim's support, τ makes the same claim Verified.
+    lowered = check(BAND_ROWS[:1], settings=BAND_SETTINGS.model_copy(update={"tau": 0.5}))
+    assert lowered.rows[0].verdict is RowVerdict.FAITHFUL
+
+
+def test_uncertain_as_sets_every_figure_of_the_result() -> None:
+    failing = check(BAND_ROWS, settings=BAND_SETTINGS)
+    passing = check(BAND_ROWS, settings=BAND_SETTINGS, uncertain_as="pass")
+    assert failing.mean_faithfulness == pytest.approx(0.5)
+    assert passing.mean_faithfulness == pytest.approx(2 / 3)
+    assert [row.row.row_id for row in failing.failing_rows()] == ["needs-review", "wrong"]
+    assert [row.row.row_id for row in passing.failing_rows()] == ["wrong"]
+    for result, counted in [(failing, "fail"), (passing, "pass")]:
+        summary = result.summary()
+        assert summary["verdicts"] == {"faithful": 1, "unfaithful": 1, "uncertain": 1,
+                                       "no claims": 0}
+        assert summary["needs_review"] == 1 and summary["uncertain_as"] == counted
+        assert (summary["tau"], summary["tau_low"]) == (BAND_TAU, BAND_TAU_LOW)
+    assert failing.histogram()[5] == 1 and passing.histogram()[9] == 2
+    with pytest.raises(InputError, match="uncertain_as must be one of fail, pass"):
+        check(BAND_ROWS, uncertain_as="maybe")  # type: ignore[arg-type]

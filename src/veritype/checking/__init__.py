@@ -3,7 +3,9 @@ the contexts it was given, a faithfulness score per row and a report for the fil
 
 ``check(rows)`` takes rows in Python; ``check_file(path, out)`` reads JSON Lines, CSV or
 Parquet into a resumable run directory, and ``write_outputs`` writes its JSON, CSV and
-HTML report. ``veritype check FILE`` is the command line.
+HTML report. ``veritype check FILE`` is the command line. A row with an Uncertain claim and
+no Unsupported one is ``uncertain`` (it needs review); ``UncertainAs`` says whether such
+claims and rows pass or fail.
 """
 
 
@@ -27,6 +29,7 @@ from veritype.checking._verify import (
     RowChecker,
     RowResult,
     RowVerdict,
+    UncertainAs,
 )
 from veritype.errors import InputError
 
@@ -48,6 +51,7 @@ __all__ = [
     "RowChecker",
     "RowResult",
     "RowVerdict",
+    "UncertainAs",
     "check",
     "check_file",
     "create_engine",

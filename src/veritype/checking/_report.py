@@ -1,6 +1,7 @@
 """A check's outputs: ``results.json`` and ``results.csv`` for pipelines, and ``report.html``
-for a person (one self-contained file: summary, histogram, worst rows with their claims
-and citations, skipped rows, and every row)."""
+for a person (one self-contained file: summary, how to read the types and verdicts,
+histogram, worst rows with their claims and citations, skipped rows, and every row).
+Faithfulness everywhere counts Uncertain claims as the result's ``uncertain_as`` says."""
 
 from __future__ import annotations
 
@@ -14,16 +15,23 @@ from pathlib import Path
 from typing import Any
 
 from veritype.checking._run import CheckResult
-from veritype.checking._verify import ClaimResult, RowResult
+from veritype.checking._verify import (
+    NEEDS_REVIEW,
+    ClaimResult,
+    RowResult,
+    RowVerdict,
+    UncertainAs,
+    verdict_label,
+)
 from veritype.graph import EvidenceType
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
 REPORT_HTML = "report.html"
 WORST_ROWS = 20
-CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "relevance",
-              "claims", "verified", "uncertain", "unsupported", "unsupported_claims",
-              "uncertain_claims", "seconds")
+CSV_FIELDS = ("line", "id", "question", "answer", "faithfulness", "verdict", "needs_review",
+              "relevance", "claims", "verified", "uncertain", "unsupported",
+              "unsupported_claims", "uncertain_claims", "seconds")
 
 
 def claims_of_type(row: RowResult, kind: EvidenceType) -> str:
@@ -38,7 +46,8 @@ def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
     paths = {"json": out / RESULTS_JSON, "csv": out / RESULTS_CSV, "html": out / REPORT_HTML}
     summary = result.summary()
     payload = {"summary": summary, "bad_rows": [bad.to_dict() for bad in result.bad_rows],
-               "rows": [row.to_dict() for row in result.rows]}
+               "rows": [{**row.to_dict(), "faithfulness": result.faithfulness_of(row),
+                         "needs_review": row.needs_review} for row in result.rows]}
     paths["json"].write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n",
                              encoding="utf-8")
     with paths["csv"].open("w", encoding="utf-8", newline="") as handle:
@@ -46,10 +55,12 @@ def write_outputs(result: CheckResult, out: Path) -> dict[str, Path]:
         writer.writerow(CSV_FIELDS)
         for row in result.rows:
             counts = row.counts()
+            faithfulness = result.faithfulness_of(row)
             writer.writerow([
                 row.row.line, row.row.row_id or "", row.row.question or "", row.row.answer,
-                "" if row.faithfulness is None else f"{row.faithfulness:.4f}",
-                row.verdict.value, "" if row.relevance is None else f"{row.relevance:.4f}",
+                "" if faithfulness is None else f"{faithfulness:.4f}",
+                row.verdict.value, str(row.needs_review).lower(),
+                "" if row.relevance is None else f"{row.relevance:.4f}",
                 len(row.claims), counts[EvidenceType.VERIFIED],
                 counts[EvidenceType.UNCERTAIN], counts[EvidenceType.UNSUPPORTED],
                 claims_of_type(row, EvidenceType.UNSUPPORTED),
@@ -90,18 +101,19 @@ def html_report(result: CheckResult) -> str:
         f"<p class='muted'>{escape(result.source or 'Rows given in Python')}; veritype "
         f"{importlib.metadata.version('veritype')}, "
         f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; views "
-        f"{escape(', '.join(result.settings.views))}. A claim is Verified when the "
-        "views find it stated in the row's contexts; a row's faithfulness is the share of its "
-        "claims that are Verified.</p>",
+        f"{escape(', '.join(result.settings.views))}.</p>",
         "<h2>Summary</h2>",
         _summary_table(summary),
+        "<h2>How to read it</h2>",
+        _legend(result),
         "<h2>Faithfulness of the rows</h2>",
         _histogram_svg(summary["histogram"]),
-        f"<h2>Worst rows</h2><div id='worst'>{_worst(result.worst(WORST_ROWS))}</div>",
+        f"<h2>Worst rows</h2><div id='worst'>{_worst(result, result.worst(WORST_ROWS))}"
+        "</div>",
         "<h2>Skipped rows</h2>",
         _bad_rows(result),
         "<h2>Every row</h2>",
-        _all_rows(result.rows),
+        _all_rows(result),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -119,14 +131,48 @@ def _summary_table(summary: dict[str, Any]) -> str:
          f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})"),
         ("Mean answer relevance", "n/a" if summary["mean_relevance"] is None else
          f"{summary['mean_relevance']:.3f}"),
-        *((f"Rows {name}", f"{count:,}") for name, count in summary["verdicts"].items()),
+        *((f"Rows {verdict_label(RowVerdict(name))}", f"{count:,}")
+          for name, count in summary["verdicts"].items()),
+        (f"Rows failing (uncertain rows {summary['uncertain_as']})",
+         f"{summary['failing_rows']:,}"),
         *((f"Claims {name}", f"{count:,}") for name, count in summary["claims"].items()),
+        ("τ (Verified at or above)", f"{summary['tau']:.4g}"),
+        ("τ' (Unsupported at or below)", f"{summary['tau_low']:.4g}"),
         ("Engine", f"{summary['engine']}, {summary['workers']} worker(s)"),
         ("Rows per second (this run)", "n/a" if rate is None else f"{rate:.2f}"),
     ]
     rows = "".join(f"<tr><th>{escape(name)}</th><td class='num' data-field='{escape(name)}'>"
                    f"{escape(value)}</td></tr>" for name, value in cells)
     return f"<table id='summary'>{rows}</table>"
+
+
+def _legend(result: CheckResult) -> str:
+    """What the claim types and row verdicts mean, with the τ and τ' this check used, and
+    how Uncertain claims counted."""
+    tau, tau_low = (f"{value:.4g}" for value in (result.thresholds.tau,
+                                                   result.thresholds.tau_low))
+    counted = ("count towards faithfulness, and uncertain rows pass"
+               if result.uncertain_as is UncertainAs.PASS else
+               "do not count towards faithfulness, and uncertain rows fail")
+    items = [
+        ("verified", "Verified", f"the views find the claim stated in the row's contexts: "
+         f"support ≥ τ = {tau}."),
+        ("uncertain", "Uncertain", f"the views cannot tell: τ' = {tau_low} < support < "
+         f"τ = {tau}."),
+        ("unsupported", "Unsupported", f"not stated, or contradicted: support ≤ τ' = "
+         f"{tau_low}, or a view found the contexts say otherwise."),
+        ("verified", RowVerdict.FAITHFUL.value, "every claim of the row is Verified."),
+        ("uncertain", verdict_label(RowVerdict.UNCERTAIN), "no claim is Unsupported and at "
+         "least one is Uncertain: a person should read the row's contexts."),
+        ("unsupported", RowVerdict.UNFAITHFUL.value, "at least one claim is Unsupported."),
+        ("muted", RowVerdict.NO_CLAIMS.value, "the answer states nothing to check (such as "
+         "\"I don't know\"); it has no faithfulness."),
+    ]
+    listed = "".join(f"<li><span class='tag {kind}'>{escape(name)}</span> {escape(text)}</li>"
+                     for kind, name, text in items)
+    return (f"<ul id='legend'>{listed}</ul><p class='muted'>A row's faithfulness is the share "
+            f"of its claims that count as faithful: Verified ones; Uncertain ones "
+            f"{escape(counted)} (--uncertain-as {result.uncertain_as.value}).</p>")
 
 
 def _histogram_svg(counts: Sequence[int]) -> str:
@@ -169,7 +215,7 @@ def _claim(claim: ClaimResult, row: RowResult) -> str:
             f"{escape(views)}</span>{reason}{quotes}</div>")
 
 
-def _worst(rows: Sequence[RowResult]) -> str:
+def _worst(result: CheckResult, rows: Sequence[RowResult]) -> str:
     if not rows:
         return "<p>No row with claims was checked.</p>"
     blocks = []
@@ -178,9 +224,11 @@ def _worst(rows: Sequence[RowResult]) -> str:
                     if row.row.question else "")
         contexts = "".join(f"<li>{escape(text)}</li>" for text in row.row.contexts)
         blocks.append(
-            f"<div class='row' data-line='{row.row.line}'><div><b>Line {row.row.line}</b>"
-            f"{' · id ' + escape(row.row.row_id) if row.row.row_id else ''} · faithfulness "
-            f"<b>{row.faithfulness:.2f}</b> · {escape(row.verdict.value)}</div>{question}"
+            f"<div class='row' data-line='{row.row.line}' data-verdict='{row.verdict.value}' "
+            f"data-needs-review='{str(row.needs_review).lower()}'><div><b>Line {row.row.line}"
+            f"</b>{' · id ' + escape(row.row.row_id) if row.row.row_id else ''} · faithfulness "
+            f"<b>{_score(result.faithfulness_of(row))}</b> · "
+            f"{escape(verdict_label(row.verdict))}</div>{question}"
             f"<div><b>Answer:</b> {escape(row.row.answer)}</div>"
             f"{''.join(_claim(claim, row) for claim in row.claims)}"
             f"<details><summary>{len(row.row.contexts)} context(s)</summary><ol start='0'>"
@@ -197,12 +245,18 @@ def _bad_rows(result: CheckResult) -> str:
     return f"<table id='skipped'><tr><th>Line</th><th>Problem</th></tr>{rows}</table>"
 
 
-def _all_rows(rows: Sequence[RowResult]) -> str:
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def _all_rows(result: CheckResult) -> str:
     body = "".join(
-        f"<tr><td class='num'>{row.row.line}</td><td>{escape(row.row.question or '')}</td>"
-        f"<td>{escape(row.row.answer[:200])}</td><td class='num'>"
-        f"{'' if row.faithfulness is None else f'{row.faithfulness:.2f}'}</td>"
-        f"<td>{escape(row.verdict.value)}</td><td class='num'>"
-        f"{'' if row.relevance is None else f'{row.relevance:.2f}'}</td></tr>" for row in rows)
+        f"<tr data-verdict='{row.verdict.value}'><td class='num'>{row.row.line}</td>"
+        f"<td>{escape(row.row.question or '')}</td><td>{escape(row.row.answer[:200])}</td>"
+        f"<td class='num'>{_score(result.faithfulness_of(row))}</td>"
+        f"<td>{escape(row.verdict.value)}</td>"
+        f"<td class='needs-review'>{NEEDS_REVIEW if row.needs_review else ''}</td>"
+        f"<td class='num'>{_score(row.relevance)}</td></tr>" for row in result.rows)
     return ("<table id='rows'><tr><th>Line</th><th>Question</th><th>Answer</th>"
-            f"<th>Faithfulness</th><th>Verdict</th><th>Relevance</th></tr>{body}</table>")
+            "<th>Faithfulness</th><th>Verdict</th><th>Needs review</th><th>Relevance</th></tr>"
+            f"{body}</table>")

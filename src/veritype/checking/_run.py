@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -32,9 +32,16 @@ from veritype.checking._rows import (
     parse_row,
     read_records,
 )
-from veritype.checking._verify import CheckSettings, RowChecker, RowResult, RowVerdict
+from veritype.checking._verify import (
+    CheckSettings,
+    RowChecker,
+    RowResult,
+    RowVerdict,
+    UncertainAs,
+)
 from veritype.errors import InputError
 from veritype.graph import EvidenceType
+from veritype.thresholds import Thresholds
 from veritype.views import view_takes
 
 MANIFEST = "manifest.json"
@@ -45,10 +52,11 @@ OnRows = Callable[[Sequence[RowResult]], None]
 
 class CheckEngine(Protocol):
     """Checks blocks of rows, calling ``on_rows`` with each block's results as it finishes
-    (in any order)."""
+    (in any order); ``thresholds`` are the τ and τ' its rows are typed by."""
 
     name: str
     workers: int
+    thresholds: Thresholds
 
     def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]: ...
 
@@ -63,6 +71,7 @@ class LocalEngine:
 
     def __init__(self, settings: CheckSettings) -> None:
         self.checker = RowChecker(settings)
+        self.thresholds = self.checker.thresholds
 
     def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]:
         return [self.checker.check(row) for row in rows]
@@ -99,7 +108,8 @@ class RayEngine:
         connect(address, workers, cpus_per_worker, InputError)
         import ray
 
-        RowChecker(settings)  # a bad view or threshold fails here, not inside a worker
+        # A bad view or threshold fails here, not inside a worker.
+        self.thresholds = RowChecker(settings).thresholds
         self.workers = workers
         # Each worker's models get the worker's CPUs, so workers do not fight over cores.
         threads = max(1, int(cpus_per_worker))
@@ -155,20 +165,31 @@ def create_engine(
 
 @dataclass
 class CheckResult:
-    """Every checked row (in file order), every skipped row, and how the check ran."""
+    """Every checked row (in file order), every skipped row, how the check ran and the τ and
+    τ' its claims were typed by. ``uncertain_as`` says how Uncertain claims and ``uncertain``
+    rows count in every faithfulness figure here (see :class:`UncertainAs`)."""
 
     rows: list[RowResult]
     bad_rows: list[BadRow]
     settings: CheckSettings
+    thresholds: Thresholds
     engine: str = "local"
     workers: int = 1
     seconds: float = 0.0
     checked_now: int = 0
     source: str | None = None
+    uncertain_as: UncertainAs = UncertainAs.FAIL
+
+    def faithfulness_of(self, row: RowResult) -> float | None:
+        """The row's faithfulness as this result counts it (``uncertain_as``)."""
+        return row.faithfulness_as(self.uncertain_as)
+
+    def _scores(self) -> list[float]:
+        return [score for row in self.rows if (score := self.faithfulness_of(row)) is not None]
 
     @property
     def mean_faithfulness(self) -> float | None:
-        scores = [r.faithfulness for r in self.rows if r.faithfulness is not None]
+        scores = self._scores()
         return float(np.mean(scores)) if scores else None
 
     @property
@@ -179,7 +200,7 @@ class CheckResult:
 
     def faithfulness_interval(self, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
         """A 95% bootstrap interval of the mean faithfulness over rows."""
-        scores = np.array([r.faithfulness for r in self.rows if r.faithfulness is not None])
+        scores = np.array(self._scores())
         if scores.size == 0:
             return (float("nan"), float("nan"))
         rng = np.random.default_rng(seed)
@@ -189,20 +210,21 @@ class CheckResult:
 
     def worst(self, count: int = 10) -> list[RowResult]:
         """The rows with the lowest faithfulness, most Unsupported claims first among equals."""
-        scored = [r for r in self.rows if r.faithfulness is not None]
-        return sorted(scored, key=lambda r: (r.faithfulness, -r.counts()[
-            EvidenceType.UNSUPPORTED], r.row.line))[:count]
+        scored = [(score, r) for r in self.rows if (score := self.faithfulness_of(r)) is not None]
+        ranked = sorted(scored, key=lambda pair: (pair[0], -pair[1].counts()[
+            EvidenceType.UNSUPPORTED], pair[1].row.line))
+        return [row for _, row in ranked[:count]]
 
     def histogram(self, bins: int = 10) -> list[int]:
         """Row counts per faithfulness bin of width ``1/bins``; 1.0 falls in the last."""
         counts = [0] * bins
-        for row in self.rows:
-            if row.faithfulness is not None:
-                counts[min(bins - 1, int(row.faithfulness * bins))] += 1
+        for score in self._scores():
+            counts[min(bins - 1, int(score * bins))] += 1
         return counts
 
     def records(self) -> list[dict[str, Any]]:
-        """One record per input row, in input order: its faithfulness and verdict, and its
+        """One record per input row, in input order: its faithfulness (as ``uncertain_as``
+        counts it), verdict, ``needs_review`` (the verdict is ``uncertain``), and its
         Unsupported and Uncertain claims each with its reason and answer span; a skipped
         row has verdict ``skipped`` and its problem."""
         records: list[dict[str, Any]] = []
@@ -210,8 +232,9 @@ class CheckResult:
             counts = row.counts()
             records.append({
                 "line": row.row.line, "id": row.row.row_id, "question": row.row.question,
-                "answer": row.row.answer, "faithfulness": row.faithfulness,
-                "verdict": row.verdict.value, "relevance": row.relevance,
+                "answer": row.row.answer, "faithfulness": self.faithfulness_of(row),
+                "verdict": row.verdict.value, "needs_review": row.needs_review,
+                "relevance": row.relevance,
                 "claims": len(row.claims),
                 **{kind.value: counts[kind] for kind in EvidenceType},
                 "unsupported_claims": _failing(row, EvidenceType.UNSUPPORTED),
@@ -219,7 +242,8 @@ class CheckResult:
                 "problem": None,
             })
         for bad in self.bad_rows:
-            records.append({"line": bad.line, "verdict": SKIPPED, "problem": bad.problem})
+            records.append({"line": bad.line, "verdict": SKIPPED, "needs_review": False,
+                            "problem": bad.problem})
         return sorted(records, key=lambda record: int(record["line"]))
 
     def claim_records(self) -> list[dict[str, Any]]:
@@ -250,7 +274,14 @@ class CheckResult:
         """:meth:`claim_records` as a pandas DataFrame (needs pandas)."""
         return _data_frame(self.claim_records())
 
+    def failing_rows(self) -> list[RowResult]:
+        """The checked rows that do not pass (``uncertain`` ones too, with ``fail``)."""
+        return [row for row in self.rows if not row.passes(self.uncertain_as)]
+
     def summary(self) -> dict[str, Any]:
+        """The file's figures. ``verdicts`` counts rows per verdict and ``needs_review``
+        the ``uncertain`` ones; ``tau`` and ``tau_low`` are the thresholds the claims were
+        typed by; faithfulness counts Uncertain claims as ``uncertain_as`` says."""
         verdicts = {v.value: sum(r.verdict is v for r in self.rows) for v in RowVerdict}
         claims = {t.value: sum(r.counts()[t] for r in self.rows) for t in EvidenceType}
         mean, relevance = self.mean_faithfulness, self.mean_relevance
@@ -263,6 +294,11 @@ class CheckResult:
                 round(x, 4) for x in self.faithfulness_interval()],
             "mean_relevance": None if relevance is None else round(relevance, 4),
             "verdicts": verdicts,
+            "needs_review": verdicts[RowVerdict.UNCERTAIN.value],
+            "failing_rows": len(self.failing_rows()),
+            "uncertain_as": self.uncertain_as.value,
+            "tau": self.thresholds.tau,
+            "tau_low": self.thresholds.tau_low,
             "claims": claims,
             "histogram": self.histogram(),
             "engine": self.engine,
@@ -334,12 +370,14 @@ def check(
     engine: str | CheckEngine = "local",
     block_rows: int = DEFAULT_BLOCK_ROWS,
     on_rows: OnRows | None = None,
+    uncertain_as: UncertainAs | Literal["pass", "fail"] = UncertainAs.FAIL,
 ) -> CheckResult:
     """Check rows given in Python: mappings with an answer, contexts and optionally a
     question (RAGAS, TruLens and DeepEval column names are recognised) or :class:`CheckRow`
     objects, in a list, a pandas DataFrame, a Hugging Face ``Dataset``, a RAGAS
     ``EvaluationDataset`` or a mapping of columns. A row that cannot be checked is reported,
-    not raised."""
+    not raised. ``uncertain_as`` says how Uncertain claims count in the result's figures."""
+    counting = UncertainAs.of(uncertain_as)
     settings = settings or CheckSettings()
     columns = columns or Columns()
     parsed: list[CheckRow | BadRow] = []
@@ -364,8 +402,8 @@ def check(
     seconds = time.perf_counter() - started
     return CheckResult(sorted(results, key=lambda r: r.row.line),
                        [row for row in parsed if isinstance(row, BadRow)], settings,
-                       engine=runner.name, workers=runner.workers, seconds=seconds,
-                       checked_now=len(results))
+                       runner.thresholds, engine=runner.name, workers=runner.workers,
+                       seconds=seconds, checked_now=len(results), uncertain_as=counting)
 
 
 def _blocks(rows: Iterable[CheckRow], size: int) -> Iterator[list[CheckRow]]:
@@ -475,10 +513,14 @@ def check_file(
     block_rows: int = DEFAULT_BLOCK_ROWS,
     on_start: Callable[[int, int], None] | None = None,
     on_rows: Callable[[int], None] | None = None,
+    uncertain_as: UncertainAs | Literal["pass", "fail"] = UncertainAs.FAIL,
 ) -> CheckResult:
     """Check every row of ``path`` (JSON Lines, CSV or Parquet) into the run directory
     ``out``, continuing a run that stopped there. ``on_start(total, done)`` hears how many
-    rows there are and how many an earlier run finished; ``on_rows(n)`` each block."""
+    rows there are and how many an earlier run finished; ``on_rows(n)`` each block.
+    ``uncertain_as`` says how Uncertain claims count in the result's figures; it is no
+    setting of the run, so one run directory can be read either way."""
+    counting = UncertainAs.of(uncertain_as)
     settings = settings or CheckSettings()
     columns = columns or Columns()
     path = Path(path)
@@ -527,5 +569,6 @@ def check_file(
     seconds = time.perf_counter() - started
     rows = sorted([*stored_rows, *new_rows], key=lambda r: r.row.line)
     bad = sorted([*stored_bad, *new_bad], key=lambda b: b.line)
-    return CheckResult(rows, bad, settings, engine=runner.name, workers=runner.workers,
-                       seconds=seconds, checked_now=len(new_rows), source=str(path))
+    return CheckResult(rows, bad, settings, runner.thresholds, engine=runner.name,
+                       workers=runner.workers, seconds=seconds, checked_now=len(new_rows),
+                       source=str(path), uncertain_as=counting)

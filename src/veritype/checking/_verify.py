@@ -58,13 +58,47 @@ ANSWERS = "answers"
 
 
 class RowVerdict(StrEnum):
-    """A row's verdict: every claim Verified; some claim Unsupported; neither; or no claim
-    to check (an answer such as "I don't know")."""
+    """A row's verdict: every claim Verified; some claim Unsupported; neither (some claim
+    Uncertain: the row needs review); or no claim to check (an answer such as "I don't
+    know")."""
 
     FAITHFUL = "faithful"
     UNFAITHFUL = "unfaithful"
     UNCERTAIN = "uncertain"
     NO_CLAIMS = "no claims"
+
+
+# What the summaries and reports call an ``uncertain`` row: the views could not tell, so a
+# person has to.
+NEEDS_REVIEW = "needs review"
+
+
+def verdict_label(verdict: RowVerdict) -> str:
+    """A verdict as a person reads it: ``uncertain`` says that the row needs review."""
+    return f"{verdict.value} ({NEEDS_REVIEW})" if verdict is RowVerdict.UNCERTAIN else (
+        verdict.value)
+
+
+class UncertainAs(StrEnum):
+    """How an Uncertain claim and an ``uncertain`` row count where rows are scored and
+    gated: ``fail`` (the claim is not faithful, the row fails) or ``pass`` (the claim counts
+    towards faithfulness, the row passes)."""
+
+    FAIL = "fail"
+    PASS = "pass"
+
+    @classmethod
+    def of(cls, value: str) -> UncertainAs:
+        """``value`` as an :class:`UncertainAs`; anything but "pass" or "fail" is bad input."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise InputError(f"uncertain_as must be one of {', '.join(cls)}, got {value!r}"
+                             ) from None
+
+    def counts_as_faithful(self, kind: EvidenceType) -> bool:
+        return kind is EvidenceType.VERIFIED or (
+            kind is EvidenceType.UNCERTAIN and self is UncertainAs.PASS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +182,25 @@ class RowResult:
                    tuple(ClaimResult.from_dict(c) for c in data["claims"]),
                    data["faithfulness"], RowVerdict(data["verdict"]), float(data["seconds"]),
                    data.get("relevance"))
+
+    @property
+    def needs_review(self) -> bool:
+        """Whether the row is ``uncertain``: no claim Unsupported, some claim Uncertain."""
+        return self.verdict is RowVerdict.UNCERTAIN
+
+    def faithfulness_as(self, uncertain_as: UncertainAs) -> float | None:
+        """The share of claims that count as faithful: Verified ones, and with ``pass``
+        Uncertain ones too (``fail`` gives :attr:`faithfulness`); ``None`` without claims."""
+        if not self.claims:
+            return None
+        return sum(uncertain_as.counts_as_faithful(c.type) for c in self.claims) / len(
+            self.claims)
+
+    def passes(self, uncertain_as: UncertainAs) -> bool:
+        """Whether the row passes: faithful, no claim to check, or ``uncertain`` with
+        ``pass``."""
+        return self.verdict in (RowVerdict.FAITHFUL, RowVerdict.NO_CLAIMS) or (
+            self.needs_review and uncertain_as is UncertainAs.PASS)
 
     def claims_of(self, kind: EvidenceType) -> list[ClaimResult]:
         return [claim for claim in self.claims if claim.type is kind]

@@ -20,7 +20,7 @@ from veritype.aggregate import DEFAULT_VIEWS
 from veritype.checking._report import write_outputs
 from veritype.checking._rows import ALIASES, Columns
 from veritype.checking._run import CheckResult, check_file
-from veritype.checking._verify import CheckSettings, RowVerdict
+from veritype.checking._verify import CheckSettings, RowVerdict, UncertainAs, verdict_label
 from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views
@@ -76,8 +76,13 @@ def check(
     tau: Annotated[float | None, typer.Option(
         help="τ: support needed for Verified.", show_default="the default aggregator's")] = None,
     tau_low: Annotated[float | None, typer.Option(
-        help="τ': support at or below which Unsupported.",
-        show_default="the default aggregator's")] = None,
+        help="τ': support at or below which Unsupported; between τ' and τ a claim is "
+             "Uncertain.", show_default="the default aggregator's")] = None,
+    uncertain_as: Annotated[UncertainAs, typer.Option(
+        help="How Uncertain claims and uncertain (needs review) rows count: fail (an "
+             "Uncertain claim is not faithful, the row fails) or pass (it counts towards "
+             "faithfulness, the row passes). --fail-under and the report use it.",
+        case_sensitive=False)] = UncertainAs.FAIL,
     engine: Annotated[str, typer.Option(help="local, or ray (needs the ray extra).")] = "local",
     address: Annotated[str | None, typer.Option(
         help="Ray cluster address ('auto' for one started with `ray start`; default: start "
@@ -89,15 +94,18 @@ def check(
         "--restart", help="Discard a run directory's earlier results instead of continuing."
     )] = False,
     fail_under: Annotated[float | None, typer.Option(
-        help="Exit with code 1 when the mean faithfulness is below this (for CI).",
+        help="Exit with code 1 when the mean faithfulness (Uncertain claims counted as "
+             "--uncertain-as says) is below this (for CI).",
         min=0.0, max=1.0, show_default=False)] = None,
     worst: Annotated[int, typer.Option(help="Worst rows to print.", min=0)] = 5,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the summary as JSON instead of tables.")] = False,
 ) -> None:
-    """Check each row's answer against its contexts: every claim typed Verified, Uncertain
-    or Unsupported, a faithfulness score per row (the share of claims Verified), and JSON,
-    CSV and HTML reports for the file."""
+    """Check each row's answer against its contexts: every claim typed Verified (support
+    ≥ τ), Uncertain (between) or Unsupported (support ≤ τ', or contradicted), a verdict per
+    row (faithful, unfaithful, uncertain: needs review, or no claims), a faithfulness score
+    per row (the share of claims Verified; with --uncertain-as pass, Verified or Uncertain),
+    and JSON, CSV and HTML reports for the file."""
     names = None if views is None else tuple(
         part.strip() for part in views.split(",") if part.strip())
     options = parse_view_options(view_option or [])
@@ -131,7 +139,7 @@ def check(
             result = check_file(file, run_dir, settings=settings, columns=columns,
                                 engine=engine, address=address, workers=workers, limit=limit,
                                 restart=restart, on_start=on_start,
-                                on_rows=lambda n: bar[0](n))
+                                on_rows=lambda n: bar[0](n), uncertain_as=uncertain_as)
         except InputError as error:
             raise _fail(str(error)) from None
     paths = write_outputs(result, run_dir)
@@ -146,8 +154,8 @@ def check(
     mean = result.mean_faithfulness
     if fail_under is not None and (mean is None or mean < fail_under):
         shown = "no row with claims" if mean is None else f"{mean:.3f}"
-        _err.print(f"mean faithfulness {shown} is below --fail-under {fail_under:g}",
-                   highlight=False)
+        _err.print(f"mean faithfulness {shown} is below --fail-under {fail_under:g} "
+                   f"(--uncertain-as {uncertain_as.value})", highlight=False)
         raise typer.Exit(code=1)
 
 
@@ -161,8 +169,13 @@ def _show(result: CheckResult, worst: int) -> None:
                   "n/a" if mean is None else f"{mean:.3f} (95% CI {low:.3f}–{high:.3f})")
     relevance = summary["mean_relevance"]
     table.add_row("mean answer relevance", "n/a" if relevance is None else f"{relevance:.3f}")
-    table.add_row("rows", ", ".join(f"{n:,} {v}" for v, n in summary["verdicts"].items()))
+    table.add_row("rows", ", ".join(f"{n:,} {verdict_label(RowVerdict(v))}"
+                                    for v, n in summary["verdicts"].items()))
+    table.add_row("rows failing",
+                  f"{summary['failing_rows']:,} (uncertain rows {summary['uncertain_as']})")
     table.add_row("claims", ", ".join(f"{n:,} {t}" for t, n in summary["claims"].items()))
+    table.add_row("thresholds", f"Verified at support ≥ τ = {summary['tau']:.4g}, "
+                  f"Unsupported at ≤ τ' = {summary['tau_low']:.4g}, Uncertain between")
     rate = summary["rows_per_second"]
     table.add_row("speed", "n/a" if rate is None else
                   f"{rate:.2f} rows/s ({summary['engine']}, {summary['workers']} worker(s))")
@@ -172,11 +185,14 @@ def _show(result: CheckResult, worst: int) -> None:
     for i, count in enumerate(counts):
         _out.print(f"  {i / len(counts):.1f}–{(i + 1) / len(counts):.1f} "
                    f"{'█' * round(30 * count / top):<30} {count:,}", highlight=False)
-    for row in [row for row in result.worst(worst) if row.verdict is not RowVerdict.FAITHFUL]:
+    for row in result.worst(worst):
+        score = result.faithfulness_of(row)
+        if score is None or row.passes(result.uncertain_as):
+            continue
         named = f" (id {escape(row.row.row_id)})" if row.row.row_id else ""
         relevant = "" if row.relevance is None else f", relevance {row.relevance:.2f}"
-        _out.print(f"\n[bold]line {row.row.line}[/]{named} faithfulness {row.faithfulness:.2f} "
-                   f"({row.verdict.value}){relevant}", highlight=False)
+        _out.print(f"\n[bold]line {row.row.line}[/]{named} faithfulness {score:.2f}, "
+                   f"{escape(verdict_label(row.verdict))}{relevant}", highlight=False)
         if row.row.question:
             _out.print(f"  Q: {escape(row.row.question[:160])}", highlight=False)
         for claim in row.claims:
