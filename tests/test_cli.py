@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from veritype import Claim, EvidencePack
-from veritype.aggregate import LearnedAggregator
+from veritype.aggregate import LearnedAggregator, create_aggregator, recommended_thresholds
 from veritype.views import LexicalSupportView, NumericConsistencyView
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +48,9 @@ def test_verify_bundled_example_prints_the_typed_table() -> None:
     assert "Unsupported" in rows["c3"] and "[1]" not in rows["c3"]
     assert "Answer: The Eiffel Tower opened on March 31, 1889, in Paris [1]." in out
     assert "[1] evidence.txt" in out and "opened on 31 March 1889" in out
+    tau, tau_low = recommended_thresholds(create_aggregator("default"))
+    assert (f"Verified at support ≥ τ = {tau:.4g}; Unsupported at ≤ τ' = {tau_low:.4g} or when "
+            "contradicted; Uncertain between.") in " ".join(out.split())
 
 
 def test_verify_json_report() -> None:
@@ -63,7 +66,9 @@ def test_verify_json_report() -> None:
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
+    # τ as given; τ' unset, so the default aggregator's: both are stated.
     assert report["tau"] == 0.7
+    assert report["tau_low"] == recommended_thresholds(create_aggregator("default"))[1]
     claim = report["grounded"]["claims"][0]
     assert claim["type"] == "verified"
     assert claim["citations"][0]["quote"].startswith("The tower is 330 metres tall")

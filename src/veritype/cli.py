@@ -135,7 +135,9 @@ def verify(
         bool, typer.Option("--json", help="Print the full verification report as JSON.")
     ] = False,
 ) -> None:
-    """Verify an answer against evidence files and print each claim's evidence type."""
+    """Verify an answer against evidence files and print each claim's evidence type:
+    Verified (support ≥ τ), Uncertain (between τ' and τ) or Unsupported (support ≤ τ', or
+    contradicted), with the τ and τ' used (--json: "tau" and "tau_low")."""
     if (answer is None) == (answer_file is None):
         raise _fail("give exactly one of --answer TEXT or --answer-file FILE")
     try:
@@ -414,6 +416,9 @@ def _parse_key_values(items: list[str], option: str) -> dict[str, str]:
 
 def _print_report(report: VerificationReport) -> None:
     _print_grounded(report.grounded)
+    _out.print(f"Verified at support ≥ τ = {report.tau:.4g}; Unsupported at ≤ τ' = "
+               f"{report.tau_low:.4g} or when contradicted; Uncertain between.",
+               highlight=False)
 
 
 def _print_grounded(grounded: GroundedAnswer) -> None:
