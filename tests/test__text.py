@@ -270,3 +270,24 @@ def test_a_shortening_that_changes_what_is_asserted_is_not_a_copy(claim: str,
 ])
 def test_a_hedge_that_only_weakens_a_claim_is_set_aside(claim: str, plain: str) -> None:
     assert unhedged(claim) == plain
+
+
+def test_surface_canonical_sets_aside_what_a_restatement_may_change() -> None:
+    from veritype._text import surface_canonical
+
+    assert surface_canonical("The Hoover Dam is  6,650 metres long.") == (
+        "Hoover Dam is 6650 meters long.")
+    assert surface_canonical("Its colour is grey; the programme was organised.") == (
+        surface_canonical("Its color is gray; the program was organized."))
+    assert surface_canonical("Anaemia; a catalogue; they travelled.") == (
+        "Anemia; a catalog; they traveled.")
+    # A year or a number without grouping stays as it is; "The" before a common noun too.
+    assert surface_canonical("In 1935 the dam was dedicated. The dam is tall.") == (
+        "In 1935 the dam was dedicated. The dam is tall.")
+
+
+def test_as_sentence_gives_a_claim_a_capital_and_a_full_stop() -> None:
+    from veritype._text import as_sentence
+
+    assert as_sentence("aluminium melts at 660 degrees  ") == "Aluminium melts at 660 degrees."
+    assert as_sentence("Is it open?") == "Is it open?"

@@ -463,6 +463,49 @@ def _normalised(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!?;: ")
 
 
+# Surface variants that never change what a text states: thousands separators, and British
+# spellings whose American forms are the same words (metre/meter, colour/color,
+# organise/organize, anaemia/anemia, catalogue/catalog, travelled/traveled, programme).
+_DIGIT_GROUP = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_SPELLINGS = tuple((re.compile(pattern, re.IGNORECASE), american) for pattern, american in (
+    (r"\b(\w+?)tre(s?)\b", r"\1ter\2"),
+    (r"\b(col|flav|harb|hon|lab|neighb|behavi|hum|rum|vap|fav|arm|od|vig|rig|parl|savo)our",
+     r"\1or"),
+    (r"\b(\w{3,}?)is(e|ed|es|ing|ation|ations)\b", r"\1iz\2"),
+    (r"\b(anal|paral|catal)ys(e|ed|es|ing)\b", r"\1yz\2"),
+    (r"\b(an|h|p|orthop|gynec|leuk|encyclop|arch|pal)ae", r"\1e"),
+    (r"\b(oest|foet|manoe|oesoph)", lambda m: m.group(1).replace("oe", "e")),
+    (r"\b(catal|dial|anal|monol|prol|epil)ogue(s?)\b", r"\1og\2"),
+    (r"\b(trave|mode|labe|cance|fue|signa|channe|tunne|jewe|counse)ll(ed|ing|er|ers)\b",
+     r"\1l\2"),
+    (r"\bprogrammes?\b", "program"),
+    (r"\baluminium\b", "aluminum"),
+    (r"\bgrey\b", "gray"),
+))
+# "The Hoover Dam" and "Hoover Dam" name the same thing: a sentence-initial article before a name.
+_LEADING_ARTICLE = re.compile(r"(^|(?<=[.!?;]\s))The\s+(?=[A-Z0-9])")
+
+
+def surface_canonical(text: str) -> str:
+    """``text`` with what a restatement may change without changing what it states set
+    aside: spacing, thousands separators, British spellings and a sentence-initial "The"
+    before a name. Compared only with another canonical text, never shown."""
+    text = _LEADING_ARTICLE.sub(r"\1", " ".join(text.split()))
+    text = _DIGIT_GROUP.sub("", text)
+    for pattern, american in _SPELLINGS:
+        text = pattern.sub(american, text)
+    return text
+
+
+def as_sentence(text: str) -> str:
+    """A claim as a model reads it best: one line, a capital first letter and a full stop,
+    so that neither its case nor a missing full stop changes a model's verdict."""
+    text = " ".join(text.split())
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if not text or text[-1] in ".!?" else text + "."
+
+
 def quoted_in(claim: str, evidence: str) -> bool | None:
     """Whether ``evidence`` states ``claim`` word for word (case and spacing aside).
 

@@ -193,3 +193,22 @@ def test_a_shortened_or_hedged_copy_is_stated_without_the_model() -> None:
     changed = view.verify(Claim("c3", "K2 stands at 8,849 metres on the border between "
                                       "Pakistan and China."), pack)
     assert "left out" not in changed.detail
+
+
+@pytest.mark.parametrize("restated", [
+    "The Hoover Dam is on the Colorado River.",
+    "Hoover Dam is on the Colorado River.",
+    "hoover dam is on the Colorado River",
+    "Hoover  Dam is on the  Colorado River.",
+    "It was built with 6600000 tonnes of concrete.",
+    "It was built with 6,600,000 tonnes of concrete",
+    "Its crest is 379 meters long.",
+])
+def test_a_copy_restated_in_surface_form_alone_is_still_a_copy(restated: str) -> None:
+    pack = EvidencePack.from_texts([
+        "Hoover Dam is a concrete arch-gravity dam on the Colorado River, on the border "
+        "between Nevada and Arizona. It was built with 6,600,000 tonnes of concrete. Its "
+        "crest is 379 metres long."])
+    result = _shipped_nli().verify(Claim("c1", restated), pack)
+    assert result.verdict is Verdict.ENTAILED and result.score == 1.0
+    assert result.detail.startswith("the evidence states the claim")

@@ -26,10 +26,12 @@ import numpy as np
 from veritype._text import (
     ANAPHORIC_LEAD,
     DEFINITE_DESCRIPTION,
+    as_sentence,
     content_words,
     qualified_in,
     quoted_in,
     shortened_in,
+    surface_canonical,
     unhedged,
 )
 from veritype.claims import Claim
@@ -181,12 +183,16 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
         return None
     # As written or as read: "The tower is 330 metres tall." copies the evidence's words,
     # "The Eiffel Tower is 330 metres tall." the window it is read as.
+    # Spacing, case, digit grouping, British spelling and a leading "The" aside: a copy
+    # restated so is still a copy ("The Hoover Dam is on the Colorado River.").
     plain = unhedged(claim.text)
     hedged = plain != claim.text
     for states, how in ((quoted_in, "verbatim"), (shortened_in, "with words left out")):
         for text in dict.fromkeys((claim.text, plain)):
+            canonical = surface_canonical(text)
             found = next((window for window in windows
-                          if any(states(text, reading) for reading in _readings(window))),
+                          if any(states(text, reading) or states(canonical, surface_canonical(
+                              reading)) for reading in _readings(window))),
                          None)
             if found is not None:
                 hedge = " without its hedge" if hedged and text == plain else ""
@@ -243,7 +249,7 @@ class CrossEncoderView(WindowedView):
         offsets: list[tuple[int, int]] = []
         for claim, claim_windows in zip(claims, windows, strict=True):
             offsets.append((len(pairs), len(pairs) + len(claim_windows)))
-            pairs.extend((window.text, claim.text) for window in claim_windows)
+            pairs.extend((window.text, as_sentence(claim.text)) for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))
