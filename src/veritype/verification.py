@@ -93,7 +93,12 @@ def claim_reason(node: Node, cite: Callable[[Span], str] | None = None) -> str:
     if entailing:
         doubting = ", ".join(f"{r.view} {r.score:.2f}" for r in voting
                              if r.verdict is not Verdict.ENTAILED)
-        return f"only {', '.join(entailing)} found it stated ({doubting})"
+        if doubting:
+            return f"only {', '.join(entailing)} found it stated ({doubting})"
+        # Every view found it stated, yet not surely enough for the precision τ promises.
+        support = node.probability if node.probability is not None else node.mass
+        return (f"{', '.join(entailing)} found it stated, but with support {support:.2f}, "
+                "too weak to verify")
     missing = [r.detail for r in voting if r.view == "numeric" and "not found" in r.detail]
     if missing:
         return f"no context states it (numeric: {missing[0]})"
