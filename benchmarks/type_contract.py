@@ -7,6 +7,9 @@ in its passage → Verified, anything else → Unsupported).
 With ``--judge`` the default views plus the ``judge`` view (the judge extra) are run too:
 the default aggregator's judge head types the claims the encoders leave Uncertain.
 
+The attribution swaps (``attribution_swaps.jsonl``: right names in the wrong roles, and
+controls that keep them) are typed with the contract by default.
+
     python benchmarks/type_contract.py [--views nli] [--single numeric,lexical,nli,align]
                                        [--judge]
 """
@@ -26,12 +29,14 @@ from veritype.graph import EvidenceType
 from veritype.thresholds import Thresholds
 from veritype.views import create_view
 
-SUITE = ROOT / "benchmarks" / "data" / "type_contract.jsonl"
+SUITES = [ROOT / "benchmarks" / "data" / "type_contract.jsonl",
+          ROOT / "benchmarks" / "data" / "attribution_swaps.jsonl"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--suite", type=Path, default=SUITE)
+    parser.add_argument("--suite", type=Path, nargs="+", default=SUITES,
+                        help="contract files, typed together")
     parser.add_argument("--views", default=",".join(DEFAULT_VIEWS))
     parser.add_argument("--single", default="numeric,lexical,nli,align")
     parser.add_argument("--judge", action="store_true",
@@ -39,7 +44,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path,
                         default=ROOT / "benchmarks" / "results" / "type_contract.json")
     args = parser.parse_args()
-    rows = load_contract(args.suite)
+    rows = [row for suite in args.suite for row in load_contract(suite)]
     names = [name for name in args.views.split(",") if name]
     views = [create_view(name) for name in names]
     started = time.perf_counter()
@@ -55,12 +60,14 @@ def main() -> None:
         view = next((v for v in views if v.name == name), None) or create_view(name)
         types = type_rows(rows, [view], VoteAggregator(), Thresholds(0.5, 0.49))
         report = contract_report(rows, types)
-        singles[name] = {key: report[key] for key in ("share", "lenient_share", "per_category")}
+        singles[name] = {key: report[key] for key in ("share", "lenient_share", "per_category",
+                                                      "verified_precision", "decided")}
     verbatim = [EvidenceType.VERIFIED if " ".join(row.claim.lower().split()).rstrip(".")
                 in " ".join(row.evidence.lower().split()) else EvidenceType.UNSUPPORTED
                 for row in rows]
     baseline = contract_report(rows, verbatim)
-    write_report(args.output, "type_contract", suite=str(args.suite.relative_to(ROOT)),
+    write_report(args.output, "type_contract",
+                 suites=[str(suite.relative_to(ROOT)) for suite in args.suite],
                  views=names, seconds=seconds,
                  default=default,
                  with_judge=with_judge,

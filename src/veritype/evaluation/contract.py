@@ -85,6 +85,33 @@ def type_rows(rows: Sequence[ContractRow], views: Sequence[VerificationView],
     return [kind for kind in types if kind is not None]
 
 
+def _share(hits: int, total: int) -> float | None:
+    return hits / total if total else None
+
+
+def _precisions(rows: Sequence[ContractRow], types: Sequence[EvidenceType]) -> dict[str, Any]:
+    """What each type promises: the share of Verified claims expected Verified, of Unsupported
+    ones expected Unsupported, the share decided (not Uncertain), and per category the share
+    typed as expected or left Uncertain (not typed wrong)."""
+    pairs = list(zip(rows, types, strict=True))
+    verified = [row for row, kind in pairs if kind is EvidenceType.VERIFIED]
+    unsupported = [row for row, kind in pairs if kind is EvidenceType.UNSUPPORTED]
+    not_wrong: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for row, kind in pairs:
+        total[row.category] += 1
+        not_wrong[row.category] += kind is row.expected or kind is EvidenceType.UNCERTAIN
+    return {
+        "verified_precision": _share(
+            sum(r.expected is EvidenceType.VERIFIED for r in verified), len(verified)),
+        "unsupported_precision": _share(
+            sum(r.expected is EvidenceType.UNSUPPORTED for r in unsupported), len(unsupported)),
+        "decided": _share(len(verified) + len(unsupported), len(pairs)),
+        "right_or_uncertain_per_category": {
+            name: not_wrong[name] / total[name] for name in sorted(total)},
+    }
+
+
 def contract_report(rows: Sequence[ContractRow], types: Sequence[EvidenceType]
                     ) -> dict[str, Any]:
     """The share typed as expected overall, per category and per domain, and the misses."""
@@ -106,6 +133,7 @@ def contract_report(rows: Sequence[ContractRow], types: Sequence[EvidenceType]
                       and kind is EvidenceType.UNCERTAIN)
                for row, kind, ok in zip(rows, types, right, strict=True)]
     return {
+        **_precisions(rows, types),
         "claims": len(rows),
         "right": sum(right),
         "share": sum(right) / len(rows) if rows else float("nan"),
