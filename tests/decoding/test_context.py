@@ -9,6 +9,8 @@ EVIDENCE = [
     "The Eiffel Tower is in Paris. It was completed in 1889.",
     "Water boils at 100 degrees Celsius at sea level.",
 ]
+TRIAL = ("At the second screen, 19 579 women in the intervention group and 19,731 in the "
+         "control group were eligible.")
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +31,15 @@ def test_blocks_closing_a_clause_the_evidence_contradicts(guard: ContextGuard) -
 def test_accepts_what_the_evidence_supports(guard: ContextGuard) -> None:
     assert guard.safe("A: The Eiffel Tower is in Paris", [".", END_OF_TEXT]) == [True, True]
     assert guard.safe("A: The Eiffel Tower is a tall tower", ["."]) == [True]
+
+
+def test_a_shared_number_is_no_shared_topic(guard: ContextGuard) -> None:
+    trial = guard.with_evidence([TRIAL])
+    # Scored against the trial, the sum would be "contradicted" (the shipped model puts it
+    # above 0.9); sharing only "19" with it, it is not scored at all.
+    assert trial.safe("Answer: 23 * 19 = 437", [END_OF_TEXT]) == [True]
+    assert trial.contradiction("Answer: 23 * 19 = 437") == (0.0, "")
+    assert trial.contradiction("Only 19 women were eligible at the second screen")[1] == TRIAL
 
 
 def test_blocks_contradicting_an_earlier_clause_of_the_answer() -> None:

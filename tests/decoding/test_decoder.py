@@ -5,13 +5,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from veritype.decoding import (
     ABSTAINED,
+    END_OF_TEXT,
     GUARDED,
     UNVERIFIED,
     ArithmeticGuard,
+    Guard,
+    GuardedDraft,
     KnowledgeBase,
     KnowledgeBaseGuard,
     Triple,
@@ -27,6 +31,8 @@ from veritype.decoding.context import ContextGuard
 pytestmark = pytest.mark.needs_llama
 
 ARITHMETIC = "What is 37 × 24? Answer: 37 × 24 ="
+TRIAL = ("At the second screen, 19 579 women in the intervention group and 19,731 in the "
+         "control group were eligible.")
 BERLIN = "Q: Where is the Eiffel Tower?\nA: The Eiffel Tower is in Berlin"
 AUSTEN = "Pride and Prejudice was written by Jane Austen."
 PRIDE = "Q: Who is the author of Pride and Prejudice?\nA: The author of Pride and Prejudice is"
@@ -65,6 +71,15 @@ def test_switching_a_guard_off_removes_its_interventions(llama: object) -> None:
     off = guarded_generate(llama, ARITHMETIC, [ArithmeticGuard(enabled=False)], max_tokens=6,
                            stop=["\n"])
     assert off.text == unguarded.text and off.interventions == []
+
+
+def assert_cut_literal(draft: GuardedDraft, answers: tuple[str, ...], max_tokens: int) -> None:
+    """Wherever the token limit cut a constrained answer, what it wrote is the start of an
+    allowed answer, and the draft is guarded exactly when the answer is whole."""
+    text = draft.text.strip()
+    whole = text.startswith(answers)
+    assert whole or any(answer.startswith(text) for answer in answers), (max_tokens, text)
+    assert (draft.status == GUARDED) == whole and not draft.abstained, (max_tokens, draft)
 
 
 @pytest.mark.slow
@@ -181,6 +196,48 @@ def test_logits_processor_with_create_completion(llama: object) -> None:
     )
     assert completion["choices"][0]["text"].strip().startswith("888")
     assert processor.decoder.interventions
+
+
+@pytest.mark.slow
+def test_arithmetic_is_not_refuted_by_evidence_about_something_else(llama: object) -> None:
+    # The trial's "19 579 women" share a number with the sum, not a topic.
+    prompt = "What is 23 * 19? Answer: 23 * 19 ="
+    guards = [ArithmeticGuard(), ContextGuard([TRIAL])]
+    for max_tokens in range(1, 7):
+        cut = guarded_generate(llama, prompt, guards, max_tokens=max_tokens, stop=["\n"])
+        assert_cut_literal(cut, ("437",), max_tokens)
+
+
+def vocabulary_decoder(guards: list[Guard], texts: dict[int, bytes]) -> TruthAwareDecoder:
+    """A decoder over a vocabulary of a few tokens, which the tests give logits directly."""
+    return TruthAwareDecoder(guards, token_bytes=texts.__getitem__,
+                             is_end=lambda token: token not in texts, top_k=len(texts) + 1)
+
+
+def logits(count: int, favoured: int) -> npt.NDArray[np.float32]:
+    scores = np.zeros(count, dtype=np.float32)
+    scores[favoured] = 5.0
+    return scores
+
+
+def test_a_context_block_gives_way_to_a_guard_that_checks_the_clause() -> None:
+    # Evidence that states another result: the NLI model finds the right sum contradicted.
+    context = ContextGuard(["The answer is 400."])
+    texts = {0: b" 437", 1: b" 400"}
+    decoder = vocabulary_decoder([ArithmeticGuard(), context], texts)
+    decoder.start("The answer is 23 * 19 =")
+    assert decoder.choose(logits(3, favoured=1)).token_id == 0
+    decoder.accept(0)
+    # The end of "The answer is 23 * 19 = 437": the arithmetic guard checks it.
+    assert context.safe(decoder.guarded_text, [END_OF_TEXT]) == [False]
+    assert decoder.choose(logits(3, favoured=2)).token_id == 2 and not decoder.halted
+    decoder.finish()
+    assert not decoder.halted
+    # Without a guard that checks it, the block stands and the decoder backs off.
+    alone = vocabulary_decoder([context], texts)
+    alone.start("The answer is 23 * 19 = 437")
+    assert alone.choose(logits(3, favoured=2)).token_id is None and alone.halted
+    assert "context" in alone.halt_reason
 
 
 def test_decoder_backs_off_when_no_candidate_is_safe() -> None:

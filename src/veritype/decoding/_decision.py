@@ -10,8 +10,10 @@ and steer into it whatever its probability. The decoder backs off when no top-k 
 safe, and whenever a guard that only knows what is wrong (``exact`` False: the context
 monitor) blocks the end of a clause: taking the next best token instead would only write
 around the refuted clause ("Elizabeth Bennet" + ", a young, ..."), however much safe mass
-that token has. At the end of an answer (a token limit included) the unfinished last
-clause is checked like a finished one.
+that token has. A block by such a guard gives way when an exact guard checks the clause the
+token ends (it states the computed result, the known object): the monitor only infers a
+contradiction, the exact guard knows. At the end of an answer (a token limit included) the
+unfinished last clause is checked like a finished one.
 
 After decoding, ``check_clause`` asks every enabled guard whether it could check the
 answer's key clause (its first): an answer no guard could check is not guarded, whatever
@@ -240,7 +242,7 @@ class TruthAwareDecoder:
             return
         refuting = [guard.name for guard in self.guards if guard.enabled and not guard.exact
                     and not guard.safe(self.guarded_text, [END_OF_TEXT])[0]]
-        if refuting:
+        if refuting and not self._checked_exactly(self.guarded_text, END_OF_TEXT):
             self.halted = True
             self._refute(", ".join(refuting), "refuted the unfinished")
             self.interventions.append(
@@ -302,9 +304,22 @@ class TruthAwareDecoder:
                 self._judge(guard, prefix, ids, texts, blocker, [index])
                 if blocker[index] is not None:
                     break
+            if blocker[index] is not None and self._checked_exactly(prefix, texts[index]):
+                blocker[index] = None
             if blocker[index] is None:
                 break
         return blocker
+
+    def _checked_exactly(self, prefix: str, candidate: str) -> bool:
+        """Whether an enabled exact guard checks the clause ``candidate`` ends after
+        ``prefix``: then a block of that clause by a guard that only infers what is wrong
+        gives way (a computed result stands against an NLI verdict over unrelated text)."""
+        exact = [guard for guard in self.guards if guard.enabled and guard.exact]
+        if not exact:
+            return False
+        text = prefix + candidate.replace(END_OF_TEXT, "")
+        start, end = clause_span(text, len(prefix))
+        return any(guard.coverage(text, start, end).checked for guard in exact)
 
     def _judge(
         self,

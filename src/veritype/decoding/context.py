@@ -9,8 +9,9 @@ A contradicted clause then cannot be completed, and the decoder backs off rather
 around it (see ``veritype.decoding._decision``). A clause counts as checked (``coverage``)
 when an evidence sentence entails it: a clause the evidence neither supports nor
 contradicts is one the monitor could not check. Only the premises that share content words
-with the clause are scored (contradiction needs a shared topic), and verdicts are cached per
-clause.
+with the clause, a word and not only a number among them, are scored: contradiction needs a
+shared topic, and a shared number is none ("23 * 19 = 437" is not refuted by a trial that
+enrolled "19 579 women"). Verdicts are cached per clause.
 """
 
 from __future__ import annotations
@@ -173,17 +174,17 @@ class ContextGuard:
         return {clause: self._verdicts[key] for clause, key in keyed.items()}
 
     def _premises(self, clause: str, earlier: Sequence[str]) -> list[str]:
+        """The evidence sentences and earlier clauses that share the most content words
+        with ``clause``, at least one of them a word rather than a number."""
         words = set(content_words(clause))
-        if not words:
+        topic = {word for word in words if any(char.isalpha() for char in word)}
+        if not topic:
             return []
-        scored = [
-            (len(words & premise_words), premise)
-            for premise, premise_words in zip(
-                self.evidence_sentences, self._evidence_words, strict=True
-            )
-        ]
-        scored += [(len(words & set(content_words(c))), c) for c in earlier if c != clause]
-        ranked = sorted((s for s in scored if s[0] > 0), key=lambda item: -item[0])
+        candidates = [*zip(self.evidence_sentences, self._evidence_words, strict=True),
+                      *((c, set(content_words(c))) for c in earlier if c != clause)]
+        scored = [(len(words & premise_words), premise) for premise, premise_words in candidates
+                  if topic & premise_words]
+        ranked = sorted(scored, key=lambda item: -item[0])
         return [premise for _, premise in ranked[: self.premises_per_clause]]
 
 
