@@ -18,6 +18,7 @@ from veritype.decoding._base import (
     register_guard,
 )
 from veritype.decoding._decision import (
+    LOOKAHEAD_TOKENS,
     BlockedToken,
     Choice,
     ClauseCheck,
@@ -48,6 +49,7 @@ __all__ = [
     "ABSTAINED",
     "END_OF_TEXT",
     "GUARDED",
+    "LOOKAHEAD_TOKENS",
     "UNVERIFIED",
     "ArithmeticGuard",
     "BlockedToken",

@@ -226,6 +226,18 @@ def clause_span(text: str, position: int) -> tuple[int, int]:
     return start, end
 
 
+def clause_ended(text: str, position: int) -> bool:
+    """Whether the clause of ``text`` that holds ``position`` has ended: a clause break
+    follows it, other than a "." right after a digit at the very end of ``text``, which may
+    yet become a decimal point ("3." + "5")."""
+    for match in CLAUSE_BREAK.finditer(text):
+        if match.end() <= position:
+            continue
+        return not (match.group(0) == "." and match.end() == len(text)
+                    and text[match.start() - 1 : match.start()].isdigit())
+    return False
+
+
 def states_literal(rest: str, answers: Sequence[str]) -> bool:
     """Whether ``rest`` begins (after at most two blanks) with one of ``answers``, complete:
     not followed by a letter or digit that would make it another word or number."""

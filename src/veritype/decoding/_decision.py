@@ -15,6 +15,15 @@ token ends (it states the computed result, the known object): the monitor only i
 contradiction, the exact guard knows. At the end of an answer (a token limit included) the
 unfinished last clause is checked like a finished one.
 
+A clause the token limit cuts is also checked as the start of the clause it would become,
+since a guard that judges a clause only where it ends cannot tell from "Elizabeth Benn"
+that it begins a refuted clause: the decoder goes on past the limit under the same guards
+(``look_past_limit``) until that clause ends. When it backs off on the way, or the clause
+does not end within ``LOOKAHEAD_TOKENS``, it backs off from the cut clause as from a
+refuted one; otherwise the answer keeps what the limit let through. Either way the outcome
+does not depend on where the limit cut the clause. A cut clause an exact guard already
+checks needs no look past the limit: a block of its end would give way to that guard.
+
 After decoding, ``check_clause`` asks every enabled guard whether it could check the
 answer's key clause (its first): an answer no guard could check is not guarded, whatever
 the guards let through.
@@ -31,10 +40,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veritype.decoding._base import END_OF_TEXT, Coverage, Guard, clause_span
+from veritype.decoding._base import END_OF_TEXT, Coverage, Guard, clause_ended, clause_span
 from veritype.errors import DecodingError
 
 _MAX_DECISIONS = 200_000
+# How far past the token limit the decoder looks for the end of the clause the limit cut:
+# answers' clauses end well within it, and a clause that runs on longer is not checked.
+LOOKAHEAD_TOKENS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +120,23 @@ class Choice:
     safe_mass: float
 
 
+@dataclass(slots=True)
+class _Cut:
+    """The answer as the token limit left it, kept while the decoder looks past the limit.
+
+    ``last``: the position, in the guarded text, of the cut clause's last character;
+    ``ended``: whether the clause has ended since."""
+
+    text: str
+    last: int
+    step: int
+    masses: int
+    interventions: int
+    utf8: tuple[bytes, int]
+    pending: bytes
+    ended: bool = False
+
+
 class TruthAwareDecoder:
     """Chooses tokens from top-k logits under guards, for any backend.
 
@@ -155,6 +184,7 @@ class TruthAwareDecoder:
         self.halt_reason = ""
         # Where, in the answer, the clause a guard refuted begins (None: nothing refuted).
         self.refuted_from: int | None = None
+        self._cut: _Cut | None = None
 
     @property
     def guarded_text(self) -> str:
@@ -248,6 +278,79 @@ class TruthAwareDecoder:
             self.interventions.append(
                 Intervention(self.step, "abstain", 0.0, guards=tuple(refuting)))
 
+    def look_past_limit(
+        self,
+        logits_after: Callable[[int], npt.NDArray[np.floating[Any]]],
+        last_token: int,
+        room: int,
+    ) -> None:
+        """At the token limit, check the clause the answer stops in as the start of the
+        clause it would become (see the module doc): decode on from ``last_token`` (the
+        answer's last token) under the same guards until that clause ends, the decoder backs
+        off, ``LOOKAHEAD_TOKENS`` pass or ``room`` (what the model's context still holds)
+        runs out. ``logits_after(token)`` feeds the model a token and returns the logits
+        that follow it. The answer keeps what the limit let through, or the decoder backs
+        off from its last clause as from a refuted one."""
+        cut = self._begin_lookahead()
+        if cut is None:
+            return
+        token = last_token
+        for _ in range(min(LOOKAHEAD_TOKENS, room)):
+            choice = self.choose(logits_after(token))
+            if choice.token_id is None:
+                break
+            token = choice.token_id
+            self.accept(token)
+            if cut.ended:
+                break
+        self._end_lookahead(cut)
+
+    def _begin_lookahead(self) -> _Cut | None:
+        """The answer as cut, when it stops inside a clause that an enabled guard judges
+        only where it ends; None when there is nothing such a guard has yet to judge, or
+        when an exact guard checks the clause as it stands (a block of its end would give
+        way to that guard, see ``_checked_exactly``)."""
+        if self.halted or not any(guard.enabled and not guard.exact for guard in self.guards):
+            return None
+        text = self.guarded_text
+        last = len(text.rstrip()) - 1
+        if last < 0 or clause_ended(text, last) or self._checked_exactly(text, END_OF_TEXT):
+            return None
+        self._cut = _Cut(self.text, last, self.step, len(self.safe_masses),
+                         len(self.interventions), self._utf8.getstate(), self._pending)
+        return self._cut
+
+    def _end_lookahead(self, cut: _Cut) -> None:
+        """Return to the answer as the limit cut it. It stands when the clause it stops in
+        ended with every guard's consent; otherwise the decoder backs off from that clause:
+        a guard refused the way it goes on, or it could not be checked, not ending within
+        the look past the limit."""
+        self._cut = None
+        # The look past the limit wrote nothing of the answer: its steps leave no trace but
+        # the back-off they may lead to.
+        back_off = self.interventions[-1:] if self.halted else []
+        del self.safe_masses[cut.masses :]
+        del self.interventions[cut.interventions :]
+        self.text, self.step, self._pending = cut.text, cut.step, cut.pending
+        self._utf8.setstate(cut.utf8)
+        if not self.halted and cut.ended:
+            return
+        start, _ = clause_span(self.guarded_text, cut.last)
+        clause = self.guarded_text[start:].strip()
+        if self.halted:
+            why = f"looking past the limit, {self.halt_reason}"
+            self.interventions += back_off
+        else:
+            self.halted = True
+            guards = tuple(guard.name for guard in self.guards
+                           if guard.enabled and not guard.exact)
+            why = (f"it does not end within the {LOOKAHEAD_TOKENS} tokens (fewer where the "
+                   f"context is full) the decoder looks past the limit, so {', '.join(guards)} "
+                   f"could not check it: the decoder backs off from it")
+            self.interventions.append(Intervention(self.step, "abstain", 0.0, guards=guards))
+        self.refuted_from = max(0, start - len(self.context))
+        self.halt_reason = f"the token limit cut clause {clause!r} at step {self.step}; {why}"
+
     def _refute(self, guards: str, what: str) -> None:
         start, _ = clause_span(self.guarded_text, len(self.guarded_text))
         self.refuted_from = max(0, start - len(self.context))
@@ -270,6 +373,8 @@ class TruthAwareDecoder:
         """Append a decoded token to the answer."""
         self.step += 1
         if self._ending(token_id):
+            if self._cut is not None:
+                self._cut.ended = True
             return
         raw = self._bytes.get(token_id)
         if raw is None:
@@ -277,6 +382,8 @@ class TruthAwareDecoder:
         # The incremental decoder keeps an unfinished multi-byte character for the next token.
         self.text += self._utf8.decode(raw)
         self._pending = self._utf8.getstate()[0]
+        if self._cut is not None and clause_ended(self.guarded_text, self._cut.last):
+            self._cut.ended = True
 
     def _blockers(self, ids: list[int], texts: list[str]) -> list[str | None]:
         """For each candidate (in probability order), the first enabled guard that refuses

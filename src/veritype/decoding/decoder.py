@@ -1,13 +1,13 @@
 """Truth-aware decoding of a llama.cpp model: ``guarded_generate`` steps a
 ``llama_cpp.Llama`` under guards, choosing every token with a ``TruthAwareDecoder``.
 
-The decoder backs off when no candidate is safe or a guard refutes a clause (see
-``veritype.decoding._decision``). Backing off asks an optional ``retry`` callback for a
-better prompt (more evidence) once; otherwise the refuted clause is cut from the answer,
-and an answer with nothing left abstains with the reason. Every draft then says whether it
-is ``guarded`` (a guard checked its key clause), ``unverified`` (no guard could: the guards
-let it through without knowing) or ``abstained``; ``unchecked="abstain"`` abstains instead
-of returning an unverified answer.
+The decoder backs off when no candidate is safe or a guard refutes a clause, a clause
+the token limit cuts included (see ``veritype.decoding._decision``). Backing off asks an
+optional ``retry`` callback for a better prompt (more evidence) once; otherwise the refuted
+clause is cut from the answer, and an answer with nothing left abstains with the reason.
+Every draft then says whether it is ``guarded`` (a guard checked its key clause),
+``unverified`` (no guard could: the guards let it through without knowing) or
+``abstained``; ``unchecked="abstain"`` abstains instead of returning an unverified answer.
 ``TruthAwareLogitsProcessor`` is the same decoder as a llama.cpp (``llama-cpp-python``)
 logits processor, for ``create_completion``. Models load through ``load_llama``.
 """
@@ -50,7 +50,8 @@ class GuardedDraft:
     says which and how), ``unverified`` when none could, ``abstained`` when the decoder
     backed off with nothing left to say or, with ``unchecked="abstain"``, when no guard
     could check the key clause. ``unverified_clause`` names the clause that could not be
-    checked; ``dropped_clause`` a clause a guard refuted and cut from the answer.
+    checked; ``dropped_clause`` a clause cut from the answer: one a guard refuted, or one the
+    token limit cut that could not be checked.
     ``tokens_per_s`` is end to end (prompt evaluation and any retry included);
     ``decode_tokens_per_s`` counts only the steps after each attempt's first token, the
     per-token cost the guards add to.
@@ -98,7 +99,8 @@ class TruthAwareLogitsProcessor:
     Use it with ``Llama.generate(..., temp=0.0, logits_processor=LogitsProcessorList([p]))``
     or ``create_completion``; it follows the tokens generated so far from ``input_ids`` (or
     from ``accept``), and ``should_stop`` is a stopping criterion that ends generation when
-    the decoder backs off.
+    the decoder backs off. The caller's token limit ends generation where it falls: only
+    ``guarded_generate`` looks past it to check the clause it cuts.
     """
 
     def __init__(
@@ -166,8 +168,11 @@ def guarded_generate(
     retry backs off too, a refuted clause is cut from the answer, and an answer with
     nothing left (or with no safe token at all) abstains and says why. Generation ends at
     an end-of-generation token, after ``max_tokens`` tokens, or at the first ``stop``
-    string (which is cut from the text). ``unchecked`` decides what an answer whose key
-    clause no guard could check becomes: ``unverified`` or ``abstain``.
+    string (which is cut from the text). A clause the token limit cuts is checked as the
+    start of the clause it would become, by decoding on past the limit until it ends
+    (``TruthAwareDecoder.look_past_limit``): refused or not ending there, it is backed off
+    from like a refuted clause. ``unchecked`` decides what an answer whose key clause no
+    guard could check becomes: ``unverified`` or ``abstain``.
     """
     if max_tokens < 1:
         raise DecodingError(f"max_tokens must be >= 1, got {max_tokens}")
@@ -258,11 +263,18 @@ def _run(
     attempt = _Attempt()
     first = time.perf_counter()
     guarded = any(guard.enabled for guard in decoder.guards)
+    # Whether the answer ended of itself (an end token, a stop string, a back-off) rather
+    # than at the token limit or the end of the context.
+    ended = False
+    token: int | None = None
     for _ in range(min(max_tokens, room)):
+        if token is not None:
+            llama.eval([token])
         logits = logits_view(llama)
         if guarded:
             choice = decoder.choose(logits)
             if choice.token_id is None:
+                ended = True
                 break
             token = choice.token_id
         else:
@@ -271,18 +283,28 @@ def _run(
         if attempt.tokens == 0:
             first = time.perf_counter()
         if decoder.token_text(token) == END_OF_TEXT:
+            ended = True
             break
         attempt.tokens += 1
         decoder.accept(token)
-        if attempt.tokens >= max_tokens or _stop_position(decoder.text, stop) is not None:
+        if _stop_position(decoder.text, stop) is not None:
+            ended = True
             break
-        llama.eval([token])
     if guarded:
         decoder.finish()
+        if not ended and token is not None:
+            decoder.look_past_limit(lambda last: _logits_after(llama, last), token,
+                                    room - attempt.tokens)
     cut = _stop_position(decoder.text, stop)
     attempt.text = decoder.text if cut is None else decoder.text[:cut]
     attempt.decode_seconds = time.perf_counter() - first
     return attempt
+
+
+def _logits_after(llama: llama_cpp.Llama, token: int) -> npt.NDArray[np.floating[Any]]:
+    """Evaluate ``token`` and return the logits that follow it."""
+    llama.eval([token])
+    return logits_view(llama)
 
 
 @dataclass(slots=True)

@@ -2,7 +2,8 @@
 
 Use it with greedy ``generate``; each row of the batch has its own decoder, so a batch of
 prompts is guarded independently. A row whose decoder backs off is ended (forced to the
-end-of-sequence token); its ``halt_reason`` says why.
+end-of-sequence token); its ``halt_reason`` says why. ``max_new_tokens`` ends a row where it
+falls: only ``guarded_generate`` looks past the token limit to check the clause it cuts.
 
     processor = TransformersGuardProcessor(tokenizer, guards, prompts)
     model.generate(**inputs, do_sample=False, logits_processor=LogitsProcessorList([processor]))
