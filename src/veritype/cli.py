@@ -307,6 +307,11 @@ def train_aggregator(
                            "the claims the encoders leave unsettled (needs the judge extra; "
                            "about 20 minutes on 2 cores).")
     ] = False,
+    per_source: Annotated[
+        int | None, typer.Option("--per-source", min=50, show_default="every claim",
+                                 help="Fit on a sample of at most this many claims of each "
+                                 "source (seeded): a fraction of the scoring time.")
+    ] = None,
 ) -> None:
     """Fit the default aggregator on training-side data from several sources; choose its views
     by leave-one-source-out and its thresholds on the pooled data; write the model, its report
@@ -320,7 +325,7 @@ def train_aggregator(
         task = progress.add_task("scoring pairs", total=None)
         try:
             report = fit_default(
-                data_dir, output_dir, seed=seed, judge=judge,
+                data_dir, output_dir, seed=seed, judge=judge, per_source=per_source,
                 on_progress=lambda done, total: progress.update(task, completed=done,
                                                                 total=total),
             )

@@ -3,7 +3,6 @@ reach on every source, and which sources a view read in training."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,9 +12,9 @@ import numpy.typing as npt
 from veritype.evaluation.metrics import Bools, Floats
 from veritype.train.fitting_data import READ_BY
 
+VERIFIED_PRECISION = 0.95
 UNSUPPORTED_PRECISION = 0.95
 CONTRADICTION_PRECISION = 0.95
-SETTLED_PRECISION = 0.95
 MIN_FIRED = 30
 MIN_PER_SOURCE = 10
 
@@ -27,62 +26,41 @@ def source_weights(sources: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
     return weights
 
 
-def highest_tau_low(support: Floats, truth: Bools, sources: npt.NDArray[np.str_],
-                    tau: float) -> float:
-    """The highest τ' < τ at or below which claims are unsupported with
-    ``UNSUPPORTED_PRECISION``, every source weighing the same (0 when none)."""
-    return _highest_reliable_no(support, np.zeros_like(truth), truth, source_weights(sources),
-                                tau, UNSUPPORTED_PRECISION)
-
-
-def verified_precision(support: Floats, blocked: Bools, truth: Bools,
-                       sources: npt.NDArray[np.str_], tau: float) -> float:
-    """The share of supported claims among those typed Verified at ``tau`` (P ≥ τ and not
-    ``blocked``), every source weighing the same (nan when none is)."""
-    return _balanced_share(truth, (support >= tau) & ~blocked, source_weights(sources))
-
-
-def matched_tau_low(support: Floats, blocked: Bools, truth: Bools,
-                    sources: npt.NDArray[np.str_], tau: float) -> float:
-    """The highest τ' < τ at or below which claims (with the ``blocked`` ones) are not
-    supported at least as often as the Verified ones at τ are supported, every source
-    weighing the same: Unsupported is as reliable a "no" as Verified is a "yes", and
-    Uncertain holds only the claims neither would type as reliably (0 when none)."""
-    weights = source_weights(sources)
-    target = _balanced_share(truth, (support >= tau) & ~blocked, weights)
-    if math.isnan(target):
-        return 0.0
-    return _highest_reliable_no(support, blocked, truth, weights, tau, target)
-
-
-def lowest_precise_tau(support: Floats, blocked: Bools, truth: Bools,
-                       sources: npt.NDArray[np.str_], tau: float) -> float:
-    """The lowest P(supported) ≥ τ at or above which claims are supported with
-    ``SETTLED_PRECISION``, every source weighing the same (1 when none is)."""
-    weights = source_weights(sources)
-    for threshold in np.unique(np.round(support[support >= tau], 4)):
-        if _balanced_share(truth, (support >= threshold) & ~blocked,
-                           weights) >= SETTLED_PRECISION:
+def precise_tau(support: Floats, blocked: Bools, truth: Bools,
+                sources: npt.NDArray[np.str_]) -> float:
+    """τ: the lowest P(supported) at or above which the claims typed Verified (not
+    ``blocked``) are supported with ``VERIFIED_PRECISION`` in every source where at least
+    ``MIN_PER_SOURCE`` of them are (1 when no threshold is)."""
+    verified = ~blocked
+    for threshold in np.unique(np.round(support, 4)):
+        if _precise_everywhere(truth, (support >= threshold) & verified, sources,
+                               VERIFIED_PRECISION):
             return float(threshold)
     return 1.0
 
 
-def _highest_reliable_no(support: Floats, blocked: Bools, truth: Bools,
-                         weights: npt.NDArray[np.float64], tau: float, target: float) -> float:
-    """The highest P(supported) below τ (rounded to 4 places) at or below which the claims,
-    with the ``blocked`` ones, are not supported with at least ``target`` (0 when none)."""
+def precise_tau_low(support: Floats, blocked: Bools, truth: Bools,
+                    sources: npt.NDArray[np.str_], tau: float) -> float:
+    """τ': the highest P(supported) below τ at or below which the claims typed Unsupported
+    (with the ``blocked`` ones) are not supported with ``UNSUPPORTED_PRECISION`` in every
+    source where at least ``MIN_PER_SOURCE`` of them are (0 when none is). The claims
+    between τ' and τ are Uncertain: neither answer is that reliable for them."""
     candidates = np.unique(np.round(support, 4))
     best = 0.0
     for threshold in candidates[candidates < tau]:
-        if _balanced_share(~truth, (support <= threshold) | blocked, weights) >= target:
+        if _precise_everywhere(~truth, (support <= threshold) | blocked, sources,
+                               UNSUPPORTED_PRECISION):
             best = float(threshold)
     return best
 
 
-def _balanced_share(hits: Bools, where: Bools, weights: npt.NDArray[np.float64]) -> float:
-    """The share of ``hits`` among the rows ``where``, each row weighted."""
-    total = float(np.sum(weights[where]))
-    return float(np.sum(weights[where & hits])) / total if total else float("nan")
+def _precise_everywhere(hits: Bools, where: Bools, sources: npt.NDArray[np.str_],
+                        precision: float) -> bool:
+    """Whether the share of ``hits`` among the rows ``where`` reaches ``precision`` in every
+    source with at least ``MIN_PER_SOURCE`` such rows (and in one source at least)."""
+    measured = [float(hits[where & (sources == s)].mean()) for s in np.unique(sources)
+                if np.sum(where & (sources == s)) >= MIN_PER_SOURCE]
+    return bool(measured) and min(measured) >= precision
 
 
 def lowest_precise_floor(scores: Floats, fired: Bools, truth: Bools,

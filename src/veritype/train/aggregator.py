@@ -7,20 +7,16 @@ contradictions), τ and τ' are fitted on the other sources and judged on the he
 source one of the candidate's views read in training is neither fitted on nor judged for
 that candidate (its figures there would be of seen data); a candidate that cannot be judged
 on every source is reported but cannot be the default. Among the rest, the candidate whose
-types are right most often on the held-out sources (their mean) is the default, so a view is
-in it only where held-out sources say it helps; every single view is fitted and judged the
-same way beside it. The shipped model is then refitted on every source, with τ, τ' and κ
-chosen on the pooled data:
+types are worth most on the held-out sources (their mean of the share typed right less the
+share typed wrong; Uncertain is neither) is the default, so a view is in it only where
+held-out sources say it helps; every single view is fitted and judged the same way beside it.
+The shipped model is then refitted on every source, with τ, τ' and κ chosen there:
 
-- τ maximises the mean over sources of the balanced accuracy of "Verified" against
-  "supported";
-- τ' is the highest P(supported) below τ at or below which claims are not supported at
-  least as often as the Verified ones are supported: "Unsupported" is as reliable a no as
-  "Verified" is a yes, and Uncertain keeps only what neither types as reliably;
-- the *ask* band, where a costly view (the judge) is asked, runs from the highest P at or
-  below which {UNSUPPORTED_PRECISION:.0%} of the claims are not supported to the lowest at or
-  above which {UNSUPPORTED_PRECISION:.0%} are supported (1 when none is): the claims the
-  encoders do not settle;
+- τ is the lowest P(supported) at or above which {VERIFIED_PRECISION:.0%} of the claims typed
+  Verified are supported, in every source where {MIN_PER_SOURCE} or more are;
+- τ' is the highest P(supported) below τ at or below which {UNSUPPORTED_PRECISION:.0%} of the
+  claims typed Unsupported are not supported, in every source likewise; the claims between
+  are Uncertain, and the costly judge is asked about them (the *ask* band is (τ', τ));
 - κ is the lowest P(contradicted) at or above which {CONTRADICTION_PRECISION:.0%} of the claims
   are not supported, in every source;
 - a rule view's contradiction decides Unsupported alone at the lowest contradiction floor
@@ -67,7 +63,6 @@ from veritype.evaluation.metrics import (
     Floats,
     balanced_accuracy,
     roc_auc,
-    threshold_for_balanced_accuracy,
 )
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
 from veritype.train._score_cache import cached_scores
@@ -75,19 +70,26 @@ from veritype.train._selection import (
     CONTRADICTION_PRECISION,
     MIN_PER_SOURCE,
     UNSUPPORTED_PRECISION,
-    highest_tau_low,
+    VERIFIED_PRECISION,
     lowest_precise_floor,
-    lowest_precise_tau,
-    matched_tau_low,
+    precise_tau,
+    precise_tau_low,
     seen_sources,
     source_weights,
 )
 from veritype.train.aggregator_card import model_card
-from veritype.train.fitting_data import SOURCES, fitting_examples, label_arrays
+from veritype.train.fitting_data import (
+    SOURCES,
+    fitting_examples,
+    label_arrays,
+    sample_per_source,
+)
 from veritype.train.judge_head import fit_judge_head
 from veritype.verdicts import Verdict
 
-VIEWS = ("numeric", "lexical", "nli", "align")
+# ``align`` read three of the six sources (READ_BY), so no candidate with it could be judged
+# on every held-out source, and none could be the default: it is not scored.
+VIEWS = ("numeric", "lexical", "nli")
 RULE_VIEWS = ("numeric", "lexical")
 MODEL_FREE = ("numeric", "lexical")
 RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)
@@ -97,19 +99,18 @@ SCORE_CHUNK = 1500
 # verdicts (a rule's "score" is a share of matched values, not a probability).
 VIEW_FEATURES = {
     "nli": (ENTAILMENT, CONTRADICTION),
-    "align": (ENTAILMENT, CONTRADICTION),
     "judge": (ENTAILMENT,),
     "numeric": (ENTAILED, CONTRADICTED),
     "lexical": (ENTAILMENT, ENTAILED),
 }
 CANDIDATES: tuple[tuple[str, ...], ...] = (
-    ("nli",), ("align",), ("numeric",), ("lexical",),
-    ("numeric", "nli"), ("numeric", "lexical", "nli"), ("nli", "align"),
-    ("numeric", "nli", "align"), ("numeric", "lexical", "nli", "align"),
+    ("nli",), ("numeric",), ("lexical",),
+    ("numeric", "nli"), ("numeric", "lexical", "nli"),
 )
 CONTRADICTION_SOURCES = ("covidfact", "perturbed")
 
-__doc__ = (__doc__ or "").format(UNSUPPORTED_PRECISION=UNSUPPORTED_PRECISION,
+__doc__ = (__doc__ or "").format(VERIFIED_PRECISION=VERIFIED_PRECISION,
+                                 UNSUPPORTED_PRECISION=UNSUPPORTED_PRECISION,
                                  CONTRADICTION_PRECISION=CONTRADICTION_PRECISION,
                                  MIN_PER_SOURCE=MIN_PER_SOURCE)
 
@@ -142,13 +143,6 @@ def fit_logistic(matrix: npt.NDArray[np.float64], labels: Bools, names: Sequence
     weights = np.zeros(len(names))
     weights[active] = theta[:-1]
     return Logistic(tuple(names), tuple(float(w) for w in weights), float(theta[-1]))
-
-
-def choose_tau(support: Floats, blocked: Bools, truth: Bools,
-               sources: npt.NDArray[np.str_]) -> float:
-    """The τ with the best mean per-source balanced accuracy of "Verified" (P ≥ τ, not
-    contradicted) against "supported"."""
-    return threshold_for_balanced_accuracy(support, truth, sources, 197, blocked)
 
 
 @dataclass
@@ -192,8 +186,8 @@ def fit_candidate(table: ScoreTable, supported: Bools, contradicted: Bools,
     fitted = Fitted(tuple(views), support, contradiction, 0.5, kappa)
     p_support, p_contradicted = fitted.probabilities(table)
     blocked = p_contradicted >= kappa
-    fitted.tau = choose_tau(p_support, blocked, supported, sources)
-    fitted.tau_low = matched_tau_low(p_support, blocked, supported, sources, fitted.tau)
+    fitted.tau = precise_tau(p_support, blocked, supported, sources)
+    fitted.tau_low = precise_tau_low(p_support, blocked, supported, sources, fitted.tau)
     return fitted
 
 
@@ -217,12 +211,25 @@ def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools,
     return {"balanced_accuracy": balanced_accuracy(verified, supported),
             "auc": roc_auc(p_support, supported),
             "typed_right": typed_right(verified, unsupported, supported),
+            "net_right": net_right(verified, unsupported, supported),
+            "decided": float(np.mean(verified | unsupported)),
             "verified": float(verified.mean()),
             "uncertain": float(np.mean(~verified & ~unsupported)),
             "contradicted": float(blocked.mean()),
             "verified_precision": float(supported[verified].mean()) if verified.any() else None,
             "unsupported_precision": float((~supported[unsupported]).mean())
             if unsupported.any() else None}
+
+
+def net_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
+    """What a user gains from the types, the two kinds of claim weighing the same: per kind,
+    the share typed right less the share typed wrong. Uncertain is neither: it says "check
+    this", which costs a look but misleads no one, while a wrong type cancels a right one."""
+    gains = []
+    for kind, right, wrong in ((supported, verified, unsupported),
+                               (~supported, unsupported, verified)):
+        gains.append(float(right[kind].mean() - wrong[kind].mean()))
+    return float(np.mean(gains))
 
 
 def typed_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
@@ -262,6 +269,8 @@ def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bool
                                          [v["balanced_accuracy"] for v in judged])),
                                      "mean_typed_right": float(np.mean(
                                          [v["typed_right"] for v in judged])),
+                                     "mean_net_right": float(np.mean(
+                                         [v["net_right"] for v in judged])),
                                      "eligible": not seen & set(per_source),
                                      "per_source": per_source}
     return results
@@ -277,6 +286,10 @@ def baselines(examples: Sequence[Example], supported: Bools, sources: npt.NDArra
                          supported[sources == s]),
                      "accept_all_balanced_accuracy": 0.5,
                      "accept_all_typed_right": 0.5,
+                     "verbatim_net_right": net_right(
+                         verbatim[sources == s], ~verbatim[sources == s],
+                         supported[sources == s]),
+                     "accept_all_net_right": 0.0,
                      "supported_share": float(supported[sources == s].mean()),
                      "claims": int(np.sum(sources == s))}
             for s in np.unique(sources)}
@@ -351,14 +364,18 @@ def fit_default(
     *,
     seed: int = 0,
     judge: bool = False,
+    per_source: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Score the fitting pairs with every view, choose the views by leave-one-source-out,
     fit the calibrated candidate on every source (with ``judge``, a judge head too: see
     :mod:`veritype.train.judge_head`), measure which views' contradictions are precise
     there, and write ``aggregator.json`` (the candidate), ``fit_report.json`` and ``model_card.md``
-    into ``output_dir``. Returns the report."""
+    into ``output_dir``; with ``per_source``, on a sample of at most that many claims of each
+    source (``sample_per_source``). Returns the report."""
     examples = fitting_examples(data_dir, seed=seed)
+    if per_source is not None:
+        examples = sample_per_source(examples, per_source)
     done = 0
 
     distinct = len({(example.evidence, example.claim) for example in examples})
@@ -383,11 +400,11 @@ def fit_default(
     loso = leave_one_source_out(table, supported, contradicted, sources)
     multi = {name: r for name, r in loso.items() if len(r["views"]) > 1 and r["eligible"]}
     singles = {name: r for name, r in loso.items() if len(r["views"]) == 1 and r["eligible"]}
-    # Chosen by how often held-out claims get the right type (Verified and supported, or
-    # Unsupported and not; Uncertain is never right), as users meet the default; fewer views
-    # win ties: each view costs time on every claim.
+    # Chosen by what held-out claims' types are worth (a right type less a wrong one;
+    # Uncertain neither), as users meet the default; fewer views win ties: each view costs
+    # time on every claim.
     def rank(name: str) -> tuple[float, int]:
-        return round(loso[name]["mean_typed_right"], 3), -len(loso[name]["views"])
+        return round(loso[name]["mean_net_right"], 3), -len(loso[name]["views"])
 
     best_name = max(multi, key=rank)
     best_single = max(singles, key=rank)
@@ -395,10 +412,9 @@ def fit_default(
         best_name = best_single
     views = tuple(loso[best_name]["views"])
     fitted = fit_candidate(table, supported, contradicted, sources, views)
-    p_support, p_contradicted = fitted.probabilities(table)
-    blocked = p_contradicted >= fitted.kappa
-    ask = (highest_tau_low(p_support, supported, sources, fitted.tau_low),
-           lowest_precise_tau(p_support, blocked, supported, sources, fitted.tau))
+    # The costly judge is asked about the Uncertain band: the claims the encoders leave
+    # undecided at the stated precision.
+    ask = (fitted.tau_low, fitted.tau)
 
     rule_report = contradiction_rules(table, supported, sources)
     rules = precise_rules(table, supported, sources, views)
@@ -409,7 +425,8 @@ def fit_default(
                                  kappa=fitted.kappa, decisive=rules, ask=ask)
     report: dict[str, Any] = {
         "data": {"sources": list(SOURCES), "examples": len(examples), "pairs_scored": table.pairs,
-                 "seed": seed, "per_source": baselines(examples, supported, sources),
+                 "seed": seed, "sampled_per_source": per_source,
+                 "per_source": baselines(examples, supported, sources),
                  "contradiction_sources": list(CONTRADICTION_SOURCES)},
         "leave_one_source_out": loso,
         "chosen": {"candidate": best_name, "views": list(views),

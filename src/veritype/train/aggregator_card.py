@@ -44,6 +44,14 @@ def model_card(report: dict[str, Any]) -> str:
                         + " | ".join(_number(v) for v in values) + " |")
         return "\n".join([header, rule, *rows])
 
+    precision_rows = "\n\n".join(
+        f"**{name}**{' (default)' if name == chosen['candidate'] else ''}\n\n"
+        f"| held out | Verified precision | Unsupported precision | decided |\n|---|---|---|---|\n"
+        + "\n".join(
+            f"| {s} | {_held_out(result, s, 'verified_precision')} | "
+            f"{_held_out(result, s, 'unsupported_precision')} | {_held_out(result, s, 'decided')} |"
+            for s in sources)
+        for name, result in loso.items())
     auc_rows = [
         f"| {name} | " + " | ".join(_held_out(result, s, "auc") for s in sources)
         + " |" for name, result in loso.items()
@@ -59,6 +67,10 @@ def model_card(report: dict[str, Any]) -> str:
         for view, result in report["rules"].items() for f in result["floors"])
     precise = ", ".join(f"`{view}` ≥ {r['floor']}" for view, r in report["rules"].items()
                         if r["floor"] is not None) or "none"
+    sampled = data.get("sampled_per_source")
+    sample = ("" if not sampled else
+              f"; a seeded sample of at most {sampled} claims of each source "
+              f"(`veritype train aggregator --per-source {sampled}`)")
     machine = report["machine"]
     judge = _judge_section(report.get("judge_head"))
     return f"""# The default aggregator
@@ -74,37 +86,39 @@ contradiction never raises it). Typing: **Unsupported** when P(contradicted) ≥
 κ = {chosen['kappa']:.3f}, when a decisive rule fires ({decisive}), or when
 P(supported) ≤ τ' = {chosen['tau_low']:.4f};
 **Verified** when P(supported) ≥ τ = {chosen['tau']:.4f} and none of those; **Uncertain** in
-between. τ' is where "Unsupported" becomes as reliable a no as "Verified" is a yes, so
-Uncertain is rare. A costly view (the judge) is asked about the claims with P(supported) in
-({chosen['ask'][0]:.4f}, {chosen['ask'][1]:.4f}) that no contradiction decided: the claims
-the encoders do not settle at 95% precision. Shipped as `aggregator.json`;
+between. τ is the lowest P(supported) at which the claims typed Verified are supported 95% of
+the time in every fitting source, τ' the highest at which those typed Unsupported are not
+supported 95% of the time in every source: Uncertain holds the claims neither type states
+that reliably. A costly view (the judge) is asked about the claims with P(supported) in
+({chosen['ask'][0]:.4f}, {chosen['ask'][1]:.4f}) that no contradiction decided: the Uncertain
+band. Shipped as `aggregator.json`;
 `veritype train aggregator` rewrites this folder.
 
 ## Data: training-side only, {len(sources)} sources
 
 {counts} ({data['examples']:,} claims, {data['pairs_scored']:,} distinct pairs; sources
-described in `veritype.train.fitting_data`). P(contradicted) is fitted on the sources that
+described in `veritype.train.fitting_data`){sample}. P(contradicted) is fitted on the sources that
 label contradictions ({', '.join(data['contradiction_sources'])}).
 
 ## Choosing the views: leave one source out
 
-Each candidate's models and τ are fitted on all sources but one and judged on that one.
+Each candidate's models, τ and τ' are fitted on all sources but one and judged on that one.
 A source one of the candidate's views read in training ("seen") is neither fitted on nor
 judged for it; such a candidate's mean (*) covers the other sources only, and it cannot be
-the default. The share of held-out claims typed right, with τ and τ' chosen on the other
-sources, and the decisive rules (below) chosen on them too: the mean of the supported
-claims' share typed Verified and the other claims' share typed Unsupported (Uncertain is
-right for neither):
+the default. What the held-out claims' types are worth, with τ, τ' and the decisive rules
+(below) chosen on the other sources: per kind of claim (supported or not, weighing the
+same), the share typed right less the share typed wrong; Uncertain is neither, so a
+candidate gains by deciding only where it is right:
 
-{table("typed_right", "mean_typed_right", "verbatim_typed_right", "accept_all_typed_right")}
+{table("net_right", "mean_net_right", "verbatim_net_right", "accept_all_net_right")}
 
 The default is the candidate judged on every source with several views and the best mean
 (ties to fewer views), unless a single view beats it; the best single view so judged is
-{chosen['best_single_view']}. Balanced accuracy of "Verified" against "supported" on the
-held-out source:
+{chosen['best_single_view']}. On the held-out source, the precision of Verified (the share
+supported), of Unsupported (the share not supported), and the share of claims decided
+(Verified or Unsupported):
 
-{table("balanced_accuracy", "mean_balanced_accuracy", "verbatim_balanced_accuracy",
-       "accept_all_balanced_accuracy")}
+{precision_rows}
 
 ROC-AUC of P(supported) on the held-out source:
 

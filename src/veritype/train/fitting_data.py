@@ -193,6 +193,20 @@ def fitting_examples(data_dir: Path, *, seed: int = 0,
     return examples
 
 
+def sample_per_source(examples: Sequence[Example], per_source: int, seed: int = 7
+                      ) -> list[Example]:
+    """At most ``per_source`` examples of each source, drawn with ``seed``, in their order:
+    a fit in a fraction of the scoring time, every source weighing as it does in the fit."""
+    by_source: dict[str, list[int]] = {}
+    for index, example in enumerate(examples):
+        by_source.setdefault(str(example.meta["source"]), []).append(index)
+    rng = random.Random(seed)
+    kept: set[int] = set()
+    for indices in by_source.values():
+        kept.update(rng.sample(indices, min(per_source, len(indices))))
+    return [example for index, example in enumerate(examples) if index in kept]
+
+
 def label_arrays(examples: Sequence[Example]) -> tuple[list[bool], list[bool]]:
     """Per example: supported, and contradicted (only the sources that say so)."""
     return ([e.label == SUPPORTED for e in examples],
