@@ -153,7 +153,7 @@ async function showTrace(traceId, fallbackAnswer) {
   const answer = trace.grounded;
   setStatus(answer.abstained ? "Done: the answer abstained." :
     "Done: " + answer.claims.filter((c) => c.rendered).length + " of " + answer.claims.length +
-    " claims verified and shown.");
+    " claims shown.");
 }
 
 // --- rendering a trace -----------------------------------------------------------------
