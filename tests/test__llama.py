@@ -88,12 +88,12 @@ def test_the_judge_view_exits_2_with_the_rebuild_command_when_llama_cpp_crashes(
     assert_crash_reported(result, model)
 
 
-def test_the_rebuild_builds_as_the_readme_installs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_rebuild_builds_as_the_docs_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(platform, "machine", lambda: "x86_64")
-    readme = (ROOT / "README.md").read_text()
-    assert f'CMAKE_ARGS="{portable_cmake_args()}" python -m pip install "veritype[llm]"' in readme
+    guide = (ROOT / "docs" / "how-to" / "local-llm.md").read_text()
+    assert f'CMAKE_ARGS="{portable_cmake_args()}" python -m pip install ".[llm]"' in guide
     monkeypatch.setattr(platform, "machine", lambda: "aarch64")
-    assert f'`CMAKE_ARGS="{portable_cmake_args()}"`' in readme
+    assert f'`CMAKE_ARGS="{portable_cmake_args()}"`' in guide
 
 
 def test_the_check_can_be_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,11 +1,15 @@
+"""The README and the documentation pages: every code block runs and prints what the page
+shows, the quick start is what CI runs, the links lead somewhere, and the reference pages
+name every command, option, export and endpoint the code has."""
+
 import contextlib
 import importlib.util
 import io
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -13,13 +17,30 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+examples = _load("veritype_docs_examples", ROOT / "docs" / "examples.py")
+reference = _load("veritype_docs_reference", ROOT / "docs" / "reference" / "generate.py")
+
+
+def test_the_readme_is_read_in_ten_minutes() -> None:
+    assert len(README.splitlines()) <= 250
+
+
 def test_python_example_prints_what_its_comments_say() -> None:
-    code = re.search(r"```python\n(.*?)```", README, re.S)
-    assert code is not None
+    [code] = [block.code for block in examples.blocks(ROOT / "README.md")
+              if block.language == "python" and "verify_answer(" in block.code]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code.group(1), {})
-    expected = re.findall(r"# (.+)$", code.group(1), re.M)
+        exec(code, {})
+    expected = re.findall(r"# (.+)$", code, re.M)
     assert out.getvalue().splitlines() == expected
 
 
@@ -34,92 +55,70 @@ def test_quick_start_has_exactly_two_commands_and_ci_runs_the_test_one() -> None
     assert f"{commands[1]}   # tests" in README.split("## Development", 1)[1].splitlines()
 
 
-# README blocks that are not run here, and why.
-NOT_RUN = {
-    "pip install": "installs packages: CI runs the quick start's commands in their own lanes",
-    "llama_cpp.server": "starts a server",
-    "veritype train": "trains a model for hours",
-    "veritype eval": "full benchmark runs, minutes each: tests/evaluation runs them on samples",
-    "hub-id": "downloads a model from a hub",
-}
-NEEDS_LLAMA = ("--generator local", "--tad", "load_llama")
-# Blocks that import a library the reader brings (the core lane has none of them).
-NEEDS_LIBRARY = {"import pandas": "pandas"}
-
-
-def readme_blocks() -> list[tuple[int, str, str]]:
-    """Every fenced ``bash`` or ``python`` block: (line, language, dedented code)."""
-    blocks = []
-    lines = README.splitlines()
-    index = 0
-    while index < len(lines):
-        opening = re.match(r"^( *)```(bash|python)\s*$", lines[index])
-        index += 1
-        if not opening:
-            continue
-        indent, start, body = len(opening.group(1)), index, []
-        while not lines[index].strip().startswith("```"):
-            body.append(lines[index][indent:])
-            index += 1
-        index += 1
-        blocks.append((start, opening.group(2), "\n".join(body)))
-    return blocks
+def test_only_a_few_blocks_are_left_out() -> None:
+    every = examples.every_block()
+    skipped = [block for block in every if block.left_out]
+    assert skipped and len(skipped) < len(every) // 2
+    # What a block prints is shown only where the test runs the block.
+    assert not [block.where for block in skipped if block.output is not None]
 
 
 def _block_params() -> list[object]:
     params: list[object] = []
-    for line, language, code in readme_blocks():
-        if any(marker in code for marker in NOT_RUN):
+    for block in examples.every_block():
+        if block.left_out:
             continue
-        marks = [pytest.mark.needs_llama] if any(m in code for m in NEEDS_LLAMA) else []
+        marks = [getattr(pytest.mark, need) for need in
+                 sorted({need for key, need in examples.NEEDS.items() if key in block.code})]
         marks += [pytest.mark.skipif(importlib.util.find_spec(module) is None,
                                      reason=f"the block imports {module}: pip install {module}")
-                  for marker, module in NEEDS_LIBRARY.items() if marker in code]
-        params.append(pytest.param(language, code, marks=marks, id=f"line-{line}"))
+                  for marker, module in examples.NEEDS_LIBRARY.items() if marker in block.code]
+        params.append(pytest.param(block, marks=marks, id=block.where))
     return params
 
 
 @pytest.fixture(scope="module")
-def readme_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh working folder that sees the repository's examples and benchmark data."""
-    folder = tmp_path_factory.mktemp("readme")
-    for name in ("examples", "benchmarks"):
-        (folder / name).symlink_to(ROOT / name)
-    return folder
-
-
-def test_only_a_few_readme_blocks_are_left_out() -> None:
-    skipped = [code for _, _, code in readme_blocks() if any(m in code for m in NOT_RUN)]
-    assert skipped and len(skipped) < len(readme_blocks()) // 2
+def example_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where each page's blocks run, in a folder of its own (see docs/examples.py)."""
+    return tmp_path_factory.mktemp("examples")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("language", "code"), _block_params())
-def test_readme_block_runs(readme_dir: Path, language: str, code: str) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("VERITYPE_")}
-    # The veritype command of the Python running the tests, whichever environment that is.
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["COLUMNS"] = "120"
-    command = (["bash", "-euo", "pipefail", "-c", code] if language == "bash"
-               else [sys.executable, "-c", code])
-    result = subprocess.run(command, cwd=readme_dir, env=env, capture_output=True, text=True,
-                            timeout=600)
+@pytest.mark.parametrize("block", _block_params())
+def test_block_runs_and_prints_what_the_page_shows(example_folders: Path, block: object) -> None:
+    result = examples.run(block, examples.page_folder(example_folders, block.page))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
+    if block.output is not None:
+        assert examples.output_matches(block.output, result.stdout), result.stdout
 
 
-def readme_test_file() -> str:
-    """The README's pytest example."""
-    found = [code for _, language, code in readme_blocks()
-             if language == "python" and "assert_faithful(" in code]
+def test_output_wildcards() -> None:
+    shown = "Answer: The tower [1].\n…\ntrace … · … s\n"
+    assert examples.output_matches(shown, "Answer: The tower [1].\nx\ny\ntrace ab · 2.1 s\n\n")
+    assert examples.output_matches(shown, "Answer: The tower [1].\ntrace ab · 2.1 s")
+    assert not examples.output_matches(shown, "Answer: The tower [2].\ntrace ab · 2.1 s")
+
+
+def pytest_examples() -> list[tuple[str, str | None]]:
+    """The pytest example (the same file wherever a page shows it), with the failure the page
+    shows after it."""
+    found: dict[str, str | None] = {}
+    for page in examples.pages():
+        raw = examples.fenced(page)
+        for position, (_, info, code) in enumerate(raw):
+            if info == "python" and "assert_faithful(" in code:
+                after = raw[position + 1] if position + 1 < len(raw) else None
+                shown = after[2] if after and after[1] == "text" else None
+                found[code] = found.get(code) or shown
     assert len(found) == 1
-    return found[0]
+    return list(found.items())
 
 
 @pytest.mark.parametrize(("answer", "passes"), [("1937", True), ("1883", False)])
-def test_the_readme_pytest_example_passes_and_fails_as_it_should(
+def test_the_pytest_example_passes_and_fails_as_the_page_shows(
         tmp_path: Path, answer: str, passes: bool) -> None:
-    code = readme_test_file()
+    [(code, shown)] = pytest_examples()
     assert "opened in 1937." in code
     (tmp_path / "test_answers.py").write_text(code.replace("opened in 1937.",
                                                            f"opened in {answer}."))
@@ -131,3 +130,73 @@ def test_the_readme_pytest_example_passes_and_fails_as_it_should(
     else:
         assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout[-2000:]
         assert "claim says 1883, evidence says 1937" in result.stdout
+        # The failure the page shows is the one pytest prints.
+        assert shown is not None
+        printed = " ".join(result.stdout.split())
+        for line in shown.splitlines():
+            if line.startswith("E "):
+                assert " ".join(line.split()) in printed, line
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors of a Markdown page."""
+    anchors = set()
+    in_code = False
+    for line in page.read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        heading = re.match(r"#+ (.+)", line)
+        if heading and not in_code:
+            text = heading.group(1).strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", text).replace(" ", "-"))
+    return anchors
+
+
+def test_every_link_between_pages_leads_somewhere() -> None:
+    broken = []
+    for page in examples.pages():
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken
+
+
+def _flags(names: str) -> set[str]:
+    """The option names (or argument name) of a --help record's first column."""
+    return {piece.split()[0] for part in names.split(" / ") for piece in part.split(", ")}
+
+
+def _page_sections(page: Path) -> dict[str, str]:
+    parts = re.split(r"^## (.+)$", page.read_text(), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_the_cli_reference_names_every_command_and_option() -> None:
+    sections = _page_sections(ROOT / "docs" / "reference" / "cli.md")
+    commands = reference.cli_commands()
+    assert set(sections) == {name for name, _ in commands}
+    for name, command in commands:
+        shown = {flag for row in re.findall(r"^\| `(.+?)` \|", sections[name], re.M)
+                 for flag in _flags(row)}
+        assert shown == {flag for names, _ in reference.cli_parameters(name, command)
+                         for flag in _flags(names)}, name
+
+
+def test_the_python_reference_names_every_export() -> None:
+    sections = _page_sections(ROOT / "docs" / "reference" / "python.md")
+    assert set(sections) == {name for name, _ in reference.python_objects()}
+
+
+@pytest.mark.needs_serve
+def test_the_http_reference_names_every_endpoint() -> None:
+    page = (ROOT / "docs" / "reference" / "http.md").read_text()
+    shown = set(re.findall(r"^\| `([A-Z]+ /\S*)` \|", page, re.M))
+    assert shown == {f"{method} {path}" for method, path, _ in
+                     reference.http_operations(reference.openapi())}

@@ -4,7 +4,7 @@ default views and aggregator typing its hand-written claims, reported per catego
 The floors below hold the figures measured for the shipped default
 (``benchmarks/results/type_contract.json``), so a change that types worse fails here. The
 contract's own target (95% overall, 90% in every category) is not met yet: the default
-Verifies half the paraphrases and swapped attributes, and the README says so."""
+Verifies half the paraphrases and swapped attributes, and docs/benchmarks.md says so."""
 
 from collections import Counter
 from pathlib import Path
