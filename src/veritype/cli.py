@@ -307,6 +307,11 @@ def train_aggregator(
                            "the claims the encoders leave unsettled (needs the judge extra; "
                            "about 20 minutes on 2 cores).")
     ] = False,
+    judge_head_from: Annotated[
+        Path | None, typer.Option("--judge-head-from", show_default=False,
+                                  help="Reuse the judge head of this earlier aggregator.json, "
+                                  "shifted to the new τ, instead of judging a sample anew.")
+    ] = None,
     per_source: Annotated[
         int | None, typer.Option("--per-source", min=50, show_default="every claim",
                                  help="Fit on a sample of at most this many claims of each "
@@ -326,6 +331,7 @@ def train_aggregator(
         try:
             report = fit_default(
                 data_dir, output_dir, seed=seed, judge=judge, per_source=per_source,
+                judge_head_from=judge_head_from,
                 on_progress=lambda done, total: progress.update(task, completed=done,
                                                                 total=total),
             )

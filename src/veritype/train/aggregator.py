@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from veritype.aggregate import load_fitted
 from veritype.aggregate._base import DEFAULT_VIEWS
 from veritype.aggregate._calibrated import (
     CONTRADICTED,
@@ -84,7 +85,7 @@ from veritype.train.fitting_data import (
     label_arrays,
     sample_per_source,
 )
-from veritype.train.judge_head import fit_judge_head
+from veritype.train.judge_head import fit_judge_head, reused_judge_head
 from veritype.verdicts import Verdict
 
 # ``align`` read three of the six sources (READ_BY), so no candidate with it could be judged
@@ -365,13 +366,16 @@ def fit_default(
     seed: int = 0,
     judge: bool = False,
     per_source: int | None = None,
+    judge_head_from: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Score the fitting pairs with every view, choose the views by leave-one-source-out,
     fit the calibrated candidate on every source (with ``judge``, a judge head too: see
     :mod:`veritype.train.judge_head`), measure which views' contradictions are precise
     there, and write ``aggregator.json`` (the candidate), ``fit_report.json`` and ``model_card.md``
-    into ``output_dir``; with ``per_source``, on a sample of at most that many claims of each
+    into ``output_dir``; with ``judge_head_from`` (an earlier ``aggregator.json``), its judge
+    head is reused rather than fitted (:func:`veritype.train.judge_head.reused_judge_head`);
+    with ``per_source``, on a sample of at most that many claims of each
     source (``sample_per_source``). Returns the report."""
     examples = fitting_examples(data_dir, seed=seed)
     if per_source is not None:
@@ -442,7 +446,12 @@ def fit_default(
                     "python": platform.python_version(), "numpy": np.__version__},
         "timings": table.timings,
     }
-    if judge:
+    if judge_head_from is not None:
+        previous = load_fitted(judge_head_from)
+        if not isinstance(previous, CalibratedAggregator):
+            raise DataError(f"{judge_head_from}: not a calibrated aggregator")
+        model, report["judge_head"] = reused_judge_head(model, previous, str(judge_head_from))
+    elif judge:
         unsettled = np.array([model.unsettled(results)
                               for results in view_results(table, list(table.views))])
         model, report["judge_head"] = fit_judge_head(

@@ -147,6 +147,16 @@ Fitted on {machine['cpu']}, Python {machine['python']}, NumPy {machine['numpy']}
 def _judge_section(head: dict[str, Any] | None) -> str:
     if head is None:
         return ""
+    if "reused_from" in head:
+        return f"""
+## The judge's head
+
+Used once the judge has voted: P(supported) = {_model(head['support'])}. Not fitted anew: the
+head of `{head['reused_from']}` (fitted when τ was {head['fitted_at_tau']:.4f}), its bias
+shifted by the change of τ to {head['tau']:.4f}, so that it types Verified exactly the judged
+claims it typed Verified before. Its lift and sink precision under the new τ are not yet
+measured; `veritype train aggregator --judge` fits it anew (about 400 judged claims).
+"""
     rows = "\n".join(
         f"| {source} | {v['claims']} | {_number(v['encoders_balanced_accuracy'])} | "
         f"{_number(v['judge']['balanced_accuracy'])} | "

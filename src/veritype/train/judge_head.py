@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate._calibrated import CalibratedAggregator, Head, Logistic, log_odds
+from veritype.errors import DataError
 from veritype.evaluation.data import Example
 from veritype.evaluation.metrics import (
     Bools,
@@ -154,4 +155,25 @@ def fit_judge_head(
                              "supported_share": float(truth.mean())},
     }
     return judged_model, report
+
+
+def reused_judge_head(model: CalibratedAggregator, previous: CalibratedAggregator,
+                      source: str) -> tuple[CalibratedAggregator, dict[str, Any]]:
+    """``model`` with ``previous``'s judge head in front of its heads, and a report. The head
+    was fitted so that its own threshold fell at ``previous``'s τ; its bias is shifted by the
+    change of τ, so it types exactly the judged claims it typed Verified before, and its
+    contradiction model is ``model``'s. Judging a sample anew takes the judge ~1 s a claim."""
+    judged = [head for head in previous.heads if JUDGE in head.requires]
+    if not judged:
+        raise DataError(f"{source}: holds no judge head to reuse")
+    old_tau, tau = previous.thresholds[0], model.thresholds[0]
+    support = judged[0].support
+    shifted = Logistic(support.features, support.weights,
+                       support.bias + _logit(tau) - _logit(old_tau))
+    base = model.heads[-1]
+    reused = CalibratedAggregator(
+        [Head(judged[0].requires, shifted, base.contradiction), *model.heads],
+        thresholds=model.thresholds, kappa=model.kappa, decisive=model.decisive, ask=model.ask)
+    return reused, {"reused_from": source, "fitted_at_tau": old_tau, "tau": tau,
+                    "support": shifted.to_dict()}
 
