@@ -10,6 +10,7 @@ import pytest
 from veritype.deadline import (
     Deadline,
     DeadlineExceededError,
+    checked,
     checkpoint,
     commit_point,
     running_under,
@@ -52,6 +53,23 @@ def test_cancelling_from_another_thread_stops_the_work() -> None:
     assert not worker.is_alive()
     assert len(errors) == 1 and "cancelled" in str(errors[0])
     assert 0 < len(stages) < 1000
+
+
+def test_a_checked_loop_stops_before_the_item_after_a_cancel() -> None:
+    deadline = Deadline()
+    seen: list[int] = []
+
+    def loop() -> None:
+        for item in checked(range(10), "the next item"):
+            seen.append(item)
+            if item == 3:
+                deadline.cancel()
+
+    with running_under(deadline), pytest.raises(DeadlineExceededError,
+                                                match="cancelled before the next item"):
+        loop()
+    assert seen == [0, 1, 2, 3]
+    assert list(checked(range(3), "the next item")) == [0, 1, 2]  # no deadline, no stop
 
 
 def test_a_deadline_belongs_to_its_own_thread() -> None:

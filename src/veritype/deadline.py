@@ -1,9 +1,10 @@
 """Deadlines that stop work: long-running calls check them between stages and batches.
 
 A server gives each request a :class:`Deadline` and runs the engine under it with
-:func:`running_under`; the engine calls :func:`checkpoint` between its stages and between
-view batches. When the deadline passes, or its request is cancelled, the next checkpoint
-raises :class:`DeadlineExceededError`, so the worker is free again within one batch instead of
+:func:`running_under`; the engine calls :func:`checkpoint` between its stages, between
+view batches and, through :func:`checked`, before each claim and evidence pack a view
+reads. When the deadline passes, or its request is cancelled, the next checkpoint raises
+:class:`DeadlineExceededError`, so the worker is free again within one claim instead of
 finishing work nobody waits for. Outside :func:`running_under` a checkpoint does nothing.
 
 Work that changes something (an ingest's write) calls :func:`commit_point` before it starts:
@@ -15,11 +16,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from veritype.errors import DeadlineError
+
+T = TypeVar("T")
 
 
 class DeadlineExceededError(DeadlineError):
@@ -84,6 +88,14 @@ def checkpoint(stage: str) -> None:
     deadline = _current.get()
     if deadline is not None:
         deadline.check(stage)
+
+
+def checked(items: Iterable[T], stage: str) -> Iterator[T]:
+    """``items``, with a :func:`checkpoint` before each: a loop over them stops within one
+    item of a cancel, where a view's batch of many claims would otherwise run to its end."""
+    for item in items:
+        checkpoint(stage)
+        yield item
 
 
 def commit_point(stage: str) -> None:

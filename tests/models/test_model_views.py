@@ -1,8 +1,11 @@
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from veritype.claims import Claim
+from veritype.deadline import Deadline, DeadlineExceededError, running_under
 from veritype.evidence import EvidencePack
 from veritype.models.cross_encoder import CrossEncoder
 from veritype.models.encoder_views import (
@@ -212,3 +215,39 @@ def test_a_copy_restated_in_surface_form_alone_is_still_a_copy(restated: str) ->
     result = _shipped_nli().verify(Claim("c1", restated), pack)
     assert result.verdict is Verdict.ENTAILED and result.score == 1.0
     assert result.detail.startswith("the evidence states the claim")
+
+
+def test_a_cancelled_deadline_stops_the_windows_before_the_next_chunk() -> None:
+    deadline = Deadline()
+    deadline.cancel()
+    with running_under(deadline), pytest.raises(DeadlineExceededError,
+                                                match="before the next evidence chunk"):
+        evidence_windows(EvidencePack.from_texts([TEXT]), (2,))
+
+
+def test_a_cancel_stops_the_view_before_its_next_claim() -> None:
+    # Every claim copies a sentence of the evidence, so the view reads them all without
+    # the model: seconds spent looking for the window that states each one.
+    sentences = [f"Item {n} was stored in room {n + 7} of the depot in {1800 + n}."
+                 for n in range(60)]
+    pack = EvidencePack.from_texts([" ".join(sentences)])
+    claims = [Claim(f"c{n}", sentences[n % 60]) for n in range(5000)]
+    view = _shipped_nli()
+    deadline = Deadline()
+    errors: list[DeadlineExceededError] = []
+
+    def verify() -> None:
+        with running_under(deadline):
+            try:
+                view.verify_batch(claims, [pack] * len(claims))
+            except DeadlineExceededError as error:
+                errors.append(error)
+
+    worker = threading.Thread(target=verify)
+    worker.start()
+    time.sleep(0.2)
+    deadline.cancel()
+    cancelled = time.monotonic()
+    worker.join(timeout=60)
+    assert time.monotonic() - cancelled < 0.5
+    assert [str(error) for error in errors] == ["cancelled before the next claim"]

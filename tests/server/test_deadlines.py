@@ -1,15 +1,18 @@
 """A request past its deadline gets 504, has changed nothing and frees the worker; so does a
-client that leaves: the next request is served at once."""
+client that leaves, even in the middle of a view: the next request is served at once. Each
+over both stores."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import make_engine, running
+from pg_support import fresh_database
 from server_support import DOCUMENTS
 
 from veritype.server import ServerSettings, create_app
@@ -30,18 +33,53 @@ LARGE_DOCUMENT = "\n\n".join(
     f"Paragraph {p}. " + " ".join(_WORDS[(p * 7 + i * 3) % len(_WORDS)] for i in range(80)) + "."
     for p in range(820)
 )
+# 150 answer sentences (about 9,400 characters) against ten prose texts of 20,000
+# characters: tens of seconds in the views, most of them inside a single view's batch.
+_CITIES = ("Paris", "Lyon", "Rome", "Vienna", "Prague", "Berlin", "Madrid", "Lisbon", "Oslo")
+_THINGS = ("bridge", "tower", "station", "museum", "library", "cathedral", "market", "theatre")
+LARGE_ANSWER = " ".join(
+    f"The {_THINGS[i % 8]} in {_CITIES[(i * 5) % 9]} was built in {1700 + (i * 37) % 250} and "
+    f"is {20 + (i * 53) % 880} metres long." for i in range(150)
+)
+PROSE_EVIDENCE = [
+    " ".join(
+        f"The {_THINGS[(t + i) % 8]} near the old {_THINGS[(t * 3 + i) % 8]} of "
+        f"{_CITIES[(t + i * 7) % 9]} was restored in {1700 + (t * 31 + i * 17) % 300} by "
+        f"{2 + (i * 13) % 398} workers, and its hall holds {100 + (t * 7 + i * 29) % 8900} seats "
+        f"across {2 + (i + t) % 38} floors." for i in range(160)
+    )[:20_000]
+    for t in range(10)
+]
 # What a small request may take after heavy work was stopped: the worker must be free.
 AT_ONCE_S = 0.5
+# ... and after a drop inside a view, where the work stops at the view's next claim.
+WITHIN_A_SECOND_S = 1.0
 
 
-@pytest.fixture(scope="module")
-def short_deadline_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    work = tmp_path_factory.mktemp("deadlines")
-    with make_engine(work / "store.sqlite") as engine:
-        engine.verify("The Eiffel Tower is in Paris.", EVIDENCE)  # models loaded up front
-        settings = ServerSettings(eval_dir=work / "eval-runs", request_timeout=TIMEOUT_S)
+@contextmanager
+def serving(request: pytest.FixtureRequest, work: Path, timeout: float) -> Iterator[str]:
+    """A service over the store ``request.param`` names, its models loaded up front."""
+    if request.param == "sqlite":
+        engine = make_engine(work / "store.sqlite")
+    else:
+        database = fresh_database(request.getfixturevalue("postgres_admin_url"))
+        engine = make_engine(database, index_dir=work / "indexes")
+    with engine:
+        engine.verify("The Eiffel Tower is in Paris.", EVIDENCE)
+        settings = ServerSettings(eval_dir=work / "eval-runs", request_timeout=timeout)
         with running(create_app(engine, settings)) as url:
             yield url
+
+
+STORES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.needs_pg)]
+
+
+@pytest.fixture(scope="module", params=STORES)
+def short_deadline_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    with serving(request, tmp_path_factory.mktemp("deadlines"), TIMEOUT_S) as url:
+        yield url
 
 
 def assert_served_within(client: httpx.Client, answer: str, seconds: float) -> None:
@@ -96,15 +134,13 @@ def test_an_ingest_past_its_deadline_stores_nothing(short_deadline_url: str) -> 
         assert "large" not in {item["source"] for item in listed}
 
 
-@pytest.fixture(scope="module")
-def patient_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=STORES)
+def patient_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """A service whose deadline is far off: only the client's leaving stops its work."""
-    work = tmp_path_factory.mktemp("disconnects")
-    with make_engine(work / "store.sqlite") as engine:
-        engine.verify("The Eiffel Tower is in Paris.", EVIDENCE)
-        settings = ServerSettings(eval_dir=work / "eval-runs", request_timeout=120)
-        with running(create_app(engine, settings)) as url:
-            yield url
+    with serving(request, tmp_path_factory.mktemp("disconnects"), 120) as url:
+        yield url
 
 
 @pytest.mark.parametrize("route", ["/qa/verify", "/documents"])
@@ -121,6 +157,40 @@ def test_a_client_that_leaves_frees_the_worker(patient_url: str, route: str) -> 
                              AT_ONCE_S)
         listed = client.get("/documents", params={"limit": 500}).json()["items"]
         assert "large" not in {item["source"] for item in listed}
+
+
+def drop_after_a_second(url: str, body: dict[str, object]) -> None:
+    """Send ``body`` to /qa/verify and leave one second later, before any answer."""
+    with httpx.Client(base_url=url, timeout=1.0) as leaving, pytest.raises(httpx.ReadTimeout):
+        leaving.post("/qa/verify", json=body)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_a_large_verify_dropped_inside_a_view_frees_the_worker_within_a_second(
+    patient_url: str, stream: bool
+) -> None:
+    drop_after_a_second(patient_url, {"answer": LARGE_ANSWER + " " * stream,
+                                      "evidence": PROSE_EVIDENCE})
+    with httpx.Client(base_url=patient_url, timeout=60) as client:
+        assert_served_within(client, f"The Eiffel Tower was completed in {1889 + stream}.",
+                             WITHIN_A_SECOND_S)
+
+
+def test_after_a_drop_the_next_request_is_served_not_timed_out(short_deadline_url: str) -> None:
+    drop_after_a_second(short_deadline_url, {"answer": LARGE_ANSWER, "evidence": PROSE_EVIDENCE})
+    with httpx.Client(base_url=short_deadline_url, timeout=60) as client:
+        assert_served_within(client, "Mount Everest is 8,849 metres high.", WITHIN_A_SECOND_S)
+
+
+def test_a_large_verify_past_its_deadline_frees_the_worker(short_deadline_url: str) -> None:
+    with httpx.Client(base_url=short_deadline_url, timeout=60) as client:
+        started = time.monotonic()
+        slow = client.post("/qa/verify", json={"answer": LARGE_ANSWER,
+                                               "evidence": PROSE_EVIDENCE})
+        assert slow.status_code == 504, slow.text
+        assert time.monotonic() - started < TIMEOUT_S + WITHIN_A_SECOND_S
+        assert_served_within(client, "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+                             WITHIN_A_SECOND_S)
 
 
 def test_verification_under_no_deadline_still_completes(tmp_path: Path) -> None:

@@ -1,6 +1,10 @@
+import threading
+import time
+
 import pytest
 
 from veritype.claims import Claim
+from veritype.deadline import Deadline, DeadlineExceededError, running_under
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import ViewResult
 from veritype.views import NumericConsistencyView, Verdict, VerificationView, create_view
@@ -417,3 +421,28 @@ def test_a_hedge_does_not_loosen_a_contradiction(view: NumericConsistencyView) -
                  "St Aldith's Hospital reportedly has 500 beds."):
         result = view.verify(Claim("c", text), evidence)
         assert result.verdict is Verdict.CONTRADICTED and result.contradiction == 1.0
+
+
+def test_a_cancel_stops_the_reading_of_a_long_pack_between_sentences() -> None:
+    # Three thousand sentences of values: seconds of reading before any claim is checked.
+    pack = EvidencePack.from_texts([" ".join(
+        f"The hall of building {n} in Lyon was restored in {1800 + n % 200} by {n} workers."
+        for n in range(3000))])
+    deadline = Deadline()
+    errors: list[DeadlineExceededError] = []
+
+    def verify() -> None:
+        with running_under(deadline):
+            try:
+                NumericConsistencyView().verify(Claim("c1", "The hall was built in 1850."), pack)
+            except DeadlineExceededError as error:
+                errors.append(error)
+
+    worker = threading.Thread(target=verify)
+    worker.start()
+    time.sleep(0.1)
+    deadline.cancel()
+    cancelled = time.monotonic()
+    worker.join(timeout=60)
+    assert time.monotonic() - cancelled < 0.5
+    assert [str(error) for error in errors] == ["cancelled before the next evidence sentence"]

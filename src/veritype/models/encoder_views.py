@@ -36,6 +36,7 @@ from veritype._text import (
 )
 from veritype.claims import Claim
 from veritype.clauses import resolved_sentences, sentence_referents
+from veritype.deadline import checked
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -76,7 +77,8 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
     one."""
     windows: list[EvidenceWindow] = []
     seen: set[Span] = set()
-    for chunk in pack:
+    # A long pack's windows take seconds to resolve: a cancel stops them between chunks.
+    for chunk in checked(pack, "the next evidence chunk"):
         sentences = chunk.sentences()
         referents = sentence_referents(chunk, sentences)
         for size in sorted(set(sizes)):
@@ -239,8 +241,8 @@ class CrossEncoderView(WindowedView):
     def _read(
         self, claims: Sequence[Claim], all_windows: Sequence[list[EvidenceWindow]]
     ) -> list[ViewResult]:
-        quoted = [_quoting(claim, windows) for claim, windows in zip(claims, all_windows,
-                                                                     strict=True)]
+        quoted = [_quoting(claim, windows) for claim, windows in checked(
+            zip(claims, all_windows, strict=True), "the next claim")]
         windows = [
             [] if quote is not None else self._closest(claim, pack_windows)
             for claim, pack_windows, quote in zip(claims, all_windows, quoted, strict=True)

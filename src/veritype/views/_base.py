@@ -8,6 +8,7 @@ from typing import Generic, TypeVar
 
 from veritype._registry import Registry
 from veritype.claims import Claim
+from veritype.deadline import checked, checkpoint
 from veritype.evidence import EvidencePack
 from veritype.verdicts import VerificationView, ViewResult, check_batch
 
@@ -53,12 +54,14 @@ def once_per_pack(
     """``prepare(pack)`` for every pack of a batch, computed once per distinct pack.
 
     Keyed by id(): the packs stay alive in ``evidence`` for the whole call, and a pack
-    shared by many claims (the usual case) is analysed once.
+    shared by many claims (the usual case) is analysed once. A cancelled deadline stops it
+    before the next pack it would analyse.
     """
     cache: dict[int, Prepared] = {}
     prepared: list[Prepared] = []
     for pack in evidence:
         if id(pack) not in cache:
+            checkpoint("the next evidence pack")
             cache[id(pack)] = prepare(pack)
         prepared.append(cache[id(pack)])
     return prepared
@@ -94,4 +97,5 @@ class PackAnalysingView(Generic[Prepared]):
     ) -> list[ViewResult]:
         check_batch(claims, evidence)
         prepared = once_per_pack(evidence, self._prepare)
-        return [self._check(c, p) for c, p in zip(claims, prepared, strict=True)]
+        return [self._check(c, p)
+                for c, p in checked(zip(claims, prepared, strict=True), "the next claim")]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from veritype._text import content_words, has_negation, quoted_in
 from veritype.claims import Claim
+from veritype.deadline import checked
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import Verdict, ViewResult
@@ -130,7 +131,7 @@ def _where(sentence: _Sentence) -> str:
 def _sentences(pack: EvidencePack) -> list[_Sentence]:
     """Each evidence sentence, then each pair of adjacent sentences of the same chunk."""
     singles: list[_Sentence] = []
-    for span in pack.sentences():
+    for span in checked(pack.sentences(), "the next evidence sentence"):
         text = pack.quote(span)
         singles.append(_Sentence(span, frozenset(content_words(text)), has_negation(text), text))
     pairs = [

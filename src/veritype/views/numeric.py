@@ -22,6 +22,7 @@ from veritype._text import (
     unhedged,
 )
 from veritype.claims import Claim
+from veritype.deadline import checked
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.relevance import is_demonym
@@ -153,7 +154,8 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
 
 def _sentences(pack: EvidencePack) -> list[_Sentence]:
     sentences: list[_Sentence] = []
-    for span in pack.sentences():
+    # Reading a long pack's values takes seconds: a cancel stops it between two sentences.
+    for span in checked(pack.sentences(), "the next evidence sentence"):
         text = pack.quote(span)
         clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
                                 frozenset(content_words(part)))
