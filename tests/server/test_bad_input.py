@@ -294,6 +294,13 @@ def test_a_405_allows_every_method_of_the_path(
     assert allow in error["message"] and method in error["message"]
 
 
+@pytest.mark.parametrize("path", ["/qa", "/qa/verify", "/documents", "/v1/chat/completions"])
+def test_a_post_without_a_body_is_answered_at_once(client: httpx.Client, path: str) -> None:
+    # The body timeout must not hold up the empty body of a request that declares none.
+    response = client.post(path, timeout=5)
+    assert response.status_code == 422, response.text
+
+
 def test_a_declared_body_over_the_limit_is_a_413_before_it_is_read(
     client: httpx.Client
 ) -> None:

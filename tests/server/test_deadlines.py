@@ -1,9 +1,11 @@
 """A request past its deadline gets 504, has changed nothing and frees the worker; so does a
-client that leaves, even in the middle of a view: the next request is served at once. Each
-over both stores."""
+client that leaves, even in the middle of a view: the next request is served at once. A
+body that never arrives gets 408 and its connection closed. Each over both stores."""
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +56,7 @@ PROSE_EVIDENCE = [
 AT_ONCE_S = 0.5
 # ... and after a drop inside a view, where the work stops at the view's next claim.
 WITHIN_A_SECOND_S = 1.0
+BODY_TIMEOUT_S = 1.0
 
 
 @contextmanager
@@ -66,7 +69,8 @@ def serving(request: pytest.FixtureRequest, work: Path, timeout: float) -> Itera
         engine = make_engine(database, index_dir=work / "indexes")
     with engine:
         engine.verify("The Eiffel Tower is in Paris.", EVIDENCE)
-        settings = ServerSettings(eval_dir=work / "eval-runs", request_timeout=timeout)
+        settings = ServerSettings(eval_dir=work / "eval-runs", request_timeout=timeout,
+                                  body_timeout=BODY_TIMEOUT_S)
         with running(create_app(engine, settings)) as url:
             yield url
 
@@ -191,6 +195,31 @@ def test_a_large_verify_past_its_deadline_frees_the_worker(short_deadline_url: s
         assert time.monotonic() - started < TIMEOUT_S + WITHIN_A_SECOND_S
         assert_served_within(client, "Marie Curie won the Nobel Prize in Chemistry in 1911.",
                              WITHIN_A_SECOND_S)
+
+
+def test_a_body_that_never_arrives_gets_408_and_its_connection_closed(
+    short_deadline_url: str
+) -> None:
+    port = int(short_deadline_url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as stalled:
+        # 100 bytes declared, 10 sent, and then nothing.
+        stalled.sendall(b"POST /qa/verify HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                        b'{"answer":')
+        started = time.monotonic()
+        # Meanwhile other requests are served as usual.
+        with httpx.Client(base_url=short_deadline_url, timeout=60) as client:
+            assert client.get("/healthz").status_code == 200
+            assert_served_within(client, "The Eiffel Tower is 330 metres tall.", AT_ONCE_S)
+        answer = b""
+        while chunk := stalled.recv(65536):  # until the server closes the connection
+            answer += chunk
+        closed = time.monotonic() - started
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), answer
+    assert b"connection: close" in head.lower()
+    assert json.loads(body)["error"] == "request_timeout"
+    assert BODY_TIMEOUT_S - 0.1 < closed < BODY_TIMEOUT_S + 1.0
 
 
 def test_verification_under_no_deadline_still_completes(tmp_path: Path) -> None:

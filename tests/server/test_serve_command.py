@@ -35,6 +35,7 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
         process = subprocess.Popen(
             [sys.executable, "-m", "veritype", "serve", "--port", str(port),
              "--store", str(tmp_path / "store.sqlite"), "--timeout", "60", "--max-traces", "1",
+             "--body-timeout", "1",
              "--allowed-host", "veritype.test", "--allowed-host", "Docs.Veritype.test:8080"],
             stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=tmp_path,
         )
@@ -64,6 +65,16 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
         # --max-traces 1: the later answer's trace is kept, the first one's is gone.
         assert httpx.get(url + f"/traces/{later.json()['trace_id']}").status_code == 200
         assert httpx.get(url + f"/traces/{answer['trace_id']}").status_code == 404
+        # --body-timeout 1: a body that stops coming is answered 408 and its connection closed.
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as stalled:
+            stalled.sendall(b"POST /qa HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+            started = time.monotonic()
+            answered = b""
+            while chunk := stalled.recv(65536):
+                answered += chunk
+            assert answered.startswith(b"HTTP/1.1 408")
+            assert time.monotonic() - started < 2.5
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)

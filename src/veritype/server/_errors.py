@@ -33,6 +33,15 @@ class BodyTooLargeError(HTTPException):
         super().__init__(413, f"the request body is larger than the limit of {limit:,} bytes")
 
 
+class BodyTimeoutError(HTTPException):
+    """A body that did not arrive within the body timeout: a 408 that closes the connection,
+    since the rest of the body may still come and cannot start the next request."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive within {seconds:g} s",
+                         headers={"Connection": "close"})
+
+
 def answered_error(error: BaseException) -> tuple[int, str] | None:
     """The status and code the service answers ``error`` with, its message telling the client
     what went wrong; ``None`` for a failure of the service itself (500, the message hidden)."""
@@ -78,8 +87,9 @@ def note_error(request: Request, problems: list[str]) -> None:
 
 _STATUS_CODES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type",
-    422: "invalid_request", 429: "too_many_requests", 504: "deadline_exceeded",
+    405: "method_not_allowed", 408: "request_timeout", 413: "body_too_large",
+    415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
+    504: "deadline_exceeded",
 }
 
 
@@ -193,7 +203,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         # Starlette names the methods of the first route of the path only.
         headers["Allow"] = _allowed_methods(request)
         message = f"{request.method} is not allowed here; allowed: {headers['Allow']}"
-    elif isinstance(exc, BodyTooLargeError):
+    elif isinstance(exc, BodyTooLargeError | BodyTimeoutError):
         fields = [FieldProblem(field="body", problem=message)]
     return error_response(exc.status_code, code, message, fields, headers=headers,
                           openai_shape=is_openai(request.url.path))

@@ -1,6 +1,6 @@
-"""What happens around every request: the Host check, the body cap, security headers, a
-request id, cancelling the work of a client that left, and one log line and metrics sample
-once the request ends."""
+"""What happens around every request: the Host check, the body cap and timeout, security
+headers, a request id, cancelling the work of a client that left, and one log line and
+metrics sample once the request ends."""
 
 from __future__ import annotations
 
@@ -15,7 +15,12 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import MutableHeaders
 
 from veritype.errors import InputError
-from veritype.server._errors import BodyTooLargeError, error_response, is_openai
+from veritype.server._errors import (
+    BodyTimeoutError,
+    BodyTooLargeError,
+    error_response,
+    is_openai,
+)
 from veritype.server.logs import ACCESS_LOGGER
 from veritype.server.metrics import ServiceMetrics
 from veritype.server.models import ErrorBody, FieldProblem
@@ -122,9 +127,9 @@ class ClientWatch:
 
 
 class RequestMiddleware:
-    """Refuses requests for foreign Host names and bodies over the cap, adds the security
-    headers to every response, cancels the handler of a client that left, and logs and
-    counts each request once it ends."""
+    """Refuses requests for foreign Host names, bodies over the cap and bodies that do not
+    arrive within the body timeout, adds the security headers to every response, cancels
+    the handler of a client that left, and logs and counts each request once it ends."""
 
     def __init__(
         self, app: ASGIApp, *, settings: ServerSettings, metrics: ServiceMetrics
@@ -175,14 +180,27 @@ class RequestMiddleware:
         status = 500
         responded = False
         received = 0
+        body_complete = False
+        body_due = asyncio.get_running_loop().time() + self.settings.body_timeout
 
         async def limited_receive() -> Any:
-            nonlocal received
-            message = await receive()
+            nonlocal received, body_complete
+            if body_complete:
+                # Past the body only a disconnect can come, whenever the client leaves.
+                return await receive()
+            try:
+                # A timeout in this task, not a task of its own (as wait_for makes): a body
+                # already in is returned without a pause, so ClientWatch's reader keeps the
+                # empty body of a request without one before the handler asks for it.
+                async with asyncio.timeout_at(body_due):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimeoutError(self.settings.body_timeout) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body_bytes:
                     raise BodyTooLargeError(self.max_body_bytes)
+                body_complete = not message.get("more_body", False)
             return message
 
         handler: asyncio.Future[None] | None = None

@@ -61,7 +61,8 @@ def create_app(
         "evidence; only Verified, cited claims are rendered.\n\nEvery request must name this "
         "service in its Host header (a loopback name or address, or one the server allows); "
         "any other gets 400. A request body may be at most "
-        f"{settings.max_body_bytes:,} bytes (413).",
+        f"{settings.max_body_bytes:,} bytes (413) and must arrive within "
+        f"{settings.body_timeout:g} s (408).",
         lifespan=lifespan,
         # /docs is served from packaged assets, so it works without internet.
         docs_url=None,

@@ -141,7 +141,7 @@ def chat_router() -> APIRouter:
                 }},
             }}},
                   "description": "A chat completion, or with `stream: true` its chunks."},
-            **error_responses(400, 401, 404, 413, 422, 429, 504, model=OpenAIErrorBody,
+            **error_responses(400, 401, 404, 408, 413, 422, 429, 504, model=OpenAIErrorBody,
                               notes={404: "Unknown model."}),
         },
     )

@@ -35,6 +35,10 @@ def serve(
     timeout: Annotated[
         float, typer.Option("--timeout", help="Deadline of one request, in seconds.")
     ] = 120.0,
+    body_timeout: Annotated[
+        float, typer.Option("--body-timeout", help="Seconds a request's body may take to "
+                            "arrive; a slower one gets 408 and its connection is closed.")
+    ] = 10.0,
     max_pending: Annotated[
         int, typer.Option("--max-pending", help="Requests queued or running per worker before "
                           "the service answers 429.")
@@ -82,7 +86,8 @@ def serve(
         raise _fail(f"--workers must be at least 1, got {workers}")
     try:
         settings = ServerSettings.load(
-            host=host, port=port, request_timeout=timeout, max_pending=max_pending,
+            host=host, port=port, request_timeout=timeout, body_timeout=body_timeout,
+            max_pending=max_pending,
             allowed_hosts=tuple(allowed_host) if allowed_host else None,
         )
         check_exposure(settings)

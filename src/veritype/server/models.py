@@ -259,6 +259,8 @@ _ERROR_DESCRIPTIONS = {
     400: "The body is not valid JSON; each problem names `body` and the character position.",
     401: "Missing or invalid API key.",
     404: "Not found.",
+    408: "The request body did not arrive within the service's body timeout; the connection "
+         "is closed.",
     413: "The request body is larger than the service's byte limit.",
     422: "Invalid field values; each problem names its field.",
     429: "Too many requests queued; retry after the Retry-After seconds.",
@@ -290,7 +292,7 @@ def error_responses(
 
 # The errors of the operations that queue engine or store work, and of those with a body.
 ENGINE_ERRORS = (401, 422, 429, 504)
-BODY_ERRORS = (400, 401, 413, 422, 429, 504)
+BODY_ERRORS = (400, 401, 408, 413, 422, 429, 504)
 NOT_FOUND = {404: "No such document, trace or evaluation run."}
 IdParam = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 

@@ -34,6 +34,10 @@ class ServerSettings(Settings):
     api_keys: tuple[str, ...] = ()
     eval_dir: Path = Path("eval-runs")
     max_body_bytes: int = Field(default=1_000_000, ge=1)
+    # A client that declares a body and never sends it all would hold its connection (and
+    # the server's memory for what came) for as long as it stays open.
+    body_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds a request's whole body may take to arrive.")
     request_timeout: float = Field(default=120.0, gt=0)
     max_pending: int = Field(default=16, ge=1)
     # A page on another site can reach a loopback service through a name of its own that
