@@ -201,6 +201,56 @@ def test_a_nul_character_is_a_422_naming_the_field_and_its_position(
     assert error["fields"][0]["problem"] == f"contains a NUL character at position {position}"
 
 
+# A lone UTF-16 surrogate, sent as the JSON escape "\ud800" (JSON allows it, Python keeps it,
+# no tokenizer reads it), in every route's text, streamed or not.
+SURROGATE_CASES = [
+    ("/qa", {"query": "When was \ud800 it built?"}, "query"),
+    ("/qa", {"query": "Who?", "filters": {"title": "Cu\udfffrie"}}, "filters.title"),
+    ("/qa/verify", {"answer": "It is tall.", "evidence": ["It is \udc00 tall."]}, "evidence.0"),
+    ("/documents", {"documents": [{"text": "A \ud800 text."}]}, "documents.0.text"),
+    ("/v1/chat/completions",
+     {"model": "veritype", "messages": [{"role": "user", "content": "a \ud800 b?"}]},
+     "messages.0.content"),
+    ("/v1/chat/completions",
+     {"model": "veritype", "messages": [{"role": "user", "content": "a \udfff b?"}]},
+     "messages.0.content"),
+    ("/v1/chat/completions",
+     {"model": "veritype", "stream": True,
+      "messages": [{"role": "user", "content": "a \ud800 b?"}]},
+     "messages.0.content"),
+    ("/v1/chat/completions",
+     {"model": "veritype", "messages": [{"role": "user", "content": [
+         {"type": "text", "text": "When was"}, {"type": "text", "text": " it \ud800 built?"}]}]},
+     "messages.0.content.1.text"),
+    ("/v1/chat/completions",
+     {"model": "veritype", "messages": [{"role": "system", "content": "Be \udbff brief."},
+                                        {"role": "user", "content": "When?"}]},
+     "messages.0.content"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), SURROGATE_CASES)
+def test_a_lone_surrogate_is_a_422_naming_the_field(
+    client: httpx.Client, path: str, body: dict[str, Any], field: str
+) -> None:
+    # json.dumps writes the surrogate as its escape, as a client's JSON encoder would.
+    response = client.post(path, content=json.dumps(body),
+                           headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    error = response.json()
+    if path.startswith("/v1/"):
+        error = error["error"]
+    assert [problem["field"] for problem in error["fields"]] == [field]
+
+
+def test_a_lone_surrogate_in_a_chat_message_names_its_position(client: httpx.Client) -> None:
+    body = {"model": "veritype", "messages": [{"role": "user", "content": "a \udfff b?"}]}
+    response = client.post("/v1/chat/completions", content=json.dumps(body),
+                           headers={"Content-Type": "application/json"})
+    assert response.json()["error"]["fields"][0]["problem"] == (
+        "contains a lone surrogate (U+DFFF) at position 2, which is not Unicode text")
+
+
 def test_a_filter_key_with_a_nul_is_an_unknown_filter(client: httpx.Client) -> None:
     response = client.post("/qa", json={"query": "Who?", "filters": {"ti\u0000tle": "Curie"}})
     assert response.status_code == 422

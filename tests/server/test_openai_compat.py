@@ -105,3 +105,39 @@ def test_stream_must_be_a_json_boolean(base_url: str, stream: object) -> None:
         "messages": [{"role": "user", "content": "Who discovered penicillin?"}]})
     assert response.status_code == 422
     assert "stream" in response.text
+
+
+QUESTION = "When was the Eiffel Tower completed?"
+# Conversations at the edge of "every message with role user has text", each with whether
+# the published schema and the service must accept it.
+CONVERSATIONS = [
+    ([{"role": "user"}], False),
+    ([{"role": "user", "content": None}], False),
+    ([{"role": "user", "content": " \n"}], False),
+    ([{"role": "user", "content": []}], False),
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}], False),
+    ([{"role": "user", "content": [{"type": "text", "text": " "}, {"type": "text"}]}], False),
+    ([{"role": "user"}, {"role": "user", "content": QUESTION}], False),
+    ([{"role": "system"}, {"role": "assistant", "content": None},
+      {"role": "user", "content": QUESTION}], True),
+    ([{"role": "user", "content": [{"type": "text", "text": " "},
+                                   {"type": "text", "text": QUESTION}]}], True),
+    ([{"role": "user", "content": "Who won?"}, {"role": "assistant", "content": "Which?"},
+      {"role": "user", "content": QUESTION}], True),
+]
+
+
+@pytest.mark.parametrize(("messages", "accepted"), CONVERSATIONS)
+def test_the_schema_says_which_messages_the_service_accepts(
+    base_url: str, messages: list[dict[str, object]], accepted: bool
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    spec = httpx.get(base_url + "/openapi.json").json()
+    schema = {"$ref": "#/components/schemas/ChatRequest", "components": spec["components"]}
+    body = {"model": "veritype", "messages": messages}
+    assert jsonschema.Draft202012Validator(schema).is_valid(body) is accepted
+    response = httpx.post(base_url + "/v1/chat/completions", timeout=60, json=body)
+    assert response.status_code == (200 if accepted else 422), response.text
+    if not accepted:
+        assert response.json()["error"]["fields"][0]["problem"] == (
+            "a message with role 'user' must have text")

@@ -44,7 +44,7 @@ def test_every_check_passes_on_generated_requests(fuzz_url: str, tmp_path: Path)
             *command, "--config-file", str(CONFIG), "run", f"{fuzz_url}/openapi.json",
             "--checks", "all",
             "--header", f"Authorization: Bearer {KEY}",
-            "--phases", "examples,coverage,fuzzing",
+            "--phases", "examples,coverage,fuzzing,stateful",
             "--max-examples", "15",
             "--max-time", "45",
             "--seed", "7",

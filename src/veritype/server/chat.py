@@ -57,32 +57,49 @@ def _invalid(location: tuple[Any, ...], problem: str) -> RequestValidationError:
     return RequestValidationError([{"loc": location, "msg": problem, "type": "value_error"}])
 
 
-def check_no_nul(messages: list[ChatMessage]) -> None:
-    """A 422 naming the first message text (or text part) that holds a NUL character."""
+def _lone_surrogate(text: str) -> int:
+    """The position of the first lone surrogate in ``text`` (-1 if none): JSON's escapes can
+    write one, Python keeps it, and no tokenizer can read it."""
+    for position, char in enumerate(text):
+        if "\ud800" <= char <= "\udfff":
+            return position
+    return -1
+
+
+def check_messages(messages: list[ChatMessage]) -> None:
+    """A 422 naming the first message text (or text part) that holds a NUL character or a
+    lone surrogate, or the first message with role user that has no text."""
     for index, message in enumerate(messages):
+        content = ("body", "messages", index, "content")
         texts: list[tuple[tuple[Any, ...], str | None]] = (
-            [(("body", "messages", index, "content"), message.content)]
+            [(content, message.content)]
             if isinstance(message.content, str) else
-            [(("body", "messages", index, "content", number, "text"), part.text)
+            [((*content, number, "text"), part.text)
              for number, part in enumerate(message.content or [])]
         )
         for location, text in texts:
-            position = text.find("\0") if text is not None else -1
+            if text is None:
+                continue
+            position = text.find("\0")
             if position >= 0:
                 raise _invalid(location, f"contains a NUL character at position {position}")
+            position = _lone_surrogate(text)
+            if position >= 0:
+                raise _invalid(location, f"contains a lone surrogate (U+{ord(text[position]):04X})"
+                               f" at position {position}, which is not Unicode text")
+        if message.role == "user" and not _text(message).strip():
+            raise _invalid(content, "a message with role 'user' must have text")
 
 
 def last_user_query(messages: list[ChatMessage]) -> str:
-    """The text of the last user message; a clear 422 if there is none or it is unusable."""
+    """The text of the last user message (:func:`check_messages` saw that it has some); a
+    clear 422 if there is none or it is too long."""
     for index in range(len(messages) - 1, -1, -1):
         if messages[index].role == "user":
             text = _text(messages[index])
-            location = ("body", "messages", index, "content")
-            if not text.strip():
-                raise _invalid(location, "the last user message has no text")
             if len(text) > MAX_QUERY_CHARS:
                 raise _invalid(
-                    location,
+                    ("body", "messages", index, "content"),
                     f"the last user message is {len(text):,} characters; the limit is "
                     f"{MAX_QUERY_CHARS:,}",
                 )
@@ -152,7 +169,7 @@ def chat_router() -> APIRouter:
                 404, f"unknown model {body.model!r}; known: {', '.join(CHAT_MODELS)}"
             )
         mode = CHAT_MODELS[body.model]
-        check_no_nul(body.messages)
+        check_messages(body.messages)
         query = last_user_query(body.messages)
         prompt_words = _words(query)
         completion_id = "chatcmpl-" + uuid.uuid4().hex

@@ -317,9 +317,30 @@ CHAT_MODELS: dict[str, str | None] = {
     "veritype-brief": "brief",
     "veritype-detailed": "detailed",
 }
-# The chat endpoint refuses a NUL in any message text itself, to name the message and part:
-# a validator inside the union of content types would be reported once per member.
+# The chat endpoint refuses a NUL or a lone surrogate in any message text, and a user
+# message without text, itself, to name the message and part: a validator inside the union
+# of content types would be reported once per member.
 MessageText = Annotated[str, Field(json_schema_extra={"pattern": NO_NUL_PATTERN})]
+
+
+def _user_needs_text(schema: dict[str, Any]) -> None:
+    """The message schema as two shapes, what the endpoint asks of them: a message with role
+    user has text (a string, or a text part, with a character that is not whitespace), any
+    other may have none. Each string keeps one pattern: a string under two patterns at once
+    is one that schema-driven clients and fuzzers cannot write."""
+    properties, required = schema.pop("properties"), schema.pop("required")
+    parts = next(kind for kind in properties["content"]["anyOf"] if kind.get("type") == "array")
+    text_part = {"type": "object", "required": ["type", "text"],
+                 "properties": {"type": {"const": "text"},
+                                "text": {"type": "string", "pattern": TEXT_PATTERN}}}
+    user = {"type": "object", "required": ["role", "content"], "properties": {
+        "role": {"const": "user"},
+        "content": {"anyOf": [{"type": "string", "pattern": TEXT_PATTERN},
+                              {**parts, "contains": text_part}]},
+    }}
+    other = {"type": "object", "required": required, "properties": {
+        **properties, "role": {**properties["role"], "not": {"const": "user"}}}}
+    schema["anyOf"] = [user, other]
 
 
 class TextPart(BaseModel):
@@ -330,7 +351,9 @@ class TextPart(BaseModel):
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    """A message; one with role ``user`` must have text (422 naming it otherwise)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_user_needs_text)
 
     role: str = Field(min_length=1, max_length=50)
     content: MessageText | list[TextPart] | None = None
@@ -351,8 +374,8 @@ class ChatRequest(BaseModel):
     )
     messages: list[ChatMessage] = Field(
         min_length=1, max_length=200,
-        description="The last message with role `user` is the question: its text must not be "
-        f"blank and at most {MAX_QUERY_CHARS:,} characters (422 naming it otherwise).",
+        description="Every message with role `user` has text; the last one is the question, "
+        f"of at most {MAX_QUERY_CHARS:,} characters (422 naming it otherwise).",
         json_schema_extra={"contains": {"type": "object", "required": ["role"],
                                         "properties": {"role": {"const": "user"}}}},
     )
