@@ -117,3 +117,10 @@ def test_the_bm25_index_is_saved_and_reloaded_until_the_store_changes(
     loaded = BM25Index.load(folder, corpus.store.generation())
     assert loaded is not None and loaded.chunk_ids == BM25Index.build(corpus.store, spec).chunk_ids
     assert BM25Index.load(folder, corpus.store.generation() + 1) is None
+
+
+def test_a_store_whose_chunks_hold_no_term_has_an_empty_bm25_index(tmp_path: Path) -> None:
+    with Corpus.open(f"sqlite:///{tmp_path / 'store.sqlite'}", indexes=LAYOUT[:1]) as corpus:
+        corpus.ingest_texts(["0", "The and of."])
+        assert BM25Index.build(corpus.store, LAYOUT[0]).chunk_ids == []
+        assert corpus.retrieve("0", 5, retriever="bm25") == []

@@ -51,6 +51,7 @@ class BM25Index:
         items = list(store.iter_chunks(spec.chunking))
         stemmer = Stemmer.Stemmer("english")
         model = bm25s.BM25()
+        chunk_ids = [item.chunk.chunk_id for item in items]
         if items:
             tokens = bm25s.tokenize(
                 [item.index_text for item in items],
@@ -58,8 +59,13 @@ class BM25Index:
                 stemmer=stemmer,
                 show_progress=False,
             )
-            model.index(tokens, show_progress=False)
-        return cls(model, [item.chunk.chunk_id for item in items], generation)
+            if tokens.vocab:
+                model.index(tokens, show_progress=False)
+            else:
+                # No chunk holds a term ("0", stopwords only): bm25s cannot index an empty
+                # vocabulary, and such an index could find nothing anyway.
+                chunk_ids = []
+        return cls(model, chunk_ids, generation)
 
     def save(self, folder: Path) -> None:
         """Write into a fresh folder and swap it in, so readers never load half an index."""
