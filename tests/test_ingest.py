@@ -250,11 +250,25 @@ def test_cli_ingest_list_show_delete(tmp_path: Path) -> None:
     )
 
 
-def test_cli_ingest_of_nothing_readable_exits_2(tmp_path: Path) -> None:
-    store = f"sqlite:///{tmp_path / 'cli.sqlite'}"
-    result = runner.invoke(app, ["ingest", str(tmp_path / "missing.txt"), "--store", store])
+def test_cli_ingest_of_nothing_readable_exits_2_and_creates_no_store(tmp_path: Path) -> None:
+    (tmp_path / "junk.txt").write_bytes(b"\x00binary")
+    store = tmp_path / "cli.sqlite"
+    result = runner.invoke(app, ["ingest", str(tmp_path / "missing.txt"),
+                                 str(tmp_path / "junk.txt"), "--store", f"sqlite:///{store}",
+                                 "--chunk-chars", "40"])
     assert result.exit_code == 2
     assert "missing.txt" in result.output and "no such file" in result.output
+    assert "junk.txt" in result.output and "2 files skipped" in result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["junk.txt"]
+
+
+def test_cli_ingest_of_nothing_readable_leaves_a_store_as_it_was(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    (tmp_path / "note.txt").write_text("The bridge opened in 1937.")
+    assert runner.invoke(app, ["ingest", str(tmp_path / "note.txt"), "--store", store]
+                         ).exit_code == 0
+    result = runner.invoke(app, ["ingest", str(tmp_path / "missing.txt"), "--store", store])
+    assert result.exit_code == 2 and "The store holds 1 documents." in result.output
 
 
 def test_cli_refuses_a_bad_store_url_and_unknown_retriever(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ and ``traces prune``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,10 +19,10 @@ from veritype._cli import StoreOption, rich_progress
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, VeritypeError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
-from veritype.ingest.pipeline import IngestReport, chunk_rate
-from veritype.ingest.readers import RecordFields
+from veritype.ingest.pipeline import IngestReport, Skipped, chunk_rate, collect_files
+from veritype.ingest.readers import RecordFields, UnreadableFileError, read_file
 from veritype.settings import env
-from veritype.store import Chunking, IndexSpec, StoreError
+from veritype.store import Chunking, IndexSpec, StoreError, StoreNotFoundError
 
 _out = Console()
 _err = Console(stderr=True)
@@ -66,6 +67,18 @@ def ingest(
     ] = None,
 ) -> None:
     """Ingest .txt, .md, .html, .pdf, .jsonl and .csv files (folders recursively)."""
+    fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
+    if not _store_exists(store):
+        skipped = _all_skipped(paths, include or (), exclude or (), fields)
+        if skipped is not None:
+            # Nothing to store: a store that does not exist yet is not created empty.
+            for item in skipped:
+                _err.print(f"[yellow]warning:[/] skipped {escape(item.path)}: "
+                           f"{escape(item.reason)}", highlight=False, soft_wrap=True)
+            _print_ingest(IngestReport(skipped=skipped), 0)
+            if skipped:
+                raise _fail("no file could be ingested")
+            return
     indexes = None
     if chunk_chars is not None or overlap is not None:
         try:
@@ -73,7 +86,6 @@ def ingest(
         except ValueError as error:
             raise _fail(str(error)) from None
     corpus = _open(store, indexes, create=True)
-    fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
     try:
         with corpus, rich_progress(_err) as progress:
             report = corpus.ingest(
@@ -89,6 +101,32 @@ def ingest(
     _print_ingest(report, stored)
     if not report.files and report.skipped:
         raise _fail("no file could be ingested")
+
+
+def _store_exists(store: str | None) -> bool:
+    try:
+        Corpus.open(store, create=False).close()
+    except StoreNotFoundError:
+        return False
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
+    return True
+
+
+def _all_skipped(
+    paths: list[Path], include: Sequence[str], exclude: Sequence[str], fields: RecordFields
+) -> list[Skipped] | None:
+    """Every file an ingest of ``paths`` would skip, with why, when it would skip them all;
+    ``None`` once one file reads (only that file is read twice, by the ingest after)."""
+    files, skipped = collect_files(paths, include=include, exclude=exclude)
+    for path in files:
+        try:
+            read_file(path, fields)
+        except UnreadableFileError as error:
+            skipped.append(Skipped(str(path), str(error)))
+        else:
+            return None
+    return skipped
 
 
 def fill_demo(corpus: Corpus) -> None:
