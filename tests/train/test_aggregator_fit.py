@@ -13,6 +13,7 @@ from veritype.aggregate import (
     load_fitted,
 )
 from veritype.aggregate._calibrated import SUPPORT_SIGN, split_feature
+from veritype.errors import DataError
 from veritype.evaluation.data import Example
 from veritype.train._selection import precise_tau, precise_tau_low
 from veritype.train.aggregator import lowest_precise_floor, net_right
@@ -205,3 +206,26 @@ def test_a_sample_per_source_caps_each_source_and_keeps_the_order() -> None:
     assert sources.count("a") == 12 and sources.count("b") == 10
     assert sampled == sorted(sampled, key=examples.index)
     assert sample_per_source(examples, 12) == sampled
+
+
+def test_a_reused_judge_head_types_the_judged_claims_as_it_did_at_the_old_tau() -> None:
+    from veritype.aggregate._calibrated import Head, Logistic
+    from veritype.train.judge_head import reused_judge_head
+    from veritype.views import Verdict, ViewResult
+
+    encoders = Head((), Logistic(("nli.entailment",), (1.0,), 0.0),
+                    Logistic(("nli.contradiction",), (1.0,), -3.0))
+    judge = Head(("judge",), Logistic(("judge.entailment",), (0.5,), 0.0),
+                 Logistic((), (), -30.0))
+    previous = CalibratedAggregator([judge, encoders], thresholds=(0.45, 0.4499), kappa=0.9)
+    refitted = CalibratedAggregator([encoders], thresholds=(0.8, 0.1), kappa=0.9)
+    model, report = reused_judge_head(refitted, previous, "previous.json")
+    assert report["fitted_at_tau"] == 0.45 and model.thresholds == (0.8, 0.1)
+    for p_yes in (0.2, 0.45, 0.6, 0.9):
+        votes = [ViewResult("nli", Verdict.UNKNOWN, 0.5, 0.1),
+                 ViewResult("judge", Verdict.ENTAILED, p_yes)]
+        before = previous.aggregate(votes).score >= 0.45
+        after = model.aggregate(votes).score >= 0.8
+        assert before == after, p_yes
+    with pytest.raises(DataError, match="no judge head"):
+        reused_judge_head(refitted, refitted, "refitted.json")
