@@ -18,7 +18,8 @@ from veritype.errors import (
 
 # An HTTP-level control exception: raised while a request body is read, it must end as
 # FastAPI's 413 response, so it stays an HTTPException.
-HTTP_CONTROL = {"veritype.server._errors.BodyTooLargeError"}
+HTTP_CONTROL = {"veritype.server._errors.BodyTooLargeError",
+                "veritype.server._errors.BodyTimeoutError"}
 
 
 def defined_exceptions() -> list[type[BaseException]]:
