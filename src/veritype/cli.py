@@ -402,6 +402,10 @@ def ask(
             settings = settings.model_copy(update={"demo": True})
         with rich_progress() as progress:
             engine = Engine(settings, progress=progress, create_store=False)
+        if engine.demo_ingested:
+            _err.print("The store was empty, so the bundled demo corpus (SciFact abstracts) was "
+                       "ingested into it and answers this question: run `veritype ingest PATH` "
+                       "to ask your own documents.", highlight=False)
         with engine:
             grounded = engine.ask(query, filters=parsed)
     except VeritypeError as error:

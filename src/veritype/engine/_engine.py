@@ -83,8 +83,10 @@ class Engine(Closing):
             tau_low if self.config.tau_low is None else self.config.tau_low,
         )
         self.corpus = Corpus.open(self.config.store, create=create_store or self.config.demo)
-        if self.config.demo:
-            self.corpus.ensure_demo(progress=progress)
+        # Whether this engine filled an empty store with the bundled demo corpus, so that a
+        # command can say its answers come from that corpus and not the user's documents.
+        self.demo_ingested = bool(self.config.demo) and self.corpus.ensure_demo(
+            progress=progress) is not None
         self._lock = threading.RLock()
         self._views: list[VerificationView] | None = None
         self._generator: Generator | None = None
