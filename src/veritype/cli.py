@@ -338,12 +338,13 @@ def train_aggregator(
         except VeritypeError as error:
             raise _fail(str(error)) from None
     chosen = report["chosen"]
-    mean = report["leave_one_source_out"][chosen["candidate"]]["mean_balanced_accuracy"]
+    # The figure the views were chosen by (``fit_default``): right less wrong, held out.
+    mean = report["leave_one_source_out"][chosen["candidate"]]["mean_net_right"]
     single = report["leave_one_source_out"][chosen["best_single_view"]]
     typer.echo(
         f"views {chosen['candidate']}: tau {chosen['tau']:.3f}, tau_low {chosen['tau_low']:.3f}, "
-        f"kappa {chosen['kappa']:.3f}; held-out balanced accuracy {mean:.3f} (best single view "
-        f"{chosen['best_single_view']}: {single['mean_balanced_accuracy']:.3f}) -> {output_dir}"
+        f"kappa {chosen['kappa']:.3f}; held-out right less wrong {mean:.3f} (best single view "
+        f"{chosen['best_single_view']}: {single['mean_net_right']:.3f}) -> {output_dir}"
     )
 
 

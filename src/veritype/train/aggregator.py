@@ -211,7 +211,6 @@ def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools,
     unsupported = (p_support <= fitted.tau_low) | blocked
     return {"balanced_accuracy": balanced_accuracy(verified, supported),
             "auc": roc_auc(p_support, supported),
-            "typed_right": typed_right(verified, unsupported, supported),
             "net_right": net_right(verified, unsupported, supported),
             "decided": float(np.mean(verified | unsupported)),
             "verified": float(verified.mean()),
@@ -231,14 +230,6 @@ def net_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
                                (~supported, unsupported, verified)):
         gains.append(float(right[kind].mean() - wrong[kind].mean()))
     return float(np.mean(gains))
-
-
-def typed_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
-    """The share typed right, the two kinds of claim weighing the same: the mean of the
-    supported ones' share typed Verified and the others' share typed Unsupported (Uncertain
-    is right for neither). A source's share of supported claims is an accident of how it
-    was made, so neither kind's size decides."""
-    return float(np.mean([verified[supported].mean(), unsupported[~supported].mean()]))
 
 
 def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
@@ -268,8 +259,6 @@ def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bool
         results[", ".join(views)] = {"views": list(views),
                                      "mean_balanced_accuracy": float(np.mean(
                                          [v["balanced_accuracy"] for v in judged])),
-                                     "mean_typed_right": float(np.mean(
-                                         [v["typed_right"] for v in judged])),
                                      "mean_net_right": float(np.mean(
                                          [v["net_right"] for v in judged])),
                                      "eligible": not seen & set(per_source),
@@ -282,11 +271,7 @@ def baselines(examples: Sequence[Example], supported: Bools, sources: npt.NDArra
     verbatim = np.array([is_verbatim(e) for e in examples])
     return {str(s): {"verbatim_balanced_accuracy": balanced_accuracy(
                          verbatim[sources == s], supported[sources == s]),
-                     "verbatim_typed_right": typed_right(
-                         verbatim[sources == s], ~verbatim[sources == s],
-                         supported[sources == s]),
                      "accept_all_balanced_accuracy": 0.5,
-                     "accept_all_typed_right": 0.5,
                      "verbatim_net_right": net_right(
                          verbatim[sources == s], ~verbatim[sources == s],
                          supported[sources == s]),
