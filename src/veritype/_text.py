@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -486,6 +487,8 @@ _SPELLINGS = tuple((re.compile(pattern, re.IGNORECASE), american) for pattern, a
 _LEADING_ARTICLE = re.compile(r"(^|(?<=[.!?;]\s))The\s+(?=[A-Z0-9])")
 
 
+# A window's readings are compared with every claim of a batch: each is made canonical once.
+@lru_cache(maxsize=4096)
 def surface_canonical(text: str) -> str:
     """``text`` with what a restatement may change without changing what it states set
     aside: spacing, thousands separators, British spellings and a sentence-initial "The"

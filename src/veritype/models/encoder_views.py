@@ -251,7 +251,8 @@ class CrossEncoderView(WindowedView):
         offsets: list[tuple[int, int]] = []
         for claim, claim_windows in zip(claims, windows, strict=True):
             offsets.append((len(pairs), len(pairs) + len(claim_windows)))
-            pairs.extend((window.text, as_sentence(claim.text)) for window in claim_windows)
+            sentence = as_sentence(claim.text)
+            pairs.extend((window.text, sentence) for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))
