@@ -44,6 +44,12 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def _moved(head: Logistic, threshold: float, tau: float) -> Logistic:
+    """``head`` with its bias shifted so that a probability of ``threshold`` becomes ``tau``:
+    it then types at τ exactly the claims it typed at its own threshold."""
+    return Logistic(head.features, head.weights, head.bias + _logit(tau) - _logit(threshold))
+
+
 def borderline_sample(examples: Sequence[Example], uncertain: Bools,
                       sources: npt.NDArray[np.str_], size: int, seed: int
                       ) -> npt.NDArray[np.intp]:
@@ -135,7 +141,7 @@ def fit_judge_head(
     names, matrix = candidates[chosen]
     head = fit_support(matrix, truth, names)
     threshold = best_threshold(head.predict(matrix), truth, groups)
-    shifted = Logistic(head.features, head.weights, head.bias + _logit(tau) - _logit(threshold))
+    shifted = _moved(head, threshold, tau)
     judged_model = CalibratedAggregator(
         [Head((JUDGE,), shifted, base.contradiction), *model.heads],
         thresholds=model.thresholds, kappa=model.kappa, decisive=model.decisive, ask=model.ask)
@@ -167,9 +173,7 @@ def reused_judge_head(model: CalibratedAggregator, previous: CalibratedAggregato
     if not judged:
         raise DataError(f"{source}: holds no judge head to reuse")
     old_tau, tau = previous.thresholds[0], model.thresholds[0]
-    support = judged[0].support
-    shifted = Logistic(support.features, support.weights,
-                       support.bias + _logit(tau) - _logit(old_tau))
+    shifted = _moved(judged[0].support, old_tau, tau)
     base = model.heads[-1]
     reused = CalibratedAggregator(
         [Head(judged[0].requires, shifted, base.contradiction), *model.heads],
