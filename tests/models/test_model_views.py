@@ -1,8 +1,7 @@
-import threading
-import time
 from pathlib import Path
 
 import pytest
+from deadline_support import cancelled_while
 
 from veritype.claims import Claim
 from veritype.deadline import Deadline, DeadlineExceededError, running_under
@@ -233,21 +232,7 @@ def test_a_cancel_stops_the_view_before_its_next_claim() -> None:
     pack = EvidencePack.from_texts([" ".join(sentences)])
     claims = [Claim(f"c{n}", sentences[n % 60]) for n in range(5000)]
     view = _shipped_nli()
-    deadline = Deadline()
-    errors: list[DeadlineExceededError] = []
-
-    def verify() -> None:
-        with running_under(deadline):
-            try:
-                view.verify_batch(claims, [pack] * len(claims))
-            except DeadlineExceededError as error:
-                errors.append(error)
-
-    worker = threading.Thread(target=verify)
-    worker.start()
-    time.sleep(0.2)
-    deadline.cancel()
-    cancelled = time.monotonic()
-    worker.join(timeout=60)
-    assert time.monotonic() - cancelled < 0.5
-    assert [str(error) for error in errors] == ["cancelled before the next claim"]
+    errors, stopped_in = cancelled_while(
+        lambda: view.verify_batch(claims, [pack] * len(claims)), after=0.2, wait=60)
+    assert stopped_in < 0.5
+    assert errors == ["cancelled before the next claim"]

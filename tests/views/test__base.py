@@ -3,13 +3,11 @@ and under a live deadline gives what it gives without one."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
+from deadline_support import cancelled_while
 
 from veritype.claims import Claim
-from veritype.deadline import Deadline, DeadlineExceededError, running_under
+from veritype.deadline import Deadline, running_under
 from veritype.evidence import EvidencePack
 from veritype.views import LexicalSupportView, NumericConsistencyView, PackAnalysingView
 
@@ -39,23 +37,7 @@ def test_a_live_deadline_changes_no_result(view: PackAnalysingView[object]) -> N
 
 def test_a_cancel_stops_a_batch_before_its_next_claim() -> None:
     view, pack = NumericConsistencyView(), EvidencePack.from_texts([EVIDENCE])
-    deadline = Deadline()
-    errors: list[DeadlineExceededError] = []
-    finished: list[float] = []
-
-    def verify() -> None:
-        with running_under(deadline):
-            try:
-                view.verify_batch(CLAIMS, [pack] * len(CLAIMS))
-            except DeadlineExceededError as error:
-                errors.append(error)
-        finished.append(time.monotonic())
-
-    worker = threading.Thread(target=verify)
-    worker.start()
-    time.sleep(0.1)
-    deadline.cancel()
-    cancelled = time.monotonic()
-    worker.join(timeout=30)
-    assert [str(error) for error in errors] == ["cancelled before the next claim"]
-    assert finished[0] - cancelled < 0.5
+    errors, stopped_in = cancelled_while(
+        lambda: view.verify_batch(CLAIMS, [pack] * len(CLAIMS)), after=0.1, wait=30)
+    assert errors == ["cancelled before the next claim"]
+    assert stopped_in < 0.5

@@ -1,10 +1,8 @@
-import threading
-import time
 
 import pytest
+from deadline_support import cancelled_while
 
 from veritype.claims import Claim
-from veritype.deadline import Deadline, DeadlineExceededError, running_under
 from veritype.evidence import EvidencePack, Span
 from veritype.verdicts import ViewResult
 from veritype.views import NumericConsistencyView, Verdict, VerificationView, create_view
@@ -428,21 +426,8 @@ def test_a_cancel_stops_the_reading_of_a_long_pack_between_sentences() -> None:
     pack = EvidencePack.from_texts([" ".join(
         f"The hall of building {n} in Lyon was restored in {1800 + n % 200} by {n} workers."
         for n in range(3000))])
-    deadline = Deadline()
-    errors: list[DeadlineExceededError] = []
-
-    def verify() -> None:
-        with running_under(deadline):
-            try:
-                NumericConsistencyView().verify(Claim("c1", "The hall was built in 1850."), pack)
-            except DeadlineExceededError as error:
-                errors.append(error)
-
-    worker = threading.Thread(target=verify)
-    worker.start()
-    time.sleep(0.1)
-    deadline.cancel()
-    cancelled = time.monotonic()
-    worker.join(timeout=60)
-    assert time.monotonic() - cancelled < 0.5
-    assert [str(error) for error in errors] == ["cancelled before the next evidence sentence"]
+    errors, stopped_in = cancelled_while(
+        lambda: NumericConsistencyView().verify(Claim("c1", "The hall was built in 1850."), pack),
+        after=0.1, wait=60)
+    assert stopped_in < 0.5
+    assert errors == ["cancelled before the next evidence sentence"]
