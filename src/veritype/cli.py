@@ -257,6 +257,34 @@ def train_answer_calibration(
                   f"{report['accuracy_answered']:.3f}")
 
 
+@train_app.command("answer-reader")
+def train_answer_reader(
+    corpora: Annotated[list[Path], typer.Option(
+        "--corpora", help="A folder of corpora with questions and gold answers (repeatable): "
+        "benchmarks/data/answer_corpora (its calibration half only) or tests/data/corpora.")],
+    out: Annotated[Path, typer.Option("--out", help="Where reader.json and "
+                                      "reader_report.json are written.")],
+    answer_model: Annotated[str, typer.Option(
+        "--answer-model", help="The answer model whose P(answers) the reader reads: a name "
+        "or a folder.")] = "answers",
+) -> None:
+    """Fit the answer reader (the answer model's P(answers) weighed with what the question
+    asks) on questions written for other corpora, calibrated by holding out each corpus."""
+    from veritype.train.answer_reader import train_answer_reader as fit
+
+    try:
+        report = fit(corpora, out, answer_model=answer_model, progress=_out.print)
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
+    best = report["best_candidate_holds_answer"]
+    held = report["calibration"]
+    _out.print(
+        f"held out by corpus, the best-ranked sentence holds the answer for {best['reader']} "
+        f"of {best['answerable']} answerable questions (answer model alone "
+        f"{best['answer_model']}, shared words {best['shared_words']}); shown answers right "
+        f"{held['right_when_shown']}, unanswerable abstained {held['unanswerable_abstained']}")
+
+
 @train_app.command("label")
 def train_label(
     config: Annotated[Path, typer.Option("--config", "-c", help="The recipe whose training "

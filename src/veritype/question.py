@@ -159,7 +159,7 @@ class Question:
         """Whether ``sentence`` names the measured attribute the question asks for ("range"
         in "What is the range of the Voltra Trek?"), or the question asks for none."""
         asked = self.focus & _MEASURED
-        return not asked or _shared_focus(asked, sentence) > 0
+        return not asked or shared_focus(asked, sentence) > 0
 
     def names_asked_event(self, sentence: str) -> bool:
         """Whether ``sentence`` states the event a "did/does/do" question asks about (a
@@ -297,10 +297,10 @@ def _covers_focus(focus: frozenset[str], sentence: str) -> bool:
     """Whether the sentence shares at least half of the focus words (rounded up)."""
     if not focus:
         return True
-    return _shared_focus(focus, sentence) >= max(1, math.ceil(len(focus) / 2))
+    return shared_focus(focus, sentence) >= max(1, math.ceil(len(focus) / 2))
 
 
-def _shared_focus(focus: frozenset[str], sentence: str) -> int:
+def shared_focus(focus: frozenset[str], sentence: str) -> int:
     """How many of the focus words the sentence holds, in any of their inflections."""
     words = set(content_words(sentence))
     return sum(1 for wanted in focus if any(_matches(wanted, word) for word in words))

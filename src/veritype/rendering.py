@@ -158,6 +158,7 @@ def render(
     question: Question | None = None,
     answer_scores: Mapping[str, float] | None = None,
     answer_calibration: AnswerCalibration | None = None,
+    answers_read: bool = False,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -183,13 +184,15 @@ def render(
     question's kind, and its label that probability's band; an answer more likely wrong than
     right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
-    claims under ``related``.
+    claims under ``related``. ``answers_read``: the scores are an answer reader's
+    (``veritype.answer_reader``), which weighs the rules already, so they decide alone
+    where the rules do not (``veritype.answering.DECIDED_BY_RULES``).
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
-    reader = _AnswerReader(question, answer_scores or {}, answer_calibration)
+    reader = _AnswerReader(question, answer_scores or {}, answer_calibration, answers_read)
     rendered: set[str] = set()
     admissible: set[str] = set()
     cited_spans: dict[str, list[Span]] = {}
@@ -337,16 +340,18 @@ class _AnswerReader:
     answer scorer's P(answers) at its calibrated threshold."""
 
     def __init__(self, question: Question | None, scores: Mapping[str, float],
-                 calibration: AnswerCalibration | None) -> None:
+                 calibration: AnswerCalibration | None, read: bool) -> None:
         self.question = question
         self.scores = scores if calibration is not None else {}
         self.calibration = calibration
+        self.read = read
 
     def answers(self, node: Node) -> bool:
         if self.question is None:
             return False
         return claim_answers(self.question, node.claim.text,
-                             self.scores.get(node.claim.claim_id), self.calibration)
+                             self.scores.get(node.claim.claim_id), self.calibration,
+                             read=self.read)
 
     def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
         """The ids of the shown claims that answer the question, and, for a comparison, the
@@ -357,7 +362,7 @@ class _AnswerReader:
             ids = [node.claim.claim_id for node in shown]
             chosen = answering_claims(question, [node.claim.text for node in shown],
                                       [self.scores.get(claim_id) for claim_id in ids],
-                                      self.calibration)
+                                      self.calibration, read=self.read)
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []

@@ -19,6 +19,7 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
+from veritype.answer_reader import AnswerReader, reader_of
 from veritype.answering import (
     AnswerCalibration,
     AnswerScorer,
@@ -29,7 +30,13 @@ from veritype.budget import Budget
 from veritype.claims import decompose
 from veritype.deadline import checkpoint
 from veritype.engine._config import EngineConfig
-from veritype.engine._evidence import EvidenceFinder, chunk_entry, top_references
+from veritype.engine._evidence import (
+    EvidenceFinder,
+    chunk_entry,
+    claim_candidate,
+    drafting_pool,
+    top_references,
+)
 from veritype.engine._inputs import (
     MAX_ANSWER_CHARS,
     VerificationRequest,
@@ -294,18 +301,25 @@ class Engine(Closing):
         off_question: set[str] = set()
         question: Question | None = None
         calibration: AnswerCalibration | None = None
+        reader: AnswerReader | None = None
         answer_scores: dict[str, float] = {}
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
             scorer = self.answer_scorer()
+            reader = reader_of(scorer) if scorer is not None else None
             if scorer is not None:
                 calibration = scorer.calibration
                 nodes = list(graph)
-                answer_scores = dict(zip(
-                    [node.claim.claim_id for node in nodes],
-                    scorer.score_batch(request.query, [node.claim.text for node in nodes]),
-                    strict=True,
-                ))
+                scores = scorer.score_batch(request.query, [node.claim.text for node in nodes])
+                if reader is not None:
+                    calibration = reader.calibration
+                    pool = drafting_pool(self._evidence.pack(request.context).chunks,
+                                         question)
+                    scores = reader.probabilities(
+                        question, [claim_candidate(node, pool) for node in nodes], scores,
+                        pool=pool)
+                answer_scores = dict(zip([node.claim.claim_id for node in nodes], scores,
+                                         strict=True))
             off_question = off_question_claims(
                 graph, request.query, similarity=self._similarity(),
                 floor=self.config.relevance_floor, evidence=evidence,
@@ -313,7 +327,7 @@ class Engine(Closing):
                 answering={node.claim.claim_id for node in graph
                            if answers_surely(question, node.claim.text,
                                              answer_scores.get(node.claim.claim_id),
-                                             calibration)},
+                                             calibration, read=reader is not None)},
                 answer_scores=answer_scores if calibration is not None else None,
             )
         grounded = render(
@@ -322,6 +336,7 @@ class Engine(Closing):
             min_confidence=Confidence.INSUFFICIENT_EVIDENCE,
             answer_scores=answer_scores,
             answer_calibration=calibration,
+            answers_read=reader is not None,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,

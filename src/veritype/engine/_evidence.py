@@ -7,13 +7,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from veritype._text import ANAPHORIC_LEAD, sentence_spans
+from veritype._text import ANAPHORIC_LEAD, content_words, sentence_spans
 from veritype.answer import Reference
+from veritype.answer_reader import Candidate
 from veritype.clauses import heading_text, names_its_subject
 from veritype.engine._inputs import passes_filters
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, Node
 from veritype.ingest import Corpus
+from veritype.question import Question
 from veritype.retrieval import ScoredChunk
 
 
@@ -146,3 +148,21 @@ def with_referent(chunk: Chunk, text: str) -> Chunk:
 
 def _opens_with_pronoun(chunk: Chunk) -> bool:
     return chunk.start > 0 and ANAPHORIC_LEAD.match(chunk.text.lstrip()) is not None
+
+
+def drafting_pool(chunks: Sequence[Chunk], question: Question) -> list[Candidate]:
+    """Every sentence of the evidence an answer was drafted from, as the answer reader reads
+    it (with its heading and the sentence "it" leads back to): the pool the reader was
+    fitted on."""
+    from veritype.generation.extractive import candidate_sentences
+
+    return [candidate.as_read() for candidate in candidate_sentences(chunks, question)]
+
+
+def claim_candidate(node: Node, pool: Sequence[Candidate]) -> Candidate:
+    """A claim as the answer reader reads it: with the context of the pool's sentence that
+    shares most of its words (the sentence it was drawn from, for an extractive draft)."""
+    words = set(content_words(node.claim.text))
+    shared, source = max(((len(words & set(content_words(c.text))), c) for c in pool),
+                         key=lambda pair: pair[0], default=(0, None))
+    return Candidate(node.claim.text, source.context if source is not None and shared else "")

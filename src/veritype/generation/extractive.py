@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
+from veritype.answer_reader import Candidate, reader_of
 from veritype.answering import AnswerScorer
 from veritype.clauses import heading_text, names_its_subject
 from veritype.errors import ConfigurationError
@@ -72,43 +73,25 @@ class ExtractiveGenerator(BaseGenerator):
         return Draft(text, words, self.name, "", time.perf_counter() - started)
 
     def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
-        wanted = set(content_words(question))
         asked = analyse(question)
-        candidates: list[_Candidate] = []
-        for rank, chunk in enumerate(evidence):
-            referent: str | None = None
-            about = ""
-            for span in chunk.sentences():
-                sentence = " ".join(chunk.slice(span.start, span.end).split())
-                heading = heading_text(sentence)
-                if heading is not None:
-                    referent = f"# {heading}"
-                    about = heading
-                    continue
-                sentence = _SECTION_LABEL.sub("", sentence)
-                words = set(content_words(sentence))
-                leads_back = ANAPHORIC_LEAD.match(sentence) is not None
-                if words and not _AIM.match(sentence):
-                    share = len(wanted & words) / len(wanted) if wanted else 0.0
-                    # A sentence that answers outranks any that merely shares words.
-                    answered = _answer_score(asked, sentence, about or referent or "")
-                    candidates.append(_Candidate(share + answered, rank, sentence, words,
-                                                 referent if leads_back else None,
-                                                 leads_back))
-                # "The bridge opened in 1998." names no bridge: "Its span ..." after it
-                # comes with the sentence that names the bridge.
-                if names_its_subject(sentence):
-                    referent = sentence
+        candidates = candidate_sentences(evidence, asked)
         if not candidates:
             return []
         if self.answer_scorer is not None:
             answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
-            # P(answers) leads; the rules' answer and the shared words (``score``) break ties.
-            # A comparison is the exception: the model knows one answer, not the two sides, so
-            # the rules (which count the sides a sentence answers) lead there.
-            weight = 1.0 if asked.comparative else _RULES_WEIGHT
-            for candidate, probability in zip(candidates, answering, strict=True):
-                candidate.score = probability + weight * candidate.score
+            reader = reader_of(self.answer_scorer)
+            if reader is not None and not asked.comparative:
+                # The reader weighs P(answers) with what the question asks; it alone ranks.
+                read = reader.probabilities(asked, [c.as_read() for c in candidates], answering)
+                for candidate, probability in zip(candidates, read, strict=True):
+                    candidate.score = probability
+            else:
+                # P(answers) leads; the rules' answer and the shared words (``score``) break
+                # ties. A comparison is the exception: the model knows one answer, not the two
+                # sides, so the rules (which count the sides a sentence answers) lead there.
+                weight = 1.0 if asked.comparative else _RULES_WEIGHT
+                for candidate, probability in zip(candidates, answering, strict=True):
+                    candidate.score = probability + weight * candidate.score
         # Best score first; among equals, the better-ranked chunk and earlier sentence.
         ordered = sorted(enumerate(candidates),
                          key=lambda item: (-item[1].score, item[1].rank, item[0]))
@@ -161,6 +144,45 @@ class _Candidate:
     words: set[str]
     referent: str | None  # the sentence "it" leads back to, quoted before it
     leads_back: bool  # it opens with a pronoun ("It is 1,006 kilometres long.")
+    about: str  # the heading of its passage
+
+    def as_read(self) -> Candidate:
+        """The sentence as the answer reader reads it: with its heading and, when it opens
+        with a pronoun, the sentence the pronoun leads back to."""
+        lead = (self.referent or "").removeprefix("# ")
+        return Candidate(self.sentence, " ".join(part for part in (self.about, lead) if part))
+
+
+def candidate_sentences(evidence: Sequence[Chunk], asked: Question) -> list[_Candidate]:
+    """Every sentence of the evidence that may answer, in order, each scored by the rules:
+    the share of the question's content words it holds plus one when it answers."""
+    wanted = set(content_words(asked.text))
+    candidates: list[_Candidate] = []
+    for rank, chunk in enumerate(evidence):
+        referent: str | None = None
+        about = ""
+        for span in chunk.sentences():
+            sentence = " ".join(chunk.slice(span.start, span.end).split())
+            heading = heading_text(sentence)
+            if heading is not None:
+                referent = f"# {heading}"
+                about = heading
+                continue
+            sentence = _SECTION_LABEL.sub("", sentence)
+            words = set(content_words(sentence))
+            leads_back = ANAPHORIC_LEAD.match(sentence) is not None
+            if words and not _AIM.match(sentence):
+                share = len(wanted & words) / len(wanted) if wanted else 0.0
+                # A sentence that answers outranks any that merely shares words.
+                answered = _answer_score(asked, sentence, about or referent or "")
+                candidates.append(_Candidate(share + answered, rank, sentence, words,
+                                             referent if leads_back else None, leads_back,
+                                             about))
+            # "The bridge opened in 1998." names no bridge: "Its span ..." after it comes
+            # with the sentence that names the bridge.
+            if names_its_subject(sentence):
+                referent = sentence
+    return candidates
 
 
 def _answer_score(question: Question, sentence: str, about: str) -> int:

@@ -2,7 +2,9 @@
 
 The shipped model (``veritype/models/answers``) reads ``(question, sentence)`` pairs, as QNLI
 does, and its entailment output is P(the sentence answers the question); ``calibration.json``
-beside it says how to read that (``veritype.answering.AnswerCalibration``). Any directory
+beside it says how to read that (``veritype.answering.AnswerCalibration``), and
+``reader.json``, where present, the reader that weighs it with what the question asks
+(``veritype.answer_reader``). Any directory
 holding such a model and calibration, or a Hugging Face checkpoint by name or path (exported
 once, needs the ``train`` extra) with a calibration passed in, works the same way.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from veritype.answer_reader import READER_FILE, AnswerReader
 from veritype.answering import CALIBRATION_FILE, AnswerCalibration, register_answer_scorer
 from veritype.errors import ModelError
 from veritype.models.cross_encoder import CrossEncoder, model_directory
@@ -32,6 +35,9 @@ class AnswerModel:
                                  "its calibration (veritype train answer-calibration)")
             calibration = AnswerCalibration.read(path)
         self.calibration = calibration
+        # The reader fitted on this model's P(answers), where one ships beside it.
+        reader = directory / READER_FILE
+        self.reader = AnswerReader.read(reader) if reader.is_file() else None
         self._encoder = CrossEncoder(directory, threads=threads, max_length=128)
 
     def score(self, question: str, text: str) -> float:

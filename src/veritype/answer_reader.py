@@ -1,0 +1,168 @@
+"""Which text answers a question: the answer model's P(answers) read beside what the question
+asks, by one fitted logistic model.
+
+The answer model (``veritype.answering``) reads one (question, sentence) pair; on documents it
+was not trained on it often prefers a sentence about a sibling entity or a neighbouring
+policy. The rules of ``veritype.question`` (the kind of value asked for, its focus, its
+subject) know what it misses but are brittle as vetoes: a condition answers "when", a count
+"how long". The reader turns both into evidence: each candidate text becomes a vector of
+features (:data:`FEATURES`) and a logistic model fitted on question/answer pairs written for
+other corpora (``veritype train answer-reader``) gives P(the text holds the answer).
+
+A text is read with its ``context`` (the heading or title of its passage, and the sentence
+"it" leads back to) and within its ``pool``, the other candidate texts: a question word that
+many candidates share (the product's name on every page) says less than one they do not.
+
+The reader's calibration (:class:`~veritype.answering.AnswerCalibration`) says from which
+P(answers) a text answers, and maps the best answering text's P(answers) to P(the shown
+answer is right), with the floors of the confidence labels.
+
+Pure: no model is loaded here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from veritype._text import content_words
+from veritype.answering import AnswerCalibration, AnswerScorer
+from veritype.errors import ConfigurationError
+from veritype.question import AnswerKind, Question, shared_focus
+from veritype.relevance import names_any
+
+READER_FILE = "reader.json"
+
+# The features of a (question, text) pair, in the order of a fitted model's coefficients.
+FEATURES: tuple[str, ...] = (
+    "answer_model_logit",  # logit of the answer model's P(answers)
+    "shared_words",  # share of the question's content words in the text
+    "shared_words_in_context",  # ... in the text with its context
+    "rare_shared_words",  # ... weighted by how few texts of the pool hold each word
+    "shared_focus",  # share of the question's focus words in the text with its context
+    "holds_kind",  # the text holds a value of the kind asked for (a date for "when")
+    "names_attribute",  # it names the measured attribute asked for ("range"), if any
+    "names_event",  # it states the event a "did/does" question asks about, if any
+    "rules_answer",  # the rules of ``veritype.question`` say it answers
+    "on_subject",  # it (or its context) names the question's subject, if any
+    *(f"asks_{kind.value}" for kind in AnswerKind),
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A text that may answer, with the heading, title or sentence it is read with."""
+
+    text: str
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerReader:
+    """A fitted logistic model over :data:`FEATURES` and the calibration that reads it."""
+
+    coefficients: tuple[float, ...]
+    intercept: float
+    calibration: AnswerCalibration
+
+    def __post_init__(self) -> None:
+        if len(self.coefficients) != len(FEATURES):
+            raise ConfigurationError(
+                f"answer reader: {len(self.coefficients)} coefficients for "
+                f"{len(FEATURES)} features")
+
+    def probabilities(self, question: Question, candidates: Sequence[Candidate],
+                      scores: Sequence[float], *, pool: Sequence[Candidate] | None = None
+                      ) -> list[float]:
+        """P(each candidate holds the answer), from the answer model's ``scores`` of them
+        and their features, read within ``pool`` (default: the ``candidates``)."""
+        rows = features(question, candidates, scores, pool=pool)
+        return [_sigmoid(self.intercept + sum(c * x for c, x in
+                                              zip(self.coefficients, row, strict=True)))
+                for row in rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(FEATURES),
+                "coefficients": [round(c, 6) for c in self.coefficients],
+                "intercept": round(self.intercept, 6),
+                "calibration": self.calibration.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str) -> AnswerReader:
+        try:
+            names = list(data["features"])
+            if names != list(FEATURES):
+                raise ValueError(f"features {names} are not this version's {list(FEATURES)}")
+            calibration = AnswerCalibration.from_dict(data["calibration"], where=where)
+            return cls(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
+                       calibration)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ConfigurationError(f"{where}: not an answer reader ({error})") from None
+
+    @classmethod
+    def read(cls, path: Path) -> AnswerReader:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ConfigurationError(f"{path}: cannot read the answer reader: {error}"
+                                     ) from None
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{path}: an answer reader is a JSON object")
+        return cls.from_dict(data, where=str(path))
+
+
+def reader_of(scorer: AnswerScorer) -> AnswerReader | None:
+    """The reader fitted for ``scorer`` (its ``reader`` attribute), if it has one."""
+    reader = getattr(scorer, "reader", None)
+    return reader if isinstance(reader, AnswerReader) else None
+
+
+def features(question: Question, candidates: Sequence[Candidate], scores: Sequence[float],
+             *, pool: Sequence[Candidate] | None = None) -> list[list[float]]:
+    """The :data:`FEATURES` of each candidate, whose answer-model P(answers) is in ``scores``;
+    a word's rarity is read in ``pool`` (default: the ``candidates``)."""
+    asked = set(content_words(question.text))
+    read = [set(content_words(f"{c.text} {c.context}")) for c in candidates]
+    pooled = read if pool is None else [set(content_words(f"{c.text} {c.context}"))
+                                        for c in pool]
+    holding = Counter(word for words in pooled for word in words & asked)
+    size = len(pooled)
+
+    def rarity(word: str) -> float:
+        return math.log((size + 1) / (holding[word] + 0.5))
+
+    total_rarity = sum(rarity(word) for word in asked) or 1.0
+    kinds = [float(question.kind is kind) for kind in AnswerKind]
+    rows: list[list[float]] = []
+    for candidate, words, score in zip(candidates, read, scores, strict=True):
+        own = set(content_words(candidate.text))
+        with_context = f"{candidate.text} {candidate.context}"
+        rows.append([
+            _logit(score),
+            len(asked & own) / len(asked) if asked else 0.0,
+            len(asked & words) / len(asked) if asked else 0.0,
+            sum(rarity(word) for word in asked & words) / total_rarity,
+            shared_focus(question.focus, with_context) / len(question.focus)
+            if question.focus else 1.0,
+            float(question.holds_kind(candidate.text)),
+            float(question.names_asked_attribute(candidate.text)),
+            float(question.names_asked_event(candidate.text)),
+            float(question.answers(candidate.text)),
+            float(not question.subjects or names_any(with_context, question.subjects)),
+            *kinds,
+        ])
+    return rows
+
+
+def _logit(probability: float) -> float:
+    clipped = min(max(probability, 1e-4), 1.0 - 1e-4)
+    return math.log(clipped / (1.0 - clipped))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
