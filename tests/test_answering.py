@@ -208,3 +208,23 @@ def test_the_subjects_claims_answer_by_the_model_where_it_reads_the_question() -
     assert answers_surely(asked, "Taina was distributed by Nelvana Limited.", 0.97, CALIBRATION)
     # Without a scorer, or for a yes/no question, the rules decide.
     assert answers_surely(asked, sampled, None, None)
+
+
+def test_with_a_reader_p_right_reads_the_reader_and_a_doubtful_answer_abstains() -> None:
+    from veritype.answer_reader import RightCalibration
+
+    right = RightCalibration(intercept=0.0, reader_slope=1.0, answer_model_slope=0.5,
+                             high=0.95, medium=0.7)
+    scores = {"c1": 0.93, "c2": 0.2}
+    sure = render(_graph(), EVIDENCE, question=analyse(QUESTION), answer_scores=scores,
+                  answer_calibration=CALIBRATION, reader_scores={"c1": 0.9, "c2": 0.1},
+                  reader_calibration=right)
+    assert not sure.abstained
+    assert sure.answer_probability == pytest.approx(right.right(0.9, 0.93), abs=1e-4)
+    assert sure.confidence is right.label(right.right(0.9, 0.93))
+    # The answer model alone would show it; the reader says it is more likely wrong.
+    doubtful = render(_graph(), EVIDENCE, question=analyse(QUESTION), answer_scores=scores,
+                      answer_calibration=CALIBRATION, reader_scores={"c1": 0.05, "c2": 0.1},
+                      reader_calibration=right)
+    assert right.right(0.05, 0.93) < RIGHT_FLOOR
+    assert doubtful.abstained and doubtful.related[0].startswith("Metallica")

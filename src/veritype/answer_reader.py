@@ -13,9 +13,10 @@ A text is read with its ``context`` (the heading or title of its passage, and th
 "it" leads back to) and within its ``pool``, the other candidate texts: a question word that
 many candidates share (the product's name on every page) says less than one they do not.
 
-The reader's calibration (:class:`~veritype.answering.AnswerCalibration`) says from which
-P(answers) a text answers, and maps the best answering text's P(answers) to P(the shown
-answer is right), with the floors of the confidence labels.
+The reader's calibration (:class:`RightCalibration`) maps the best reader P and the best
+answer-model P(answers) of the claims that answer to P(the shown answer is right), with the
+floors of the confidence labels: the reader knows small corpora of the user's kind, the
+answer model two-hop questions over many similar paragraphs, and P(right) reads both.
 
 Pure: no model is loaded here.
 """
@@ -26,17 +27,19 @@ import json
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from veritype._text import content_words
-from veritype.answering import AnswerCalibration, AnswerScorer
+from veritype.answer import Confidence
+from veritype.answering import AnswerScorer
 from veritype.errors import ConfigurationError
 from veritype.question import AnswerKind, Question, shared_focus
 from veritype.relevance import names_any
 
 READER_FILE = "reader.json"
+_RIGHT_FIELDS = ("intercept", "reader_slope", "answer_model_slope", "high", "medium")
 
 # The features of a (question, text) pair, in the order of a fitted model's coefficients.
 FEATURES: tuple[str, ...] = (
@@ -63,12 +66,43 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class RightCalibration:
+    """P(the shown answer is right) = ``sigmoid(intercept + reader_slope · logit(best reader
+    P) + answer_model_slope · logit(best P(answers)))`` over the claims that answer; ``high``
+    and ``medium`` are the floors of those labels on it (below ``medium``: low)."""
+
+    intercept: float
+    reader_slope: float
+    answer_model_slope: float
+    high: float
+    medium: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.medium <= self.high <= 1.0:
+            raise ConfigurationError(
+                f"answer reader: 0 <= medium <= high <= 1 is required; got medium "
+                f"{self.medium}, high {self.high}")
+
+    def right(self, read: float, scored: float) -> float:
+        """P(right) of an answer whose best claims have reader P ``read`` and answer-model
+        P(answers) ``scored``."""
+        return _sigmoid(self.intercept + self.reader_slope * _logit(read)
+                        + self.answer_model_slope * _logit(scored))
+
+    def label(self, right: float) -> Confidence:
+        """The confidence label of an answer right with probability ``right``."""
+        if right >= self.high:
+            return Confidence.HIGH
+        return Confidence.MEDIUM if right >= self.medium else Confidence.LOW
+
+
+@dataclass(frozen=True)
 class AnswerReader:
-    """A fitted logistic model over :data:`FEATURES` and the calibration that reads it."""
+    """A fitted logistic model over :data:`FEATURES` and the calibration of P(right)."""
 
     coefficients: tuple[float, ...]
     intercept: float
-    calibration: AnswerCalibration
+    calibration: RightCalibration
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FEATURES):
@@ -90,7 +124,7 @@ class AnswerReader:
         return {"features": list(FEATURES),
                 "coefficients": [round(c, 6) for c in self.coefficients],
                 "intercept": round(self.intercept, 6),
-                "calibration": self.calibration.to_dict()}
+                "calibration": asdict(self.calibration)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str) -> AnswerReader:
@@ -98,7 +132,8 @@ class AnswerReader:
             names = list(data["features"])
             if names != list(FEATURES):
                 raise ValueError(f"features {names} are not this version's {list(FEATURES)}")
-            calibration = AnswerCalibration.from_dict(data["calibration"], where=where)
+            calibration = RightCalibration(**{key: float(data["calibration"][key]) for key in
+                                              _RIGHT_FIELDS})
             return cls(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
                        calibration)
         except (KeyError, TypeError, ValueError) as error:

@@ -111,28 +111,24 @@ class AnswerCalibration:
 
 
 def claim_answers(question: Question, text: str, score: float | None,
-                  calibration: AnswerCalibration | None, *, read: bool = False) -> bool:
+                  calibration: AnswerCalibration | None) -> bool:
     """Whether a claim answers ``question``: the rules say so (``Question.answers``), or its
     P(answers) ``score`` reaches the calibrated threshold and it holds a value of the asked
     kind. A yes/no question is left to the rules, which check that the claim states or
-    negates the asked property; the model knows answers that are values. A ``read`` score
-    is an answer reader's (``veritype.answer_reader``), which weighs the rules already: it
-    decides alone, except where the rules decide (``DECIDED_BY_RULES``)."""
-    by_rules = not read or question.kind in DECIDED_BY_RULES
-    return ((by_rules and question.answers(text))
-            or model_answers(question, text, score, calibration, read=read))
+    negates the asked property; the model knows answers that are values."""
+    return question.answers(text) or model_answers(question, text, score, calibration)
 
 
 def answers_surely(question: Question, text: str, score: float | None,
-                   calibration: AnswerCalibration | None, *, read: bool = False) -> bool:
+                   calibration: AnswerCalibration | None) -> bool:
     """Whether a claim answers ``question`` by the answer model where it reads the question
     (a value asked for, with a scorer and its calibration), else by the rules. The rules
     take any value of the asked kind for an answer ("Christina Vidal" for "Who distributed
     the show ...?"); deciding that the claims about the question's subject already answer,
     so that no two-hop claim is needed, asks for the model's reading."""
     if score is None or calibration is None or question.kind is AnswerKind.YES_NO:
-        return claim_answers(question, text, score, calibration, read=read)
-    return model_answers(question, text, score, calibration, read=read)
+        return claim_answers(question, text, score, calibration)
+    return model_answers(question, text, score, calibration)
 
 
 # An answer the answer model chose that is more likely wrong than right is not shown (the
@@ -151,32 +147,28 @@ NEAR_BEST = 0.5
 
 def answering_claims(question: Question, texts: Sequence[str],
                      scores: Sequence[float | None],
-                     calibration: AnswerCalibration | None, *, read: bool = False) -> list[int]:
+                     calibration: AnswerCalibration | None) -> list[int]:
     """The indices of the ``texts`` that answer ``question`` (``claim_answers``), where a
     model answer must also score at least ``NEAR_BEST`` of the best model answer."""
-    by_model = [model_answers(question, text, score, calibration, read=read)
+    by_model = [model_answers(question, text, score, calibration)
                 for text, score in zip(texts, scores, strict=True)]
     best = max((score or 0.0 for score, chosen in zip(scores, by_model, strict=True) if chosen),
                default=0.0)
-    by_rules = not read or question.kind in DECIDED_BY_RULES
     return [i for i, (text, score) in enumerate(zip(texts, scores, strict=True))
-            if (by_rules and question.answers(text))
+            if question.answers(text)
             or (by_model[i] and (score or 0.0) >= NEAR_BEST * best)]
 
 
 def model_answers(question: Question, text: str, score: float | None,
-                  calibration: AnswerCalibration | None, *, read: bool = False) -> bool:
+                  calibration: AnswerCalibration | None) -> bool:
     """Whether the answer model says a claim answers ``question``: its P(answers) reaches the
     calibrated threshold, it holds a value of the asked kind, names the measured attribute
     asked for, if any ("The Trek costs 3,499 euros." holds a number but no range), states the
     event asked about, if any ("Marie Curie died in 1934" does not say when she moved), and
-    the question is not yes/no. A ``read`` score (an answer reader's) has weighed those
-    rules already: reaching the threshold is enough."""
-    if score is None or calibration is None or question.kind is AnswerKind.YES_NO:
-        return False
-    if read:
-        return score >= calibration.threshold
-    return (score >= calibration.threshold and question.holds_kind(text)
+    the question is not yes/no."""
+    return (score is not None and calibration is not None
+            and question.kind is not AnswerKind.YES_NO
+            and score >= calibration.threshold and question.holds_kind(text)
             and question.names_asked_attribute(text) and question.names_asked_event(text))
 
 

@@ -267,13 +267,17 @@ def train_answer_reader(
     answer_model: Annotated[str, typer.Option(
         "--answer-model", help="The answer model whose P(answers) the reader reads: a name "
         "or a folder.")] = "answers",
+    data_dir: Annotated[Path | None, typer.Option(
+        "--data-dir", help="The shared data folder: adds HaluEval-QA calibration rows "
+        "7000-7999 as one more source.")] = None,
 ) -> None:
     """Fit the answer reader (the answer model's P(answers) weighed with what the question
     asks) on questions written for other corpora, calibrated by holding out each corpus."""
     from veritype.train.answer_reader import train_answer_reader as fit
 
     try:
-        report = fit(corpora, out, answer_model=answer_model, progress=_out.print)
+        report = fit(corpora, out, answer_model=answer_model, data_dir=data_dir,
+                     progress=_out.print)
     except VeritypeError as error:
         raise _fail(str(error)) from None
     best = report["best_candidate_holds_answer"]

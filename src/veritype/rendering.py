@@ -22,6 +22,7 @@ from veritype.answer import (
     Reference,
     ViewVerdict,
 )
+from veritype.answer_reader import RightCalibration
 from veritype.answering import (
     DECIDED_BY_RULES,
     RIGHT_FLOOR,
@@ -158,7 +159,8 @@ def render(
     question: Question | None = None,
     answer_scores: Mapping[str, float] | None = None,
     answer_calibration: AnswerCalibration | None = None,
-    answers_read: bool = False,
+    reader_scores: Mapping[str, float] | None = None,
+    reader_calibration: RightCalibration | None = None,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -184,15 +186,16 @@ def render(
     question's kind, and its label that probability's band; an answer more likely wrong than
     right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
-    claims under ``related``. ``answers_read``: the scores are an answer reader's
-    (``veritype.answer_reader``), which weighs the rules already, so they decide alone
-    where the rules do not (``veritype.answering.DECIDED_BY_RULES``).
+    claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P)
+    and ``reader_calibration``, P(right) reads the best of both scores of the claims that
+    answer (``veritype.answer_reader.RightCalibration``).
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
-    reader = _AnswerReader(question, answer_scores or {}, answer_calibration, answers_read)
+    reader = _AnswerReader(question, answer_scores or {}, answer_calibration,
+                           reader_scores or {}, reader_calibration)
     rendered: set[str] = set()
     admissible: set[str] = set()
     cited_spans: dict[str, list[Span]] = {}
@@ -278,10 +281,9 @@ def render(
                     f"The verified claims that answer are more likely wrong than right for a "
                     f"question that asks for {question.describe()} (P(right) {right:.2f}).")
                 related = [node.claim.text for node in shown] + related
-            elif right is not None and answer_calibration is not None:
+            elif right is not None:
                 cap = Confidence.MEDIUM if contradicted else Confidence.HIGH
-                confidence = min(answer_calibration.label(right), cap,
-                                 key=CONFIDENCE_RANK.__getitem__)
+                confidence = min(reader.label(right), cap, key=CONFIDENCE_RANK.__getitem__)
             if missing:
                 limitations["comparison"] = (
                     f"No verified claim gives the compared value for: {'; '.join(missing)}."
@@ -340,18 +342,19 @@ class _AnswerReader:
     answer scorer's P(answers) at its calibrated threshold."""
 
     def __init__(self, question: Question | None, scores: Mapping[str, float],
-                 calibration: AnswerCalibration | None, read: bool) -> None:
+                 calibration: AnswerCalibration | None, read: Mapping[str, float],
+                 right_calibration: RightCalibration | None) -> None:
         self.question = question
         self.scores = scores if calibration is not None else {}
         self.calibration = calibration
-        self.read = read
+        self.read = read if right_calibration is not None else {}
+        self.right_calibration = right_calibration
 
     def answers(self, node: Node) -> bool:
         if self.question is None:
             return False
         return claim_answers(self.question, node.claim.text,
-                             self.scores.get(node.claim.claim_id), self.calibration,
-                             read=self.read)
+                             self.scores.get(node.claim.claim_id), self.calibration)
 
     def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
         """The ids of the shown claims that answer the question, and, for a comparison, the
@@ -362,7 +365,7 @@ class _AnswerReader:
             ids = [node.claim.claim_id for node in shown]
             chosen = answering_claims(question, [node.claim.text for node in shown],
                                       [self.scores.get(claim_id) for claim_id in ids],
-                                      self.calibration, read=self.read)
+                                      self.calibration)
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
@@ -378,12 +381,24 @@ class _AnswerReader:
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
 
     def right(self, answer_ids: set[str]) -> float | None:
-        """P(the shown answer is right): the calibration read at the best P(answers) of the
-        claims that answer and the question's kind; None without a scorer."""
+        """P(the shown answer is right): with a reader, its calibration read at the best
+        reader P and the best P(answers) of the claims that answer; else the scorer's
+        calibration read at the best P(answers) and the question's kind; None without a
+        scorer."""
         if self.calibration is None:
             return None
         best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
+        if self.right_calibration is not None and self.read:
+            read = max((self.read.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
+            return self.right_calibration.right(read, best)
         return self.calibration.right(best, self.question.kind if self.question else None)
+
+    def label(self, right: float) -> Confidence:
+        """The label of P(right) under the calibration that gave it."""
+        if self.right_calibration is not None and self.read:
+            return self.right_calibration.label(right)
+        assert self.calibration is not None  # right() gave a probability
+        return self.calibration.label(right)
 
 
 def _titles(node: Node, evidence: EvidencePack) -> str:

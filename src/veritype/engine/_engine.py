@@ -302,24 +302,26 @@ class Engine(Closing):
         question: Question | None = None
         calibration: AnswerCalibration | None = None
         reader: AnswerReader | None = None
+        reader_scores: dict[str, float] = {}
         answer_scores: dict[str, float] = {}
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
             scorer = self.answer_scorer()
-            reader = reader_of(scorer) if scorer is not None else None
             if scorer is not None:
                 calibration = scorer.calibration
                 nodes = list(graph)
                 scores = scorer.score_batch(request.query, [node.claim.text for node in nodes])
-                if reader is not None:
-                    calibration = reader.calibration
-                    pool = drafting_pool(self._evidence.pack(request.context).chunks,
-                                         question)
-                    scores = reader.probabilities(
-                        question, [claim_candidate(node, pool) for node in nodes], scores,
-                        pool=pool)
                 answer_scores = dict(zip([node.claim.claim_id for node in nodes], scores,
                                          strict=True))
+                reader = reader_of(scorer)
+                if reader is not None:
+                    pool = drafting_pool(self._evidence.pack(request.context).chunks,
+                                         question)
+                    reader_scores = dict(zip(
+                        [node.claim.claim_id for node in nodes],
+                        reader.probabilities(question, [claim_candidate(node, pool)
+                                                        for node in nodes], scores, pool=pool),
+                        strict=True))
             off_question = off_question_claims(
                 graph, request.query, similarity=self._similarity(),
                 floor=self.config.relevance_floor, evidence=evidence,
@@ -327,7 +329,7 @@ class Engine(Closing):
                 answering={node.claim.claim_id for node in graph
                            if answers_surely(question, node.claim.text,
                                              answer_scores.get(node.claim.claim_id),
-                                             calibration, read=reader is not None)},
+                                             calibration)},
                 answer_scores=answer_scores if calibration is not None else None,
             )
         grounded = render(
@@ -336,7 +338,8 @@ class Engine(Closing):
             min_confidence=Confidence.INSUFFICIENT_EVIDENCE,
             answer_scores=answer_scores,
             answer_calibration=calibration,
-            answers_read=reader is not None,
+            reader_scores=reader_scores,
+            reader_calibration=reader.calibration if reader is not None else None,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,

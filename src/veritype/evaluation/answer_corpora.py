@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.answer_reader import features
-from veritype.answering import AnswerScorer
+from veritype.answering import DECIDED_BY_RULES, AnswerScorer
 from veritype.errors import DataError
 from veritype.evaluation.answer_metrics import contains_answer
 from veritype.evidence import Chunk
@@ -91,7 +91,8 @@ def holds_gold(text: str, gold: Sequence[Sequence[str]]) -> bool:
 
 def read_candidates(questions: Sequence[GoldQuestion], answer_model: str,
                     progress: Callable[[str], None] = lambda _: None) -> list[ReadQuestion]:
-    """Each non-comparative question's candidates, read from its corpus in a fresh store:
+    """Each question's candidates, read from its corpus in a fresh store (but for the
+    comparisons and yes/no questions, which the rules decide):
     the sentences of its evidence as ``Engine.ask`` retrieves it, as the extractive drafter
     reads them, each labelled by whether it holds the gold answer."""
     from veritype.engine import Engine, EngineConfig
@@ -111,7 +112,10 @@ def read_candidates(questions: Sequence[GoldQuestion], answer_model: str,
                                     "answer_model is none")
                 finder = EvidenceFinder(engine.corpus, config.claim_k)
                 for question in questions:
-                    if question.folder != folder or question.kind == "comparative":
+                    # The rules decide yes/no questions and comparisons: the reader is not
+                    # read there.
+                    if (question.folder != folder or question.kind == "comparative"
+                            or analyse(question.question).kind in DECIDED_BY_RULES):
                         continue
                     hits = finder.retrieve(question.question, config.k, None)
                     chunks = finder.pack([hit.chunk for hit in hits]).chunks

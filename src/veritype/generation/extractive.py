@@ -1,10 +1,12 @@
 """The ``extractive`` generator: an answer composed of evidence sentences, no model needed.
 
-It ranks the evidence sentences first by whether they answer the question, then by how many
-of the question's content words they share, keeps the best few that say something new, and
-joins them. Whether a sentence answers is P(answers) of an answer scorer
-(``veritype.answering``) where one is given, with the rules of ``veritype.question`` (a value
-of the kind asked for, on its focus and about its subject) as a bonus, else the rules alone.
+It ranks the evidence sentences by whether they answer the question, keeps the best few that
+say something new, and joins them. Whether a sentence answers is the answer reader's P
+(``veritype.answer_reader``: the answer model's P(answers) weighed with what the question
+asks) where the answer scorer has one; for a yes/no question or a comparison, and for a
+scorer without a reader, its P(answers) with the rules of ``veritype.question`` (a value of
+the kind asked for, on its focus and about its subject) and the share of the question's words
+as a bonus; without a scorer, the rules alone.
 Every sentence it writes is quoted from the evidence, so it is the safe default when no
 language model is installed.
 Headings are never answers; a chosen sentence that opens with a pronoun ("It is 1,006
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.answer_reader import Candidate, reader_of
-from veritype.answering import AnswerScorer
+from veritype.answering import DECIDED_BY_RULES, AnswerScorer
 from veritype.clauses import heading_text, names_its_subject
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
@@ -48,8 +50,8 @@ _AIM = re.compile(
 
 @register_generator("extractive")
 class ExtractiveGenerator(BaseGenerator):
-    """Composes an answer from the ``max_sentences`` evidence sentences that best match the
-    question (content-word overlap), deduplicated, in order of relevance."""
+    """Composes an answer from the ``max_sentences`` evidence sentences that best answer the
+    question, deduplicated, in order of relevance."""
 
     name = "extractive"
 
@@ -80,15 +82,16 @@ class ExtractiveGenerator(BaseGenerator):
         if self.answer_scorer is not None:
             answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
             reader = reader_of(self.answer_scorer)
-            if reader is not None and not asked.comparative:
+            if reader is not None and asked.kind not in DECIDED_BY_RULES:
                 # The reader weighs P(answers) with what the question asks; it alone ranks.
                 read = reader.probabilities(asked, [c.as_read() for c in candidates], answering)
                 for candidate, probability in zip(candidates, read, strict=True):
                     candidate.score = probability
             else:
                 # P(answers) leads; the rules' answer and the shared words (``score``) break
-                # ties. A comparison is the exception: the model knows one answer, not the two
-                # sides, so the rules (which count the sides a sentence answers) lead there.
+                # ties, as for the questions the rules decide (yes/no, comparisons), where the
+                # reader was fitted on too few. In a comparison the rules lead: the model knows
+                # one answer, not the two sides the rules count.
                 weight = 1.0 if asked.comparative else _RULES_WEIGHT
                 for candidate, probability in zip(candidates, answering, strict=True):
                     candidate.score = probability + weight * candidate.score

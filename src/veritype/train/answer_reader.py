@@ -6,9 +6,17 @@ its calibration half are read; the evaluation half is never touched here), or a 
 ``questions.json`` maps each corpus folder to its questions (``tests/data/corpora``). Each
 corpus is one source.
 
-For every question that is not a comparison, the corpus is ingested into a fresh store, the
-question's evidence is retrieved as ``Engine.ask`` retrieves it, and every sentence of it is a
-candidate (as the extractive drafter reads it), labelled by whether it holds the gold answer.
+Besides the question sets (``veritype.evaluation.answer_corpora``), ``data_dir`` adds one more
+source: a fixed-seed sample of HaluEval-QA rows ``ANSWER_TRAIN_ROWS``–``HALUEVAL_TRAIN_ROWS - 1``
+(the rows the answer model's calibration reads; it was trained on the rows before, evaluation
+reads the rows after), asked over their knowledge paragraphs and those of the
+``DISTRACTOR_ROWS`` rows before them: two-hop questions over a dense corpus of similar
+paragraphs, unlike the small corpora. Each source weighs the same in every fit.
+
+For every question that the rules do not decide (neither a comparison nor yes/no), the corpus
+is ingested into a fresh store, the question's evidence is retrieved as ``Engine.ask``
+retrieves it, and every sentence of it is a candidate (as the extractive drafter reads it),
+labelled by whether it holds the gold answer.
 Then:
 
 - **coefficients**: a penalised logistic regression of the label on the reader's features
@@ -17,18 +25,19 @@ Then:
   best-ranked candidate holds the answer, beside the two single signals it combines (the
   answer model's P(answers) alone; the shared-word rules the drafter ranked by before), and
   the P(answers) of the best candidate for each question.
-- **calibration**: P(the shown answer is right) is a logistic map of the logit of the best
-  candidate's held-out P(answers), fitted on every question (an unanswerable one is right
-  only by abstaining, so it counts as wrong when shown); the threshold is the P(answers) at
-  which that reaches ``RIGHT_FLOOR``; "high" is the lowest P(right) above which at least
-  ``HIGH_ACCURACY`` of the held-out answers are right (over at least ``MIN_BAND``); "medium"
-  is P(right) ``MEDIUM_ACCURACY``.
+- **calibration**: P(the shown answer is right) is a logistic map of the logits of the best
+  candidate's held-out reader P and of its answer-model P(answers), fitted on every question
+  (an unanswerable one is right only by abstaining, so it counts as wrong when shown);
+  "high" is the lowest P(right) above which at least ``HIGH_ACCURACY`` of the held-out
+  answers are right (over at least ``MIN_BAND``); "medium" is P(right) ``MEDIUM_ACCURACY``.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import random
+import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,28 +46,50 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate._learned import newton
-from veritype.answer_reader import FEATURES, READER_FILE, AnswerReader
-from veritype.answering import RIGHT_FLOOR, AnswerCalibration
+from veritype.answer_reader import FEATURES, READER_FILE, AnswerReader, RightCalibration
+from veritype.answering import RIGHT_FLOOR
 from veritype.errors import DataError
-from veritype.evaluation.answer_corpora import ReadQuestion, gold_questions, read_candidates
+from veritype.evaluation._e2e_data import halueval_rows
+from veritype.evaluation.answer_corpora import (
+    GoldQuestion,
+    ReadQuestion,
+    gold_questions,
+    read_candidates,
+)
 from veritype.evaluation.machine import machine
+from veritype.train.answer_calibration import DISTRACTOR_ROWS
+from veritype.train.answer_data import ANSWER_TRAIN_ROWS
+from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
 HIGH_ACCURACY = 0.95
 MEDIUM_ACCURACY = 0.7
 MIN_BAND = 20
 PENALTY = 1e-3
 REPORT_FILE = "reader_report.json"
+HALUEVAL_SOURCE = "halueval-qa"
+HALUEVAL_QUESTIONS = 300
+HALUEVAL_SEED = 11
 
 
 def fit_coefficients(reads: Sequence[ReadQuestion]) -> tuple[tuple[float, ...], float]:
-    """The penalised logistic fit of the labels on the features: coefficients, intercept."""
+    """The penalised logistic fit of the labels on the features, each source weighing the
+    same: coefficients, intercept."""
     design = np.vstack([read.rows for read in reads])
     labels = np.concatenate([read.labels for read in reads])
+    weights = np.concatenate([np.full(len(read.labels), weight)
+                              for read, weight in zip(reads, _source_weights(reads),
+                                                      strict=True)])
     with_intercept = np.hstack([np.ones((design.shape[0], 1)), design])
     penalty = np.full(with_intercept.shape[1], PENALTY)
     penalty[0] = 0.0
-    theta = newton(with_intercept, labels, penalty, max_iter=100)
+    theta = newton(with_intercept, labels, penalty, max_iter=100, sample_weight=weights)
     return tuple(float(c) for c in theta[1:]), float(theta[0])
+
+
+def _source_weights(reads: Sequence[ReadQuestion]) -> list[float]:
+    """Each read's weight: one over the number of reads of its source."""
+    counts = Counter(read.question.source for read in reads)
+    return [1.0 / counts[read.question.source] for read in reads]
 
 
 def _probabilities(read: ReadQuestion, coefficients: Sequence[float], intercept: float
@@ -73,7 +104,8 @@ def fit_reader(reads: Sequence[ReadQuestion]) -> tuple[AnswerReader, dict[str, A
     sources = sorted({read.question.source for read in reads})
     if len(sources) < 2:
         raise DataError("the answer reader is calibrated across sources; give at least two")
-    held_out: list[tuple[ReadQuestion, float, bool]] = []  # the best candidate's P, and right
+    # Each question's best candidate: its reader P, its P(answers), and whether it is right.
+    held_out: list[tuple[ReadQuestion, float, float, bool]] = []
     per_source: dict[str, dict[str, Any]] = {}
     for source in sources:
         train = [read for read in reads if read.question.source != source]
@@ -84,7 +116,8 @@ def fit_reader(reads: Sequence[ReadQuestion]) -> tuple[AnswerReader, dict[str, A
             probabilities = _probabilities(read, coefficients, intercept)
             best = int(np.argmax(probabilities))
             right = bool(read.labels[best])
-            held_out.append((read, float(probabilities[best]), right))
+            held_out.append((read, float(probabilities[best]), float(read.answer_model[best]),
+                             right))
             if read.question.kind == "answerable":
                 answerable += 1
                 tops["reader"] += right
@@ -111,28 +144,28 @@ def fit_reader(reads: Sequence[ReadQuestion]) -> tuple[AnswerReader, dict[str, A
     return reader, report
 
 
-def _calibrate(held_out: Sequence[tuple[ReadQuestion, float, bool]]
-               ) -> tuple[AnswerCalibration, dict[str, Any]]:
-    best = np.array([probability for _, probability, _ in held_out])
-    right = np.array([float(is_right) for _, _, is_right in held_out])
-    clipped = np.clip(best, 1e-4, 1 - 1e-4)
-    design = np.column_stack([np.ones(len(best)), np.log(clipped / (1 - clipped))])
-    intercept, slope = (float(v) for v in newton(design, right, np.zeros(2), max_iter=100))
-    threshold = 1.0 / (1.0 + math.exp(-(math.log(RIGHT_FLOOR / (1 - RIGHT_FLOOR)) - intercept)
-                                      / slope))
-    calibration = AnswerCalibration(threshold=min(max(threshold, 1e-3), 1 - 1e-3),
-                                    slope=slope, intercept=intercept, high=1.0,
-                                    medium=MEDIUM_ACCURACY)
-    probability = np.array([calibration.right(float(b)) for b in best])
+def _calibrate(held_out: Sequence[tuple[ReadQuestion, float, float, bool]]
+               ) -> tuple[RightCalibration, dict[str, Any]]:
+    read = np.array([item[1] for item in held_out])
+    scored = np.array([item[2] for item in held_out])
+    right = np.array([float(item[3]) for item in held_out])
+    design = np.column_stack([np.ones(len(read)), _logits(read), _logits(scored)])
+    weights = np.array(_source_weights([item[0] for item in held_out]))
+    intercept, reader_slope, model_slope = (
+        float(v) for v in newton(design, right, np.full(3, PENALTY), max_iter=100,
+                                 sample_weight=weights))
+    fitted = RightCalibration(intercept, reader_slope, model_slope, high=1.0,
+                              medium=MEDIUM_ACCURACY)
+    probability = np.array([fitted.right(float(r), float(m)) for r, m in zip(read, scored,
+                                                                             strict=True)])
     high = _lowest_precise(probability, right)
-    calibration = AnswerCalibration(calibration.threshold, slope, intercept, high,
-                                    min(MEDIUM_ACCURACY, high))
+    calibration = RightCalibration(intercept, reader_slope, model_slope, high,
+                                   min(MEDIUM_ACCURACY, high))
     shown = probability >= RIGHT_FLOOR
-    kinds = [read.question.kind for read, _, _ in held_out]
-    unanswerable = np.array([kind == "unanswerable" for kind in kinds])
+    unanswerable = np.array([item[0].question.kind == "unanswerable" for item in held_out])
     at_high = probability >= high
     report = {
-        "questions": len(best),
+        "questions": len(read),
         "shown": int(shown.sum()),
         "right_when_shown": round(float(right[shown].mean()), 4) if shown.any() else None,
         "answerable_coverage": round(float(shown[~unanswerable].mean()), 4),
@@ -142,6 +175,11 @@ def _calibrate(held_out: Sequence[tuple[ReadQuestion, float, bool]]
                  "right": round(float(right[at_high].mean()), 4) if at_high.any() else None},
     }
     return calibration, report
+
+
+def _logits(probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    clipped = np.clip(probabilities, 1e-4, 1 - 1e-4)
+    return np.asarray(np.log(clipped / (1 - clipped)), dtype=np.float64)
 
 
 def _lowest_precise(probability: npt.NDArray[np.float64], right: npt.NDArray[np.float64]
@@ -157,11 +195,36 @@ def _lowest_precise(probability: npt.NDArray[np.float64], right: npt.NDArray[np.
     return float(probability[order[precise[-1]]]) if precise else 1.0
 
 
+def halueval_gold_questions(data_dir: Path, folder: Path, count: int = HALUEVAL_QUESTIONS,
+                            seed: int = HALUEVAL_SEED) -> list[GoldQuestion]:
+    """A fixed-seed sample of ``count`` HaluEval-QA calibration rows as questions over a corpus
+    written to ``folder``: one file per knowledge paragraph of those rows and the
+    ``DISTRACTOR_ROWS`` before them."""
+    rows = halueval_rows(data_dir, ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS)
+    distractors = halueval_rows(data_dir, ANSWER_TRAIN_ROWS - DISTRACTOR_ROWS, ANSWER_TRAIN_ROWS)
+    if not rows:
+        raise DataError(f"{data_dir}: no HaluEval-QA rows {ANSWER_TRAIN_ROWS}-"
+                        f"{HALUEVAL_TRAIN_ROWS - 1}")
+    folder.mkdir(parents=True, exist_ok=True)
+    paragraphs = dict.fromkeys(str(row["knowledge"]).strip() for row in [*rows, *distractors])
+    for number, paragraph in enumerate(paragraphs):
+        (folder / f"{number:05d}.txt").write_text(paragraph + "\n", encoding="utf-8")
+    picked = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
+    return [GoldQuestion(HALUEVAL_SOURCE, folder, str(rows[i]["question"]).strip(), "answerable",
+                         ((str(rows[i]["right_answer"]).strip(),),))
+            for i in picked]
+
+
 def train_answer_reader(folders: Sequence[Path], out: Path, *, answer_model: str = "answers",
+                        data_dir: Path | None = None,
                         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Fit the reader on ``folders``, write it to ``out/reader.json`` with its report, and
-    return the report."""
-    reads = read_candidates(gold_questions(folders), answer_model, progress)
+    """Fit the reader on ``folders`` (and HaluEval-QA calibration rows from ``data_dir``, if
+    given), write it to ``out/reader.json`` with its report, and return the report."""
+    questions = gold_questions(folders)
+    with tempfile.TemporaryDirectory(prefix="veritype-answer-reader-") as scratch:
+        if data_dir is not None:
+            questions += halueval_gold_questions(data_dir, Path(scratch) / HALUEVAL_SOURCE)
+        reads = read_candidates(questions, answer_model, progress)
     reader, report = fit_reader(reads)
     out.mkdir(parents=True, exist_ok=True)
     (out / READER_FILE).write_text(json.dumps(reader.to_dict(), indent=2) + "\n",
