@@ -168,6 +168,9 @@ def test_ask_answers_from_a_store_with_cited_claims_and_json(tmp_path: Path) -> 
         (["tower", "--filter", "colour"], "--filter takes KEY=VALUE"),
         (["tower", "--contradicted", "hide"], "contradicted:"),
         (["tower", "--views", "nli,telepathy"], "unknown view 'telepathy'"),
+        (["tower", "--model-path", "no-such.gguf"], "--model-path no-such.gguf: no such model"),
+        (["tower", "--model-path", __file__, "-g", "extractive"],
+         "--model-path drafts with the local generator, but the generator is 'extractive'"),
     ],
 )
 def test_ask_refuses_bad_input_naming_the_problem(

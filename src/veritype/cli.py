@@ -21,7 +21,7 @@ from veritype.answer import GroundedAnswer, grounded_answer_schema
 from veritype.budget import Budget
 from veritype.checking.commands import register as register_check_command
 from veritype.engine import EngineConfig
-from veritype.errors import VeritypeError
+from veritype.errors import InputError, VeritypeError
 from veritype.evaluation.commands import register as register_eval_commands
 from veritype.evidence import Document, EvidencePack
 from veritype.generation.commands import register as register_generation_commands
@@ -88,6 +88,17 @@ def _engine_option(field: str, *flags: str, help: str) -> Any:
     """An ``ask`` option that defaults to the engine configuration's ``field``: unset, it
     leaves the value to --config and the environment, and --help shows the default."""
     return typer.Option(*flags, help=help, show_default=_ENGINE_DEFAULT[field])
+
+
+def _drafting_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
+    """``settings`` drafting with the GGUF model at ``model_path`` (the local generator)."""
+    if settings.generator != "local":
+        raise InputError(f"--model-path drafts with the local generator, but the generator is "
+                         f"{settings.generator!r}")
+    if not model_path.is_file():
+        raise InputError(f"--model-path {model_path}: no such model file")
+    return settings.model_copy(update={"generator_options": {
+        **settings.generator_options, "model_path": str(model_path)}})
 
 
 @app.command()
@@ -281,12 +292,13 @@ def train_answer_reader(
     except VeritypeError as error:
         raise _fail(str(error)) from None
     best = report["best_candidate_holds_answer"]
-    held = report["calibration"]
+    held = report["calibration"]["held_out"]["all"]
     _out.print(
         f"held out by corpus, the best-ranked sentence holds the answer for {best['reader']} "
         f"of {best['answerable']} answerable questions (answer model alone "
-        f"{best['answer_model']}, shared words {best['shared_words']}); shown answers right "
-        f"{held['right_when_shown']}, unanswerable abstained {held['unanswerable_abstained']}")
+        f"{best['answer_model']}, shared words {best['shared_words']}); held out, shown answers "
+        f"right {held['right_when_shown']} at coverage {held['answerable_coverage']}, "
+        f"unanswerable abstained {held['unanswerable_abstained']}")
 
 
 @train_app.command("label")
@@ -413,6 +425,11 @@ def ask(
         typer.Option("--filter", help="Metadata filter KEY=VALUE (source, title, added_after, "
                      "added_before); repeatable."),
     ] = None,
+    model_path: Annotated[
+        Path | None,
+        typer.Option("--model-path", help="A GGUF model to draft with: the local generator "
+                     "(the llm extra), e.g. the judge's Qwen2.5 GGUF."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the GroundedAnswer as JSON.")
     ] = False,
@@ -427,10 +444,13 @@ def ask(
         checked_query(query)
         parsed = _parse_key_values(filters or [], "--filter")
         settings = EngineConfig.load(
-            config, store=store, generator=generator, tau=tau, tau_low=tau_low, budget=budget,
+            config, store=store, tau=tau, tau_low=tau_low, budget=budget,
+            generator=generator or ("local" if model_path is not None else None),
             k=k, contradicted=contradicted, mode=mode,
             views=[name.strip() for name in views.split(",") if name.strip()] if views else None,
         )
+        if model_path is not None:
+            settings = _drafting_with(settings, model_path)
         if settings.store is None and not settings.demo:
             settings = settings.model_copy(update={"demo": True})
         with rich_progress() as progress:

@@ -108,3 +108,29 @@ def test_log_partition_and_entropy_match_a_float64_reference() -> None:
     measured_partition, measured_entropy = _log_partition_and_entropy(logits)
     assert measured_partition == pytest.approx(log_partition, abs=1e-4)
     assert measured_entropy == pytest.approx(entropy, abs=1e-4)
+
+
+def test_ask_drafts_with_the_model_given_by_model_path(smollm2_path: Path,
+                                                       tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    evidence = Path(__file__).resolve().parents[2] / "examples" / "eiffel" / "evidence.txt"
+
+    def veritype(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "veritype", *args], capture_output=True,
+                              text=True, timeout=300)
+
+    assert veritype("ingest", str(evidence), "--store", store).returncode == 0
+    result = veritype("ask", QUESTION, "--store", store, "--model-path", str(smollm2_path),
+                      "--json")
+    assert result.returncode == 0, result.stderr
+    grounded = json.loads(result.stdout)
+    from veritype.engine import Engine, EngineConfig
+
+    with Engine(EngineConfig(store=store)) as engine:
+        trace = engine.trace(grounded["trace_id"])
+    assert trace is not None and trace["generator"] == "local"
+    assert trace["draft"].strip()

@@ -319,7 +319,7 @@ class Engine(Closing):
                                          question)
                     reader_scores = dict(zip(
                         [node.claim.claim_id for node in nodes],
-                        reader.probabilities(question, [claim_candidate(node, pool)
+                        reader.probabilities(question, [claim_candidate(node.claim.text, pool)
                                                         for node in nodes], scores, pool=pool),
                         strict=True))
             off_question = off_question_claims(

@@ -159,10 +159,10 @@ def drafting_pool(chunks: Sequence[Chunk], question: Question) -> list[Candidate
     return [candidate.as_read() for candidate in candidate_sentences(chunks, question)]
 
 
-def claim_candidate(node: Node, pool: Sequence[Candidate]) -> Candidate:
+def claim_candidate(text: str, pool: Sequence[Candidate]) -> Candidate:
     """A claim as the answer reader reads it: with the context of the pool's sentence that
     shares most of its words (the sentence it was drawn from, for an extractive draft)."""
-    words = set(content_words(node.claim.text))
+    words = set(content_words(text))
     shared, source = max(((len(words & set(content_words(c.text))), c) for c in pool),
                          key=lambda pair: pair[0], default=(0, None))
-    return Candidate(node.claim.text, source.context if source is not None and shared else "")
+    return Candidate(text, source.context if source is not None and shared else "")

@@ -141,3 +141,59 @@ def _read_one(question: GoldQuestion, chunks: Sequence[Chunk], scorer: AnswerSco
     return ReadQuestion(question, np.array(features(asked, read, scores), dtype=np.float64),
                  np.array(labels, dtype=np.float64), np.array(scores, dtype=np.float64),
                  np.array([c.score for c in candidates], dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class AskedAnswer:
+    """One question asked through ``Engine.ask``: whether an answer was shown and right, and
+    the best reader P and answer-model P(answers) of the claims it showed."""
+
+    question: GoldQuestion
+    shown: bool
+    right: bool
+    best_read: float
+    best_scored: float
+
+
+def ask_with_reader(questions: Sequence[GoldQuestion], answer_model: Path,
+                    progress: Callable[[str], None] = lambda _: None) -> list[AskedAnswer]:
+    """Ask each question the rules do not decide through ``Engine.ask`` with the answer model
+    (and its reader) in ``answer_model``, each corpus in a fresh store."""
+    from veritype.answer_reader import reader_of
+    from veritype.engine import Engine, EngineConfig
+    from veritype.engine._evidence import EvidenceFinder, claim_candidate, drafting_pool
+
+    asked: list[AskedAnswer] = []
+    folders = list(dict.fromkeys(q.folder for q in questions))
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, folder in enumerate(folders):
+            config = EngineConfig(store=f"sqlite:///{scratch}/{number}.sqlite",
+                                  answer_model=str(answer_model), demo=False)
+            with Engine(config) as engine:
+                engine.ingest([folder])
+                scorer = engine.answer_scorer()
+                reader = reader_of(scorer) if scorer is not None else None
+                if scorer is None or reader is None:
+                    raise DataError(f"{answer_model}: no answer model with a reader")
+                finder = EvidenceFinder(engine.corpus, config.claim_k)
+                for question in questions:
+                    if (question.folder != folder or question.kind == "comparative"
+                            or analyse(question.question).kind in DECIDED_BY_RULES):
+                        continue
+                    answer = engine.ask(question.question)
+                    shown = [claim.text for claim in answer.claims if claim.rendered]
+                    if answer.abstained or not shown:
+                        asked.append(AskedAnswer(question, False, False, 0.0, 0.0))
+                        continue
+                    hits = finder.retrieve(question.question, config.k, None)
+                    pool = drafting_pool(finder.pack([hit.chunk for hit in hits]).chunks,
+                                         analyse(question.question))
+                    scores = scorer.score_batch(question.question, shown)
+                    read = reader.probabilities(analyse(question.question),
+                                                [claim_candidate(text, pool) for text in shown],
+                                                scores, pool=pool)
+                    right = (question.kind == "answerable"
+                             and holds_gold(answer.answer, question.gold))
+                    asked.append(AskedAnswer(question, True, right, max(read), max(scores)))
+            progress(f"{folder.name}: asked")
+    return asked

@@ -25,20 +25,25 @@ Then:
   best-ranked candidate holds the answer, beside the two single signals it combines (the
   answer model's P(answers) alone; the shared-word rules the drafter ranked by before), and
   the P(answers) of the best candidate for each question.
-- **calibration**: P(the shown answer is right) is a logistic map of the logits of the best
-  candidate's held-out reader P and of its answer-model P(answers), fitted on every question
-  (an unanswerable one is right only by abstaining, so it counts as wrong when shown);
-  "high" is the lowest P(right) above which at least ``HIGH_ACCURACY`` of the held-out
-  answers are right (over at least ``MIN_BAND``); "medium" is P(right) ``MEDIUM_ACCURACY``.
+- **calibration**: each source's questions are asked through ``Engine.ask`` with the reader
+  fitted without that source, every answer the engine would show being shown; P(the shown
+  answer is right) is a logistic map of the logits of the best reader P and the best
+  answer-model P(answers) of the claims shown, fitted on all those answers (an unanswerable
+  question's answer is wrong), each source weighing the same; "high" is the lowest P(right)
+  above which at least ``HIGH_ACCURACY`` of the answers are right (over at least
+  ``MIN_BAND``); "medium" is P(right) ``MEDIUM_ACCURACY``. The report reads each source
+  under P(right) fitted on the others.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +56,15 @@ from veritype.answering import RIGHT_FLOOR
 from veritype.errors import DataError
 from veritype.evaluation._e2e_data import halueval_rows
 from veritype.evaluation.answer_corpora import (
+    AskedAnswer,
     GoldQuestion,
     ReadQuestion,
+    ask_with_reader,
     gold_questions,
     read_candidates,
 )
 from veritype.evaluation.machine import machine
+from veritype.models.cross_encoder import model_directory
 from veritype.train.answer_calibration import DISTRACTOR_ROWS
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
@@ -66,6 +74,9 @@ MEDIUM_ACCURACY = 0.7
 MIN_BAND = 20
 PENALTY = 1e-3
 REPORT_FILE = "reader_report.json"
+# While P(right) is calibrated, every answer the engine would show is shown.
+_SHOW_EVERY_ANSWER = RightCalibration(intercept=30.0, reader_slope=0.0, answer_model_slope=0.0,
+                                      high=1.0, medium=1.0)
 HALUEVAL_SOURCE = "halueval-qa"
 HALUEVAL_QUESTIONS = 300
 HALUEVAL_SEED = 11
@@ -98,83 +109,90 @@ def _probabilities(read: ReadQuestion, coefficients: Sequence[float], intercept:
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
 
-def fit_reader(reads: Sequence[ReadQuestion]) -> tuple[AnswerReader, dict[str, Any]]:
-    """The reader fitted on all ``reads``, calibrated on each source's held-out reading, and
-    the report of that held-out reading."""
+@dataclass(frozen=True)
+class HeldOut:
+    """The reader fitted without each source, and how each ranked its source's candidates."""
+
+    readers: dict[str, tuple[tuple[float, ...], float]]
+    per_source: dict[str, dict[str, Any]]
+
+
+def held_out_rankings(reads: Sequence[ReadQuestion]) -> HeldOut:
+    """For each source, the reader fitted on the others, and how often the candidate it ranks
+    first on that source holds the answer, beside the answer model alone and shared words."""
     sources = sorted({read.question.source for read in reads})
     if len(sources) < 2:
         raise DataError("the answer reader is calibrated across sources; give at least two")
-    # Each question's best candidate: its reader P, its P(answers), and whether it is right.
-    held_out: list[tuple[ReadQuestion, float, float, bool]] = []
+    readers: dict[str, tuple[tuple[float, ...], float]] = {}
     per_source: dict[str, dict[str, Any]] = {}
     for source in sources:
-        train = [read for read in reads if read.question.source != source]
-        coefficients, intercept = fit_coefficients(train)
+        coefficients, intercept = fit_coefficients(
+            [read for read in reads if read.question.source != source])
+        readers[source] = (coefficients, intercept)
         tops = {"reader": 0, "answer_model": 0, "shared_words": 0}
         answerable = 0
-        for read in (read for read in reads if read.question.source == source):
-            probabilities = _probabilities(read, coefficients, intercept)
-            best = int(np.argmax(probabilities))
-            right = bool(read.labels[best])
-            held_out.append((read, float(probabilities[best]), float(read.answer_model[best]),
-                             right))
-            if read.question.kind == "answerable":
-                answerable += 1
-                tops["reader"] += right
-                tops["answer_model"] += bool(read.labels[int(np.argmax(read.answer_model))])
-                tops["shared_words"] += bool(read.labels[int(np.argmax(read.shared_words))])
-        per_source[source] = {"answerable": answerable,
-                              "best_candidate_holds_answer": tops}
-    calibration, calibration_report = _calibrate(held_out)
-    coefficients, intercept = fit_coefficients(reads)
-    reader = AnswerReader(coefficients, intercept, calibration)
-    totals = {name: sum(s["best_candidate_holds_answer"][name] for s in per_source.values())
-              for name in ("reader", "answer_model", "shared_words")}
-    report = {
-        "questions": len(reads),
-        "candidates": int(sum(len(read.labels) for read in reads)),
-        "sources": sources,
-        "held_out_by_source": per_source,
-        "best_candidate_holds_answer": {
-            "answerable": sum(s["answerable"] for s in per_source.values()), **totals},
-        "calibration": calibration_report,
-        "coefficients": dict(zip(FEATURES, (round(c, 4) for c in coefficients), strict=True)),
-        "machine": machine(),
-    }
-    return reader, report
+        for read in (read for read in reads if read.question.source == source
+                     and read.question.kind == "answerable"):
+            answerable += 1
+            best = int(np.argmax(_probabilities(read, coefficients, intercept)))
+            tops["reader"] += bool(read.labels[best])
+            tops["answer_model"] += bool(read.labels[int(np.argmax(read.answer_model))])
+            tops["shared_words"] += bool(read.labels[int(np.argmax(read.shared_words))])
+        per_source[source] = {"answerable": answerable, "best_candidate_holds_answer": tops}
+    return HeldOut(readers, per_source)
 
 
-def _calibrate(held_out: Sequence[tuple[ReadQuestion, float, float, bool]]
-               ) -> tuple[RightCalibration, dict[str, Any]]:
-    read = np.array([item[1] for item in held_out])
-    scored = np.array([item[2] for item in held_out])
-    right = np.array([float(item[3]) for item in held_out])
-    design = np.column_stack([np.ones(len(read)), _logits(read), _logits(scored)])
-    weights = np.array(_source_weights([item[0] for item in held_out]))
+def fit_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
+    """P(right) of the shown answers from their best reader P and P(answers), each source
+    weighing the same, with the floors of the labels."""
+    shown = [item for item in asked if item.shown]
+    if not shown:
+        raise DataError("no question was answered: nothing to calibrate P(right) on")
+    design = np.column_stack([np.ones(len(shown)),
+                              _logits(np.array([item.best_read for item in shown])),
+                              _logits(np.array([item.best_scored for item in shown]))])
+    right = np.array([float(item.right) for item in shown])
+    counts = Counter(item.question.source for item in shown)
+    weights = np.array([1.0 / counts[item.question.source] for item in shown])
     intercept, reader_slope, model_slope = (
         float(v) for v in newton(design, right, np.full(3, PENALTY), max_iter=100,
                                  sample_weight=weights))
-    fitted = RightCalibration(intercept, reader_slope, model_slope, high=1.0,
-                              medium=MEDIUM_ACCURACY)
-    probability = np.array([fitted.right(float(r), float(m)) for r, m in zip(read, scored,
-                                                                             strict=True)])
+    fitted = RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0)
+    probability = np.array([fitted.right(item.best_read, item.best_scored) for item in shown])
     high = _lowest_precise(probability, right)
-    calibration = RightCalibration(intercept, reader_slope, model_slope, high,
-                                   min(MEDIUM_ACCURACY, high))
-    shown = probability >= RIGHT_FLOOR
-    unanswerable = np.array([item[0].question.kind == "unanswerable" for item in held_out])
-    at_high = probability >= high
-    report = {
-        "questions": len(read),
-        "shown": int(shown.sum()),
-        "right_when_shown": round(float(right[shown].mean()), 4) if shown.any() else None,
-        "answerable_coverage": round(float(shown[~unanswerable].mean()), 4),
-        "unanswerable_abstained": round(float((~shown[unanswerable]).mean()), 4)
-        if unanswerable.any() else None,
-        "high": {"shown": int(at_high.sum()),
-                 "right": round(float(right[at_high].mean()), 4) if at_high.any() else None},
+    return RightCalibration(intercept, reader_slope, model_slope, high,
+                            min(MEDIUM_ACCURACY, high))
+
+
+def calibration_report(asked: Sequence[AskedAnswer]) -> dict[str, Any]:
+    """Each source's answers under P(right) fitted on the other sources' (shown when it
+    reaches ``RIGHT_FLOOR``), and all sources together."""
+    sources = sorted({item.question.source for item in asked})
+    judged: list[tuple[AskedAnswer, float]] = []
+    for source in sources:
+        calibration = fit_right([item for item in asked if item.question.source != source])
+        judged += [(item, calibration.right(item.best_read, item.best_scored) if item.shown
+                    else 0.0) for item in asked if item.question.source == source]
+    return {"all": _outcomes(judged),
+            "by_source": {source: _outcomes([pair for pair in judged
+                                             if pair[0].question.source == source])
+                          for source in sources}}
+
+
+def _outcomes(judged: Sequence[tuple[AskedAnswer, float]]) -> dict[str, Any]:
+    shown = [item for item, right in judged if item.shown and right >= RIGHT_FLOOR]
+    answerable = [item for item, _ in judged if item.question.kind == "answerable"]
+    unanswerable = [item for item, _ in judged if item.question.kind == "unanswerable"]
+    return {
+        "questions": len(judged),
+        "shown": len(shown),
+        "right_when_shown": round(sum(item.right for item in shown) / len(shown), 4)
+        if shown else None,
+        "answerable_coverage": round(sum(item in shown for item in answerable)
+                                     / len(answerable), 4) if answerable else None,
+        "unanswerable_abstained": round(sum(item not in shown for item in unanswerable)
+                                        / len(unanswerable), 4) if unanswerable else None,
     }
-    return calibration, report
 
 
 def _logits(probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -219,13 +237,39 @@ def train_answer_reader(folders: Sequence[Path], out: Path, *, answer_model: str
                         data_dir: Path | None = None,
                         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Fit the reader on ``folders`` (and HaluEval-QA calibration rows from ``data_dir``, if
-    given), write it to ``out/reader.json`` with its report, and return the report."""
+    given), calibrate P(right) on ``Engine.ask`` runs with each source's held-out reader,
+    write it to ``out/reader.json`` with its report, and return the report."""
     questions = gold_questions(folders)
     with tempfile.TemporaryDirectory(prefix="veritype-answer-reader-") as scratch:
         if data_dir is not None:
             questions += halueval_gold_questions(data_dir, Path(scratch) / HALUEVAL_SOURCE)
         reads = read_candidates(questions, answer_model, progress)
-    reader, report = fit_reader(reads)
+        held_out = held_out_rankings(reads)
+        asked: list[AskedAnswer] = []
+        for source, (coefficients, intercept) in held_out.readers.items():
+            model = Path(scratch) / f"model-{source}"
+            shutil.copytree(model_directory(answer_model), model)
+            (model / READER_FILE).write_text(json.dumps(
+                AnswerReader(coefficients, intercept, _SHOW_EVERY_ANSWER).to_dict()))
+            asked += ask_with_reader([q for q in questions if q.source == source], model,
+                                     progress)
+    reader = AnswerReader(*fit_coefficients(reads), fit_right(asked))
+    totals = {name: sum(s["best_candidate_holds_answer"][name]
+                        for s in held_out.per_source.values())
+              for name in ("reader", "answer_model", "shared_words")}
+    report = {
+        "questions": len(reads),
+        "candidates": int(sum(len(read.labels) for read in reads)),
+        "sources": sorted(held_out.readers),
+        "held_out_by_source": held_out.per_source,
+        "best_candidate_holds_answer": {
+            "answerable": sum(s["answerable"] for s in held_out.per_source.values()), **totals},
+        "calibration": {"fitted": asdict(reader.calibration),
+                        "held_out": calibration_report(asked)},
+        "coefficients": dict(zip(FEATURES, (round(c, 4) for c in reader.coefficients),
+                                 strict=True)),
+        "machine": machine(),
+    }
     out.mkdir(parents=True, exist_ok=True)
     (out / READER_FILE).write_text(json.dumps(reader.to_dict(), indent=2) + "\n",
                                    encoding="utf-8")
