@@ -23,7 +23,6 @@ Pure: no model is loaded here.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from typing import Any
 
 from veritype._text import content_words
 from veritype.answer import Confidence
-from veritype.answering import AnswerScorer
+from veritype.answering import AnswerScorer, read_json_object
 from veritype.errors import ConfigurationError
 from veritype.question import AnswerKind, Question, shared_focus
 from veritype.relevance import names_any
@@ -141,14 +140,7 @@ class AnswerReader:
 
     @classmethod
     def read(cls, path: Path) -> AnswerReader:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise ConfigurationError(f"{path}: cannot read the answer reader: {error}"
-                                     ) from None
-        if not isinstance(data, dict):
-            raise ConfigurationError(f"{path}: an answer reader is a JSON object")
-        return cls.from_dict(data, where=str(path))
+        return cls.from_dict(read_json_object(path, "answer reader"), where=str(path))
 
 
 def reader_of(scorer: AnswerScorer) -> AnswerReader | None:

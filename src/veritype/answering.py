@@ -100,14 +100,19 @@ class AnswerCalibration:
 
     @classmethod
     def read(cls, path: Path) -> AnswerCalibration:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise ConfigurationError(f"{path}: cannot read the answer calibration: {error}"
-                                     ) from None
-        if not isinstance(data, dict):
-            raise ConfigurationError(f"{path}: an answer calibration is a JSON object")
-        return cls.from_dict(data, where=str(path))
+        return cls.from_dict(read_json_object(path, "answer calibration"), where=str(path))
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """The JSON object in ``path``, a fitted ``what``; a ``ConfigurationError`` naming the
+    file when it cannot be read or holds something else."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ConfigurationError(f"{path}: cannot read the {what}: {error}") from None
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{path}: an {what} is a JSON object")
+    return data
 
 
 def claim_answers(question: Question, text: str, score: float | None,
