@@ -180,3 +180,14 @@ def _logged_progress(description: str, total: int, unit: str) -> Iterator[Callab
 
     yield advance
     _err.print(line(), highlight=False, markup=False)
+
+
+def parse_key_values(items: list[str], option: str) -> dict[str, str]:
+    """``KEY=VALUE`` items of a repeatable ``option``; anything else exits naming it."""
+    parsed: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise fail(f"{option} takes KEY=VALUE, got {item!r}")
+        parsed[key.strip()] = value.strip()
+    return parsed
