@@ -155,7 +155,8 @@ def test_ask_answers_from_a_store_with_cited_claims_and_json(tmp_path: Path) -> 
     assert "Answer:" in result.stdout and "31 March 1889" in result.stdout
     assert "Confidence:" in result.stdout
     assert re.search(r"trace [0-9a-f]{32}", result.stdout)
-    as_json = veritype("ask", "When was the Eiffel Tower opened?", "--store", store, "--json")
+    as_json = veritype("ask", "When was the Eiffel Tower opened?", "--store", store, "--json",
+                       "--top-k", "2")
     grounded = json.loads(as_json.stdout)
     rendered = [claim for claim in grounded["claims"] if claim["rendered"]]
     assert rendered and all(claim["citations"] for claim in rendered)

@@ -215,7 +215,7 @@ def ask(
     budget: Annotated[float | None, _engine_option(
         "budget", "--budget", help="Cap on the total cost of view calls.")] = None,
     k: Annotated[int | None, _engine_option(
-        "k", "-k", help="Evidence chunks for the query.")] = None,
+        "k", "-k", "--top-k", help="Evidence chunks for the query.")] = None,
     contradicted: Annotated[str | None, _engine_option(
         "contradicted", "--contradicted",
         help="What happens to contradicted claims: drop, flag or correct.")] = None,
