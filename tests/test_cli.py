@@ -51,6 +51,9 @@ def test_verify_bundled_example_prints_the_typed_table() -> None:
     tau, tau_low = recommended_thresholds(create_aggregator("default"))
     assert (f"Verified at support ≥ τ = {tau:.4g}; Unsupported at ≤ τ' = {tau_low:.4g} or when "
             "contradicted; Uncertain between.") in " ".join(out.split())
+    # No question: the confidence counts every claim, and there is no corpus to search.
+    assert "(1 of 3 claims shown)" in out
+    assert "on the question" not in out and "Try searching for" not in out
 
 
 def test_verify_json_report() -> None:

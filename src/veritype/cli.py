@@ -273,13 +273,16 @@ def ask(
 
 
 def _print_report(report: VerificationReport) -> None:
-    _print_grounded(report.grounded)
+    _print_grounded(report.grounded, asked=False)
     _out.print(f"Verified at support ≥ τ = {report.tau:.4g}; Unsupported at ≤ τ' = "
                f"{report.tau_low:.4g} or when contradicted; Uncertain between.",
                highlight=False)
 
 
-def _print_grounded(grounded: GroundedAnswer) -> None:
+def _print_grounded(grounded: GroundedAnswer, *, asked: bool = True) -> None:
+    """The claim table, the answer with its references, and its confidence. Without a
+    question (``asked`` off: ``verify``) the confidence counts the claims shown of all, and
+    no searches are suggested: there is no corpus to search."""
     table = Table(title="Claims", show_lines=True)
     table.add_column("id", no_wrap=True)
     table.add_column("claim", ratio=3, overflow="fold")
@@ -316,11 +319,12 @@ def _print_grounded(grounded: GroundedAnswer) -> None:
     shown = sum(claim.rendered for claim in counted)
     right = ("" if grounded.answer_probability is None
              else f"P(right) {grounded.answer_probability:.2f}; ")
+    scope = "claims on the question shown" if asked else "claims shown"
     _out.print(f"[bold]Confidence:[/] {grounded.confidence.value} "
-               f"({right}{shown} of {len(counted)} claims on the question shown)")
+               f"({right}{shown} of {len(counted)} {scope})")
     for limitation in grounded.limitations:
         _out.print(f"  - {escape(limitation)}", highlight=False)
-    if grounded.query_refinements:
+    if asked and grounded.query_refinements:
         _out.print("[bold]Try searching for:[/] " + escape("; ".join(grounded.query_refinements)),
                    highlight=False)
 
