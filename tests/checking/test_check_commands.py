@@ -37,6 +37,17 @@ def test_check_writes_json_csv_and_html_and_prints_the_summary(rows_file: Path) 
     assert "<svg id='histogram'" in (out / "report.html").read_text()
 
 
+def test_strict_fails_a_check_that_skipped_a_row(rows_file: Path, tmp_path: Path) -> None:
+    # rows_file's sixth row has an empty answer: without --strict it is skipped quietly.
+    lenient = veritype("check", str(rows_file), "--out", str(tmp_path / "a"), "--json")
+    assert lenient.returncode == 0, lenient.stderr
+    strict = veritype("check", str(rows_file), "--out", str(tmp_path / "b"), "--json",
+                      "--strict")
+    assert strict.returncode == 1
+    assert "1 row(s) skipped (--strict)" in strict.stderr
+    assert json.loads(strict.stdout)["skipped"] == 1
+
+
 def test_fail_under_gates_on_mean_faithfulness(rows_file: Path, tmp_path: Path) -> None:
     passing = veritype("check", str(rows_file), "--out", str(tmp_path / "a"), "--json",
                        "--fail-under", "0.1")

@@ -97,6 +97,9 @@ def check(
         help="Exit with code 1 when the mean faithfulness (Uncertain claims counted as "
              "--uncertain-as says) is below this (for CI).",
         min=0.0, max=1.0, show_default=False)] = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Exit with code 1 when a row was skipped (a malformed line, a row "
+        "without an answer) (for CI).")] = False,
     worst: Annotated[int, typer.Option(help="Worst rows to print.", min=0)] = 5,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the summary as JSON instead of tables.")] = False,
@@ -156,6 +159,9 @@ def check(
         shown = "no row with claims" if mean is None else f"{mean:.3f}"
         _err.print(f"mean faithfulness {shown} is below --fail-under {fail_under:g} "
                    f"(--uncertain-as {uncertain_as.value})", highlight=False)
+        raise typer.Exit(code=1)
+    if strict and result.bad_rows:
+        _err.print(f"{len(result.bad_rows):,} row(s) skipped (--strict)", highlight=False)
         raise typer.Exit(code=1)
 
 
