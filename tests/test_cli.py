@@ -56,6 +56,20 @@ def test_verify_bundled_example_prints_the_typed_table() -> None:
     assert "on the question" not in out and "Try searching for" not in out
 
 
+def test_piped_output_is_wider_than_80_columns_unless_columns_says_otherwise() -> None:
+    command = [sys.executable, "-m", "veritype", "verify", "--evidence",
+               str(EXAMPLE / "evidence.txt"), "--answer-file", str(EXAMPLE / "answer.txt")]
+    environment = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                           env=environment)
+    widths = [len(line) for line in piped.stdout.splitlines()]
+    assert piped.returncode == 0, piped.stderr
+    assert 80 < max(widths) <= 120
+    narrow = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                            env={**environment, "COLUMNS": "60"})
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 60
+
+
 def test_verify_json_report() -> None:
     result = veritype(
         "verify",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +28,16 @@ from typer import rich_utils
 from typer.core import TyperOption
 
 _err = Console(stderr=True)
+# Piped output has no terminal to take a width from: rich would wrap at 80 columns, a claim
+# table one word a line. COLUMNS, when set, still wins.
+PIPED_WIDTH = 120
+
+
+def output_console() -> Console:
+    """The console a command prints its results on: standard output, as wide as the terminal,
+    or ``PIPED_WIDTH`` when piped."""
+    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=PIPED_WIDTH if piped else None)
 
 StoreOption = Annotated[
     str | None,

@@ -12,7 +12,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritype import __version__
-from veritype._cli import EngineConfigOption, StoreOption, parse_key_values, rich_progress
+from veritype._cli import (
+    EngineConfigOption,
+    StoreOption,
+    output_console,
+    parse_key_values,
+    rich_progress,
+)
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.aggregate import DEFAULT_VIEWS as DEFAULT_VIEW_NAMES
@@ -40,7 +46,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-_out = Console()
+_out = output_console()
 _err = Console(stderr=True)
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import ViewOptionOption, parse_view_options
+from veritype._cli import ViewOptionOption, output_console, parse_view_options
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype.aggregate import DEFAULT_VIEWS
@@ -25,7 +25,7 @@ from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views
 
-_out = Console()
+_out = output_console()
 _err = Console(stderr=True)
 _STYLE = {EvidenceType.VERIFIED: "green", EvidenceType.UNCERTAIN: "yellow",
           EvidenceType.UNSUPPORTED: "red"}

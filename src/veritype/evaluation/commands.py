@@ -15,7 +15,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from veritype._cli import ViewOptionOption, parse_view_options, rich_progress
+from veritype._cli import ViewOptionOption, output_console, parse_view_options, rich_progress
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype._ray import RAY_NEEDS_EXTRA
@@ -42,7 +42,7 @@ from veritype.evaluation.runner import (
 from veritype.settings import Settings
 from veritype.views import available_views
 
-_out = Console()
+_out = output_console()
 _err = Console(stderr=True)
 DEFAULT_TAU_TEXT = ",".join(f"{t:g}" for t in DEFAULT_TAUS)
 BENCHMARKS = ("truthfulqa", "halueval", "scifact", "nli")

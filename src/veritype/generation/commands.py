@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import StoreOption
+from veritype._cli import StoreOption, output_console
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
 from veritype.claims import Decomposition, decompose
@@ -34,7 +34,7 @@ from veritype.settings import env
 if TYPE_CHECKING:
     from veritype.decoding import GuardedDraft, Unchecked
 
-_out = Console()
+_out = output_console()
 _err = Console(stderr=True)
 
 

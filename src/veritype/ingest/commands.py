@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import StoreOption, rich_progress
+from veritype._cli import StoreOption, output_console, rich_progress
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, VeritypeError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
@@ -24,7 +24,7 @@ from veritype.ingest.readers import RecordFields, UnreadableFileError, read_file
 from veritype.settings import env
 from veritype.store import Chunking, IndexSpec, StoreError, StoreNotFoundError
 
-_out = Console()
+_out = output_console()
 _err = Console(stderr=True)
 
 

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from veritype._cli import fail, parse_key_values, rich_progress
+from veritype._cli import fail, output_console, parse_key_values, rich_progress
 from veritype.errors import VeritypeError
 
-_out = Console()
+_out = output_console()
 
 train_app = typer.Typer(help="Train veritype's verifier models (needs the train extra).",
                         no_args_is_help=True)
