@@ -11,7 +11,6 @@ against the expected type beside.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,6 +19,7 @@ from _common import ROOT, write_report
 
 from veritype.checking import DEFAULT_VIEWS
 from veritype.evaluation.contract import ContractRow, type_rows
+from veritype.evaluation.data import read_jsonl
 from veritype.graph import EvidenceType
 from veritype.views import create_view
 
@@ -33,8 +33,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path,
                         default=ROOT / "benchmarks" / "results" / "metamorphic.json")
     args = parser.parse_args()
-    pairs = [json.loads(line) for line in args.suite.read_text(encoding="utf-8").splitlines()
-             if line.strip()]
+    pairs = list(read_jsonl(args.suite))
     rows = [ContractRow(f"{pair['id']}/{side}", pair["edit"], pair["edit"], pair["evidence"],
                         pair[side], EvidenceType(pair["expected"]))
             for pair in pairs for side in ("claim", "variant")]

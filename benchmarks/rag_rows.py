@@ -17,6 +17,7 @@ from pathlib import Path
 from _common import ROOT, write_report
 
 from veritype.checking import DEFAULT_VIEWS, CheckSettings, check
+from veritype.evaluation.data import read_jsonl
 
 ROWS = ROOT / "benchmarks" / "data" / "rag_rows.jsonl"
 
@@ -28,8 +29,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path,
                         default=ROOT / "benchmarks" / "results" / "rag_rows.json")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = list(read_jsonl(args.rows))
     views = tuple(name for name in args.views.split(",") if name)
     started = time.perf_counter()
     result = check([{key: row[key] for key in ("question", "answer", "contexts")}

@@ -83,7 +83,7 @@ def cli_markdown() -> str:
         "",
         "Every command exits with code 0 on success and 2 on bad input or a missing extra,",
         "with a message naming the problem; `veritype check --fail-under F` exits with 1 when",
-        "the mean faithfulness is below F.",
+        "the mean faithfulness is below F, and `veritype check --strict` when a row was skipped.",
         "",
     ]
     commands = cli_commands()

@@ -49,6 +49,11 @@ StoreOption = Annotated[
         show_default=False,
     ),
 ]
+DataDirOption = Annotated[
+    Path,
+    typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
+                 help="The datasets folder (truthfulqa/, halueval/, scifact/, nli/, ...)."),
+]
 EngineConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
 ]

@@ -32,7 +32,7 @@ from typing import Any
 
 from veritype._text import content_words
 from veritype.answer import Confidence
-from veritype.answering import AnswerScorer, read_json_object
+from veritype.answering import AnswerScorer, band, read_json_object
 from veritype.errors import ConfigurationError
 from veritype.question import AnswerKind, Question, shared_focus
 from veritype.relevance import names_any
@@ -90,9 +90,7 @@ class RightCalibration:
 
     def label(self, right: float) -> Confidence:
         """The confidence label of an answer right with probability ``right``."""
-        if right >= self.high:
-            return Confidence.HIGH
-        return Confidence.MEDIUM if right >= self.medium else Confidence.LOW
+        return band(right, high=self.high, medium=self.medium)
 
 
 @dataclass(frozen=True)

@@ -70,11 +70,7 @@ class AnswerCalibration:
 
     def label(self, right: float) -> Confidence:
         """The confidence label of an answer right with probability ``right``."""
-        if right >= self.high:
-            return Confidence.HIGH
-        if right >= self.medium:
-            return Confidence.MEDIUM
-        return Confidence.LOW
+        return band(right, high=self.high, medium=self.medium)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"threshold": self.threshold, "slope": self.slope,
@@ -113,6 +109,14 @@ def read_json_object(path: Path, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigurationError(f"{path}: an {what} is a JSON object")
     return data
+
+
+def band(right: float, *, high: float, medium: float) -> Confidence:
+    """The confidence label of P(right) ``right`` with the floors ``high`` and ``medium``
+    (below ``medium``: low)."""
+    if right >= high:
+        return Confidence.HIGH
+    return Confidence.MEDIUM if right >= medium else Confidence.LOW
 
 
 def claim_answers(question: Question, text: str, score: float | None,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +25,10 @@ from veritype.errors import DataError
 from veritype.evaluation.answer_metrics import contains_answer
 from veritype.evidence import Chunk
 from veritype.question import analyse
+
+if TYPE_CHECKING:
+    from veritype.engine import Engine
+    from veritype.engine._evidence import EvidenceFinder
 
 _QUESTIONS = "questions.json"
 _SPLIT = "split.json"
@@ -95,10 +100,38 @@ def read_candidates(questions: Sequence[GoldQuestion], answer_model: str,
     comparisons and yes/no questions, which the rules decide):
     the sentences of its evidence as ``Engine.ask`` retrieves it, as the extractive drafter
     reads them, each labelled by whether it holds the gold answer."""
+    reads: list[ReadQuestion] = []
+    for corpus in _corpora(questions, answer_model, progress, "read"):
+        for question in corpus.questions:
+            read = _read_one(question, corpus.evidence(question.question), corpus.scorer)
+            if read is not None:
+                reads.append(read)
+    return reads
+
+
+@dataclass(frozen=True)
+class _Corpus:
+    """One corpus ingested into a fresh store, with the questions on it the reader reads."""
+
+    engine: Engine
+    scorer: AnswerScorer
+    finder: EvidenceFinder
+    questions: list[GoldQuestion]
+
+    def evidence(self, question: str) -> list[Chunk]:
+        """The chunks ``Engine.ask`` drafts ``question`` from."""
+        hits = self.finder.retrieve(question, self.engine.config.k, None)
+        return self.finder.pack([hit.chunk for hit in hits]).chunks
+
+
+def _corpora(questions: Sequence[GoldQuestion], answer_model: str,
+             progress: Callable[[str], None], done: str) -> Iterator[_Corpus]:
+    """Each corpus folder of ``questions`` in a fresh store with ``answer_model``, and its
+    questions that the reader reads: not the comparisons and yes/no questions, which the
+    rules decide. Says ``done`` of each folder after its questions."""
     from veritype.engine import Engine, EngineConfig
     from veritype.engine._evidence import EvidenceFinder
 
-    reads: list[ReadQuestion] = []
     folders = list(dict.fromkeys(q.folder for q in questions))
     with tempfile.TemporaryDirectory() as scratch:
         for number, folder in enumerate(folders):
@@ -110,20 +143,14 @@ def read_candidates(questions: Sequence[GoldQuestion], answer_model: str,
                 if scorer is None:
                     raise DataError("the answer reader reads an answer model's scores; "
                                     "answer_model is none")
-                finder = EvidenceFinder(engine.corpus, config.claim_k)
-                for question in questions:
-                    # The rules decide yes/no questions and comparisons: the reader is not
-                    # read there.
-                    if (question.folder != folder or question.kind == "comparative"
-                            or analyse(question.question).kind in DECIDED_BY_RULES):
-                        continue
-                    hits = finder.retrieve(question.question, config.k, None)
-                    chunks = finder.pack([hit.chunk for hit in hits]).chunks
-                    read = _read_one(question, chunks, scorer)
-                    if read is not None:
-                        reads.append(read)
-            progress(f"{folder.name}: read")
-    return reads
+                yield _Corpus(engine, scorer, EvidenceFinder(engine.corpus, config.claim_k),
+                              [q for q in questions if q.folder == folder and _read(q)])
+            progress(f"{folder.name}: {done}")
+
+
+def _read(question: GoldQuestion) -> bool:
+    return (question.kind != "comparative"
+            and analyse(question.question).kind not in DECIDED_BY_RULES)
 
 
 def _read_one(question: GoldQuestion, chunks: Sequence[Chunk], scorer: AnswerScorer
@@ -139,8 +166,8 @@ def _read_one(question: GoldQuestion, chunks: Sequence[Chunk], scorer: AnswerSco
     labels = [question.kind == "answerable" and holds_gold(c.sentence, question.gold)
               for c in candidates]
     return ReadQuestion(question, np.array(features(asked, read, scores), dtype=np.float64),
-                 np.array(labels, dtype=np.float64), np.array(scores, dtype=np.float64),
-                 np.array([c.score for c in candidates], dtype=np.float64))
+                        np.array(labels, dtype=np.float64), np.array(scores, dtype=np.float64),
+                        np.array([c.score for c in candidates], dtype=np.float64))
 
 
 @dataclass(frozen=True)
@@ -160,40 +187,24 @@ def ask_with_reader(questions: Sequence[GoldQuestion], answer_model: Path,
     """Ask each question the rules do not decide through ``Engine.ask`` with the answer model
     (and its reader) in ``answer_model``, each corpus in a fresh store."""
     from veritype.answer_reader import reader_of
-    from veritype.engine import Engine, EngineConfig
-    from veritype.engine._evidence import EvidenceFinder, claim_candidate, drafting_pool
+    from veritype.engine._evidence import claim_candidate, drafting_pool
 
     asked: list[AskedAnswer] = []
-    folders = list(dict.fromkeys(q.folder for q in questions))
-    with tempfile.TemporaryDirectory() as scratch:
-        for number, folder in enumerate(folders):
-            config = EngineConfig(store=f"sqlite:///{scratch}/{number}.sqlite",
-                                  answer_model=str(answer_model), demo=False)
-            with Engine(config) as engine:
-                engine.ingest([folder])
-                scorer = engine.answer_scorer()
-                reader = reader_of(scorer) if scorer is not None else None
-                if scorer is None or reader is None:
-                    raise DataError(f"{answer_model}: no answer model with a reader")
-                finder = EvidenceFinder(engine.corpus, config.claim_k)
-                for question in questions:
-                    if (question.folder != folder or question.kind == "comparative"
-                            or analyse(question.question).kind in DECIDED_BY_RULES):
-                        continue
-                    answer = engine.ask(question.question)
-                    shown = [claim.text for claim in answer.claims if claim.rendered]
-                    if answer.abstained or not shown:
-                        asked.append(AskedAnswer(question, False, False, 0.0, 0.0))
-                        continue
-                    hits = finder.retrieve(question.question, config.k, None)
-                    pool = drafting_pool(finder.pack([hit.chunk for hit in hits]).chunks,
-                                         analyse(question.question))
-                    scores = scorer.score_batch(question.question, shown)
-                    read = reader.probabilities(analyse(question.question),
-                                                [claim_candidate(text, pool) for text in shown],
-                                                scores, pool=pool)
-                    right = (question.kind == "answerable"
-                             and holds_gold(answer.answer, question.gold))
-                    asked.append(AskedAnswer(question, True, right, max(read), max(scores)))
-            progress(f"{folder.name}: asked")
+    for corpus in _corpora(questions, str(answer_model), progress, "asked"):
+        reader = reader_of(corpus.scorer)
+        if reader is None:
+            raise DataError(f"{answer_model}: no reader beside the answer model")
+        for question in corpus.questions:
+            answer = corpus.engine.ask(question.question)
+            shown = [claim.text for claim in answer.claims if claim.rendered]
+            if answer.abstained or not shown:
+                asked.append(AskedAnswer(question, False, False, 0.0, 0.0))
+                continue
+            asking = analyse(question.question)
+            pool = drafting_pool(corpus.evidence(question.question), asking)
+            scores = corpus.scorer.score_batch(question.question, shown)
+            read = reader.probabilities(asking, [claim_candidate(text, pool) for text in shown],
+                                        scores, pool=pool)
+            right = question.kind == "answerable" and holds_gold(answer.answer, question.gold)
+            asked.append(AskedAnswer(question, True, right, max(read), max(scores)))
     return asked

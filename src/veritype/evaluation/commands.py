@@ -15,7 +15,13 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from veritype._cli import ViewOptionOption, output_console, parse_view_options, rich_progress
+from veritype._cli import (
+    DataDirOption,
+    ViewOptionOption,
+    output_console,
+    parse_view_options,
+    rich_progress,
+)
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype._ray import RAY_NEEDS_EXTRA
@@ -164,11 +170,6 @@ def _command(run: Callable[..., None], summary: str,
     return command
 
 
-DataDirOption = Annotated[
-    Path,
-    typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
-                 help="The datasets folder (truthfulqa/, halueval/, scifact/, nli/)."),
-]
 ViewsOption = Annotated[
     str,
     typer.Option("--views", help=f"Comma-separated views; known: {', '.join(available_views())}."),

@@ -87,9 +87,9 @@ def fit_coefficients(reads: Sequence[ReadQuestion]) -> tuple[tuple[float, ...], 
     same: coefficients, intercept."""
     design = np.vstack([read.rows for read in reads])
     labels = np.concatenate([read.labels for read in reads])
+    per_read = _source_weights([read.question.source for read in reads])
     weights = np.concatenate([np.full(len(read.labels), weight)
-                              for read, weight in zip(reads, _source_weights(reads),
-                                                      strict=True)])
+                              for read, weight in zip(reads, per_read, strict=True)])
     with_intercept = np.hstack([np.ones((design.shape[0], 1)), design])
     penalty = np.full(with_intercept.shape[1], PENALTY)
     penalty[0] = 0.0
@@ -97,10 +97,10 @@ def fit_coefficients(reads: Sequence[ReadQuestion]) -> tuple[tuple[float, ...], 
     return tuple(float(c) for c in theta[1:]), float(theta[0])
 
 
-def _source_weights(reads: Sequence[ReadQuestion]) -> list[float]:
-    """Each read's weight: one over the number of reads of its source."""
-    counts = Counter(read.question.source for read in reads)
-    return [1.0 / counts[read.question.source] for read in reads]
+def _source_weights(sources: Sequence[str]) -> list[float]:
+    """Each item's weight, given its source: one over the number of items of that source."""
+    counts = Counter(sources)
+    return [1.0 / counts[source] for source in sources]
 
 
 def _probabilities(read: ReadQuestion, coefficients: Sequence[float], intercept: float
@@ -152,8 +152,7 @@ def fit_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
                               _logits(np.array([item.best_read for item in shown])),
                               _logits(np.array([item.best_scored for item in shown]))])
     right = np.array([float(item.right) for item in shown])
-    counts = Counter(item.question.source for item in shown)
-    weights = np.array([1.0 / counts[item.question.source] for item in shown])
+    weights = np.array(_source_weights([item.question.source for item in shown]))
     intercept, reader_slope, model_slope = (
         float(v) for v in newton(design, right, np.full(3, PENALTY), max_iter=100,
                                  sample_weight=weights))

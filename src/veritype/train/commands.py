@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from veritype._cli import fail, output_console, parse_key_values, rich_progress
+from veritype._cli import DataDirOption, fail, output_console, parse_key_values, rich_progress
 from veritype.errors import VeritypeError
 
 _out = output_console()
@@ -18,17 +18,10 @@ train_app = typer.Typer(help="Train veritype's verifier models (needs the train 
                         no_args_is_help=True)
 
 
-DataDir = Annotated[
-    Path,
-    typer.Option("--data-dir", envvar="VERITYPE_DATA_DIR",
-                 help="The datasets folder (nli/, halueval/, scifact/, ...)."),
-]
-
-
 @train_app.command("verifier")
 def train_verifier(
     config: Annotated[Path, typer.Option("--config", "-c", help="Training config (TOML).")],
-    data_dir: DataDir,
+    data_dir: DataDirOption,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", help="Where runs are written (overrides the config)."),
@@ -67,7 +60,7 @@ def train_verifier(
 def train_answer_calibration(
     model: Annotated[Path, typer.Option("--model", help="The exported answer model's folder "
                                         "(model.onnx, tokenizer.json, labels.json).")],
-    data_dir: DataDir,
+    data_dir: DataDirOption,
     questions: Annotated[int, typer.Option(
         "--questions", min=50, help="Calibration questions asked (default: one per "
         "calibration row).")] = 1000,
@@ -130,7 +123,7 @@ def train_label(
                                          "shipped name, an exported folder or a hub id.")],
     out: Annotated[Path, typer.Option("--out", help="The soft-label file (JSON lines); an "
                                       "unfinished one is continued.")],
-    data_dir: DataDir,
+    data_dir: DataDirOption,
     teacher_option: Annotated[
         list[str] | None,
         typer.Option("--teacher-option", help="KEY=VALUE for the judge teacher, repeatable "
@@ -162,7 +155,7 @@ def train_label(
 
 @train_app.command("aggregator")
 def train_aggregator(
-    data_dir: DataDir,
+    data_dir: DataDirOption,
     output_dir: Annotated[
         Path, typer.Option("--output-dir", help="Where aggregator.json and its card go.")
     ],
