@@ -146,6 +146,34 @@ def test_a_comparison_answered_for_both_sides_is_shown_however_low_p_right() -> 
     assert answer.confidence is Confidence.LOW
 
 
+def test_a_comparison_answered_for_one_side_abstains_and_names_the_other() -> None:
+    births = EvidencePack.from_texts(["Ada Lovelace was born on 10 December 1815 in London. "
+                                      "Marie Curie was a physicist."])
+    answer = render(_graph(births), births,
+                    question=analyse("Who was born first, Ada Lovelace or Marie Curie?"))
+    assert answer.abstained and answer.answer == ""
+    assert "curie marie" in (answer.abstention_reason or "")
+    assert any("1815" in text for text in answer.related)
+
+
+def test_a_side_named_only_by_its_section_heading_is_answered() -> None:
+    museums = EvidencePack.from_texts([
+        "# Museums\n\n## Kunsthall Varn\n\nAdmission costs 170 kroner.\n\n"
+        "## Maritime Museum\n\nAdmission costs 150 kroner for adults.\n"])
+    sentences = [span for span in museums.sentences()
+                 if museums.quote(span).startswith("Admission")]
+    assert [museums.heading(span) for span in sentences] == ["Kunsthall Varn", "Maritime Museum"]
+    graph = _graph(museums)
+    for node in graph:
+        node.evidence = [span for span in sentences if museums.quote(span) == node.claim.text]
+        if not node.evidence:
+            node.evidence_type = EvidenceType.UNSUPPORTED
+    asked = analyse("Which costs more for an adult, Kunsthall Varn or the Maritime Museum?")
+    answer = render(graph, museums, question=asked)
+    assert not answer.abstained
+    assert "170 kroner" in answer.answer and "150 kroner" in answer.answer
+
+
 def test_kind_offsets_round_trip_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "calibration.json"
     calibration = AnswerCalibration(**{**CALIBRATION.to_dict(),

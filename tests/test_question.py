@@ -87,6 +87,41 @@ def test_each_side_of_a_comparison_is_answered_by_its_own_sentence() -> None:
     assert analysed.side_answered(sport, "Its range is up to 90 km.", about="Voltra Sport")
 
 
+@pytest.mark.parametrize(("question", "sides", "focus"), [
+    # A comparative the question's noun names the attribute of.
+    ("Which expires sooner, an access token or a refresh token?",
+     (frozenset({"access", "token"}), frozenset({"refresh", "token"})), {"expir"}),
+    # Asked with an auxiliary: the sides stand between it and the verb.
+    ("Do drivers or warehouse staff work longer weeks?",
+     (frozenset({"drivers"}), frozenset({"warehouse", "staff"})), {"work", "week"}),
+    # A side with a name is its name; the attribute is the one named, not "higher"'s height.
+    ("Which hotel limit is higher, London or the rest of the UK?",
+     (frozenset({"london"}), frozenset({"uk"})), {"hotel", "limit"}),
+    ("Which has more steps, the cathedral tower or the Holmø lighthouse?",
+     (frozenset({"cathedral", "tower"}), frozenset({"holm"})), {"step"}),
+])
+def test_comparisons_read_beyond_which_and_a_fixed_list_of_words(
+        question: str, sides: tuple[frozenset[str], ...], focus: set[str]) -> None:
+    analysed = analyse(question)
+    assert analysed.kind is AnswerKind.COMPARISON
+    assert analysed.sides == sides
+    assert analysed.focus == focus
+
+
+def test_a_comparison_with_the_comparative_before_or_is_no_comparison_of_sides() -> None:
+    assert analyse("Was the effect bigger overall or for pupils on free meals?").sides == ()
+
+
+def test_a_side_named_in_the_plural_or_in_its_heading_is_answered() -> None:
+    analysed = analyse("Which costs more for an adult, Kunsthall Varn or the Maritime Museum?")
+    kunsthall, museum = analysed.sides
+    assert analysed.side_answered(kunsthall, "Admission costs 170 kroner.", about="Kunsthall Varn")
+    assert not analysed.side_answered(museum, "Admission costs 170 kroner.",
+                                      about="Kunsthall Varn")
+    tokens = analyse("Which expires sooner, an access token or a refresh token?")
+    assert tokens.side_answered(tokens.sides[0], "Access tokens expire after 60 minutes.")
+
+
 def test_an_empty_question_is_refused() -> None:
     with pytest.raises(InputError, match="empty"):
         analyse("  ")

@@ -134,8 +134,9 @@ def answers_surely(question: Question, text: str, score: float | None,
     (a value asked for, with a scorer and its calibration), else by the rules. The rules
     take any value of the asked kind for an answer ("Christina Vidal" for "Who distributed
     the show ...?"); deciding that the claims about the question's subject already answer,
-    so that no two-hop claim is needed, asks for the model's reading."""
-    if score is None or calibration is None or question.kind is AnswerKind.YES_NO:
+    so that no two-hop claim is needed, asks for the model's reading. The questions the
+    rules decide (yes/no, comparisons) are theirs here too."""
+    if score is None or calibration is None or question.kind in DECIDED_BY_RULES:
         return claim_answers(question, text, score, calibration)
     return model_answers(question, text, score, calibration)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from veritype._text import (
     ANAPHORIC_LEAD,
     DEFINITE_DESCRIPTION,
+    HEADING,
     NEGATIONS,
     STOPWORDS,
     content_words,
@@ -294,7 +295,6 @@ _EXPLETIVE_IT = re.compile(
     re.IGNORECASE,
 )
 DESCRIPTION_LEAD = re.compile(r"[Tt]he\s+([a-z][\w-]*)\s+(?=\w)")
-HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
 
 
 def heading_text(line: str) -> str | None:

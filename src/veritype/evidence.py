@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from veritype._text import iter_sentence_spans, sentence_spans
+from veritype._text import HEADING, iter_sentence_spans, sentence_spans
 from veritype.errors import InputError
 
 _HASH_PIECE = 1 << 20
@@ -257,3 +257,18 @@ class EvidencePack:
     def title(self, doc_id: str) -> str:
         document = self.documents.get(doc_id)
         return document.title if document is not None else ""
+
+    def heading(self, span: Span) -> str:
+        """The text of the last Markdown heading above ``span`` in its document (in its
+        chunk when the pack lacks the document), or "" where none is."""
+        document = self.documents.get(span.doc_id)
+        if document is not None:
+            above = document.text[:span.start]
+        else:
+            chunk = self.chunk(span.chunk_id)
+            above = chunk.text[:max(0, span.start - chunk.start)]
+        for line in reversed(above.splitlines()):
+            heading = HEADING.match(line.strip())
+            if heading is not None:
+                return heading.group(1)
+        return ""

@@ -78,6 +78,15 @@ _COMPARATIVES: dict[str, tuple[str, ...]] = {
     "older": ("born", "age"), "younger": ("age",), "first": (), "earlier": (), "later": (),
     "taller": ("high",), "higher": ("high",), "bigger": (), "larger": (), "smaller": (),
     "faster": ("speed",), "slower": ("speed",), "wider": (), "deeper": (),
+    # The rest name no attribute of their own: the question names it ("Which expires sooner,
+    # ...", "Which is closer to the centre, ...").
+    **dict.fromkeys([
+        "sooner", "closer", "nearer", "farther", "further", "better", "worse", "greater",
+        "lower", "stronger", "weaker", "warmer", "colder", "cooler", "hotter", "quicker",
+        "newer", "safer", "riskier", "easier", "harder", "busier", "quieter", "louder",
+        "thicker", "thinner", "steeper", "dearer", "richer", "poorer", "last", "most", "least",
+        "fewest",
+    ], ()),
 }
 _COMPARISON_OPENING = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SIDES = re.compile(r"(?:,|\bbetween\b|:)\s*([^,:?]+?)\s+(?:or|and)\s+([^,:?]+?)\s*\??\s*$",
@@ -172,13 +181,17 @@ class Question:
 
     def names_side(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence``, or ``about`` (the title or heading of its passage), names
-        ``side`` of a comparison."""
+        ``side`` of a comparison, in any inflection ("Access tokens ..." names "an access
+        token")."""
         return names_any(f"{sentence} {about}", [side])
 
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
-        """Whether ``sentence`` answers a comparison for ``side``: it names the side (or
-        ``about``, the title or heading of its passage, does) and answers the question."""
-        return self.names_side(side, sentence, about) and self.answers(sentence)
+        """Whether ``sentence`` answers a comparison for ``side``: it names the side and
+        shares the focus (or ``about``, the title or heading of its passage, does: "Admission
+        costs 170 kroner." under "Kunsthall Varn") and holds a value of the asked kind."""
+        context = f"{sentence} {about}"
+        return (self.names_side(side, sentence, about) and _covers_focus(self.focus, context)
+                and _holds_kind(self, sentence))
 
 
 def analyse(question: str) -> Question:
@@ -189,25 +202,32 @@ def analyse(question: str) -> Question:
     words = [match.group(0) for match in tokens(text)]
     lowered = [word.lower() for word in words]
     subjects = tuple(question_subjects(text))
-    sides = _comparison_sides(text, lowered)
-    subject_words = {normalise_word(w) for subject in (*subjects, *sides) for w in subject}
+    parts = _comparison_parts(text, lowered)
+    sides = tuple(_side(part) for part in parts)
+    side_words = {normalise_word(w) for part in parts for w in _side_words(part)}
+    subject_words = side_words | {normalise_word(w) for subject in subjects for w in subject}
     kind = _kind(lowered, sides, text)
     focus: set[str] = set()
+    implied: set[str] = set()
     for index, word in enumerate(lowered):
         if word in STOPWORDS or word in _AUXILIARIES or (word in _HOW_MEASURES and (
                 index > 0 and lowered[index - 1] == "how")):
             continue
         if sides and word in _COMPARATIVES:
-            focus.update(_COMPARATIVES[word])
+            implied.update(_COMPARATIVES[word])
             continue
         stem = normalise_word(word)
-        # Names are subjects, not focus; an acronym ("CEO") names a role or a thing asked.
-        if len(word) > 1 and words[index].isupper():
+        # Names are subjects, not focus; an acronym ("CEO") names a role or a thing asked,
+        # unless it names a compared side ("London or the rest of the UK").
+        if len(word) > 1 and words[index].isupper() and stem not in side_words:
             focus.add(stem)
             continue
         if stem in subject_words or stem in _LIGHT or (words[index][0].isupper() and index):
             continue
         focus.add(stem)
+    # "Which is heavier, ...?" compares weights; "Which hotel limit is higher, ...?" compares
+    # the limit it names, not heights.
+    focus = focus or implied
     if kind is AnswerKind.DESCRIPTION and focus & _MEASURED:
         kind = AnswerKind.QUANTITY
     elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
@@ -269,23 +289,56 @@ def _kind(lowered: list[str], sides: tuple[frozenset[str], ...], text: str) -> A
     return AnswerKind.DESCRIPTION
 
 
-def _comparison_sides(text: str, lowered: list[str]) -> tuple[frozenset[str], ...]:
-    """The two things compared, when the question compares ("..., the City or the Sport?")."""
-    if not _COMPARISON_OPENING.match(text) or not any(w in _COMPARATIVES for w in lowered):
+def _comparison_parts(text: str, lowered: list[str]) -> tuple[str, ...]:
+    """The two things compared, as written, when the question compares ("..., the City or
+    the Sport?", "Do drivers or warehouse staff work longer weeks?")."""
+    if not any(w in _COMPARATIVES for w in lowered):
         return ()
-    found = _SIDES.search(text)
+    found = _SIDES.search(text) if _COMPARISON_OPENING.match(text) else None
+    parts = found.groups() if found is not None else _asked_sides(text)
+    return parts if all(_side_words(part) for part in parts) else ()
+
+
+def _side_words(part: str) -> list[str]:
+    return [match.group(0) for match in tokens(_ARTICLE.sub("", part))
+            if match.group(0).lower() not in STOPWORDS]
+
+
+def _side(part: str) -> frozenset[str]:
+    """The words that name a compared side. A side with a name is told by its name: "the
+    Holmø lighthouse" is "Holmø" in a passage headed so ("Its 212 steps ..."), "the rest of
+    the UK" is "the UK"; "the Brooklyn Bridge" is told from "Tower Bridge" by "Brooklyn",
+    not "Bridge"."""
+    words = _side_words(part)
+    named = frozenset(name_word(word) for word in words if word[:1].isupper())
+    named = named or frozenset(name_word(word) for word in words)
+    return named - KIND_WORDS or named
+
+
+# "Do drivers or warehouse staff work longer weeks?": the sides stand between the auxiliary
+# and the verb.
+_AUXILIARY_SIDES = re.compile(
+    r"^\s*(?:do|does|did|is|are|was|were|will|would|can|could|has|have|had)\s+(.+?)\s+or\s+"
+    r"(.+?)\s*\?\s*$", re.IGNORECASE)
+
+
+def _asked_sides(text: str) -> tuple[str, ...]:
+    """The sides of a comparison asked with an auxiliary: what stands between it and "or",
+    and what follows "or" up to the first verb or comparative word; none when a
+    comparative comes before "or" ("Was the effect bigger overall or for ...?")."""
+    found = _AUXILIARY_SIDES.match(text)
     if found is None:
         return ()
-    sides = []
-    for part in found.groups():
-        words = {match.group(0).lower() for match in tokens(_ARTICLE.sub("", part))}
-        words -= STOPWORDS
-        if not words:
-            return ()
-        # "the Brooklyn Bridge" is told from "Tower Bridge" by "Brooklyn", not "Bridge".
-        named = frozenset(name_word(word) for word in words)
-        sides.append(named - KIND_WORDS or named)
-    return tuple(sides)
+    first, rest = found.groups()
+    if any(match.group(0).lower() in _COMPARATIVES for match in tokens(first)):
+        return ()
+    second: list[str] = []
+    for match in tokens(rest):
+        word = match.group(0)
+        if word.lower() in _COMPARATIVES or (word.lower() in BASE_FORMS and second):
+            break
+        second.append(word)
+    return (first, " ".join(second)) if second else ()
 
 
 def _matches(focus_word: str, word: str) -> bool:

@@ -101,9 +101,12 @@ def name_word(word: str) -> str:
 
 
 def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
-    """Whether ``text`` names one of ``subjects``: it holds each of that subject's words."""
-    words = {name_word(match.group(0)) for match in tokens(text)}
-    return any(subject <= words for subject in subjects)
+    """Whether ``text`` names one of ``subjects``: it holds each of that subject's words, in
+    any inflection ("Access tokens" names "an access token")."""
+    written = [name_word(match.group(0)) for match in tokens(text)]
+    words = {*written, *map(normalise_word, written)}
+    return any(all(word in words or normalise_word(word) in words for word in subject)
+               for subject in subjects)
 
 
 _DEMONYM = re.compile(r"(?:ish|ese|ian|ean|can|french|german|dutch|greek|swiss|thai)$")

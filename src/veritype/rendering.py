@@ -29,6 +29,7 @@ from veritype.answering import (
     AnswerCalibration,
     answering_claims,
     claim_answers,
+    model_answers,
 )
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
@@ -178,17 +179,17 @@ def render(
     With the analysed ``question``, a shown claim is the answer only when it answers it
     (``veritype.question``): those claims are the answer, and the other claims that could be
     shown are listed under ``related``; when none answers, the answer abstains and lists them
-    all there, and the confidence is high only when a claim answers. A comparison with one
-    side unanswered says which side. ``answer_scores`` (claim id → P(the claim answers the
-    question), from an answer scorer) read through ``answer_calibration`` let a claim answer
+    all there, and the confidence is high only when a claim answers. A comparison with one side
+    unanswered abstains and says which side. ``answer_scores`` (claim id → P(the claim answers
+    the question), from an answer scorer) read through ``answer_calibration`` let a claim answer
     by the model as well as by the rules (``veritype.answering.claim_answers``); the answer's
     confidence is then P(the shown answer is right) from the best of those scores and the
     question's kind, and its label that probability's band; an answer more likely wrong than
     right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
-    claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P)
-    and ``reader_calibration``, P(right) reads the best of both scores of the claims that
-    answer (``veritype.answer_reader.RightCalibration``).
+    claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P) and
+    ``reader_calibration``, P(right) reads the best of both scores of the claims that answer
+    (``veritype.answer_reader.RightCalibration``).
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
@@ -264,7 +265,12 @@ def render(
     right: float | None = None
     if question is not None and abstention_reason is None:
         answer_ids, missing = reader.answering(shown, evidence)
-        if not answer_ids:
+        if answer_ids and missing:
+            # One side's value alone reads as an answer to the comparison, and it is not one.
+            abstention_reason = (f"A comparison needs a value for each side, and no verified "
+                                 f"claim gives one for: {'; '.join(missing)}.")
+            related = [node.claim.text for node in shown]
+        elif not answer_ids:
             abstention_reason = (f"No verified claim answers the question, which asks for "
                                  f"{question.describe()}.")
             related = [node.claim.text for node in shown]
@@ -274,9 +280,7 @@ def render(
             shown = [node for node in shown if node.claim.claim_id in answer_ids]
             rendered &= answer_ids
             right = reader.right(answer_ids)
-            # A comparison with a side unanswered is not what the rules would decide.
-            by_rules = question.kind in DECIDED_BY_RULES and not missing
-            if right is not None and right < RIGHT_FLOOR and not by_rules:
+            if right is not None and right < RIGHT_FLOOR and question.kind not in DECIDED_BY_RULES:
                 abstention_reason = (
                     f"The verified claims that answer are more likely wrong than right for a "
                     f"question that asks for {question.describe()} (P(right) {right:.2f}).")
@@ -284,11 +288,6 @@ def render(
             elif right is not None:
                 cap = Confidence.MEDIUM if contradicted else Confidence.HIGH
                 confidence = min(reader.label(right), cap, key=CONFIDENCE_RANK.__getitem__)
-            if missing:
-                limitations["comparison"] = (
-                    f"No verified claim gives the compared value for: {'; '.join(missing)}."
-                )
-                confidence = min(confidence, Confidence.MEDIUM, key=CONFIDENCE_RANK.__getitem__)
     abstained = abstention_reason is not None
     if abstained:
         rendered, shown, right = set(), [], None
@@ -327,7 +326,7 @@ def render(
         answer_probability=None if right is None else round(right, 4),
         limitations=[
             limitations[n.claim.claim_id] for n in nodes if n.claim.claim_id in limitations
-        ] + ([limitations["comparison"]] if "comparison" in limitations else []),
+        ],
         related=related,
         query_refinements=[r for r in refinements if r],
         abstained=abstained,
@@ -372,13 +371,24 @@ class _AnswerReader:
         for side in question.sides:
             found = {
                 node.claim.claim_id for node in shown
-                if question.names_side(side, node.claim.text, _titles(node, evidence))
-                and self.answers(node)
+                if self._answers_side(side, node, _about(node, evidence))
             }
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+    def _answers_side(self, side: frozenset[str], node: Node, about: str) -> bool:
+        """Whether a claim gives ``side``'s value: by the rules, read with ``about`` (the
+        titles and headings of its passages), or by the answer model when it names the
+        side."""
+        question = self.question
+        assert question is not None
+        text = node.claim.text
+        return question.side_answered(side, text, about) or (
+            question.names_side(side, text, about)
+            and model_answers(question, text, self.scores.get(node.claim.claim_id),
+                              self.calibration))
 
     def right(self, answer_ids: set[str]) -> float | None:
         """P(the shown answer is right): with a reader, its calibration read at the best
@@ -401,9 +411,13 @@ class _AnswerReader:
         return self.calibration.label(right)
 
 
-def _titles(node: Node, evidence: EvidencePack) -> str:
-    return " ".join(dict.fromkeys(evidence.title(span.doc_id) for span in node.evidence
-                                  if evidence.resolves(span)))
+def _about(node: Node, evidence: EvidencePack) -> str:
+    """What a claim's passages are about: their documents' titles and the headings of the
+    sections they stand in."""
+    spans = [span for span in node.evidence if evidence.resolves(span)]
+    return " ".join(dict.fromkeys(
+        [evidence.title(span.doc_id) for span in spans]
+        + [evidence.heading(span) for span in spans]))
 
 
 def _abstention_reason(

@@ -101,6 +101,16 @@ class ExtractiveGenerator(BaseGenerator):
         if ordered[0][1].score == 0.0:
             # Nothing shares a word with the question: the retriever's best chunk leads.
             ordered = [(0, candidates[0])]
+        elif asked.comparative:
+            # Each side's best value leads: a comparison answered for one side is no answer.
+            firsts: list[int] = []
+            for side in asked.sides:
+                first = next((index for index, candidate in ordered if asked.side_answered(
+                    side, candidate.sentence, candidate.context)), None)
+                if first is not None and first not in firsts:
+                    firsts.append(first)
+            ordered = ([item for first in firsts for item in ordered if item[0] == first]
+                       + [item for item in ordered if item[0] not in firsts])
         chosen: list[set[str]] = []
         parts: list[str] = []
         orphans: list[str] = []
@@ -149,11 +159,16 @@ class _Candidate:
     leads_back: bool  # it opens with a pronoun ("It is 1,006 kilometres long.")
     about: str  # the heading of its passage
 
-    def as_read(self) -> Candidate:
-        """The sentence as the answer reader reads it: with its heading and, when it opens
-        with a pronoun, the sentence the pronoun leads back to."""
+    @property
+    def context(self) -> str:
+        """What the sentence is about beyond its words: its heading and, when it opens with
+        a pronoun, the sentence the pronoun leads back to."""
         lead = (self.referent or "").removeprefix("# ")
-        return Candidate(self.sentence, " ".join(part for part in (self.about, lead) if part))
+        return " ".join(part for part in (self.about, lead) if part)
+
+    def as_read(self) -> Candidate:
+        """The sentence as the answer reader reads it: with its context."""
+        return Candidate(self.sentence, self.context)
 
 
 def candidate_sentences(evidence: Sequence[Chunk], asked: Question) -> list[_Candidate]:
