@@ -42,6 +42,7 @@ from enum import StrEnum
 
 from veritype._text import (
     ANAPHORIC_LEAD,
+    HEADING,
     MODAL_MAY,
     content_words,
     has_negation,
@@ -49,7 +50,6 @@ from veritype._text import (
 )
 from veritype.clauses import (
     DESCRIPTION_LEAD,
-    HEADING,
     THERE_LEAD,
     resolve,
     split_clauses,
