@@ -6,6 +6,7 @@ from veritype._text import (
     ANAPHORIC_LEAD,
     content_words,
     has_negation,
+    in_evidence_writing,
     normalise_word,
     qualified_in,
     quoted_in,
@@ -157,6 +158,11 @@ STATED_COPIES = [
     ("The stadium's official capacity was 57,363.",
      "The stadium's official capacity was 57,363, but the real capacity was only 48,000 "
      "seats."),
+    # A clause set off by ", which" describes its noun; a comparison inside it leaves the
+    # copy stated.
+    ("Anaemia is diagnosed when the haemoglobin level falls below a set limit.",
+     "Anaemia is diagnosed when the haemoglobin level falls below a set limit, which is lower "
+     "for women than for men."),
 ]
 
 
@@ -291,3 +297,21 @@ def test_as_sentence_gives_a_claim_a_capital_and_a_full_stop() -> None:
 
     assert as_sentence("aluminium melts at 660 degrees  ") == "Aluminium melts at 660 degrees."
     assert as_sentence("Is it open?") == "Is it open?"
+
+
+def test_a_which_clause_that_denies_takes_the_copy_back() -> None:
+    assert quoted_in("Vaccines cause autism.", "Vaccines cause autism, which is a myth.") is False
+
+
+@pytest.mark.parametrize(("claim", "evidence", "written"), [
+    ("About 7300 tonnes were used.", "About 7,300 tonnes of iron.",
+     "About 7,300 tonnes were used."),
+    ("It employs 3,400 people.", "it employs 3400 people", "It employs 3400 people."),
+    ("Anemia lowers hemoglobin.", "Anaemia is diagnosed when the haemoglobin level falls.",
+     "Anaemia lowers haemoglobin."),
+    # Words the evidence writes alike, or not at all, stay as the claim writes them.
+    ("The tower is 330 metres tall.", "It is 330 metres tall.", "The tower is 330 metres tall."),
+])
+def test_a_claim_is_read_in_the_evidence_s_writing(claim: str, evidence: str,
+                                                    written: str) -> None:
+    assert in_evidence_writing(claim, evidence) == written

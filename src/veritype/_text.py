@@ -251,6 +251,9 @@ _QUALIFIERS = NEGATIONS | frozenset(
     suggests suggested thought said says seem seems seemed appear appears appeared think
     thinks until except but although though contrary belief popular rare sometimes""".split()  # noqa: SIM905
 )
+# Words that take back what a clause beside them states.
+_DENIALS = NEGATIONS | frozenset(["false", "untrue", "wrong", "incorrect", "myth",
+                                  "misconception", "rumour", "rumor", "disproved"])
 _CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
 # A clause of its own starts here: after ", but", "; and", ", while" (the text before a copy).
 _JOINED_CLAUSE = re.compile(r"[,;]\s*(?:but|yet|and|while|whereas)\s*$")
@@ -294,11 +297,17 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             # itself. A predicate of the same subject after "but" may take the copy back
             # ("opened in 1950 but closed in 1990"): that is the model's to read.
             own_clause = _JOINED_CLAUSE.search(before) is not None
+            # "... falls below a set limit, which is lower for women than for men": a clause
+            # set off after a comma describes its noun, and takes the copy back only when it
+            # denies it ("..., which is a myth").
+            aside = (after.lstrip().startswith(",")
+                     and joiner in {"which", "who", "whom", "whose"})
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
                 coordinated=not whole and joiner in {"and", "or", "nor"},
                 qualified=(not own_clause and _qualified(before))
-                or (_qualified(joiner) if predicate else not clause and _qualified(suffix)),
+                or (_qualified(joiner) if predicate else not clause and (
+                    _has_word_of(suffix, _DENIALS) if aside else _qualified(suffix))),
             )
         at = sentence.find(claim, at + 1)
 
@@ -500,6 +509,35 @@ def surface_canonical(text: str) -> str:
     for pattern, american in _SPELLINGS:
         text = pattern.sub(american, text)
     return text
+
+
+# A number with its digit groups ("7,300"), or a word.
+_SURFACE_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|\w+")
+
+
+@lru_cache(maxsize=4096)
+def _writings(evidence: str) -> dict[str, str]:
+    """How ``evidence`` writes each of its words and numbers, by canonical form."""
+    written: dict[str, str] = {}
+    for match in _SURFACE_TOKEN.finditer(evidence):
+        written.setdefault(surface_canonical(match.group(0)).lower(), match.group(0))
+    return written
+
+
+def in_evidence_writing(claim: str, evidence: str) -> str:
+    """``claim`` with each number and word that ``evidence`` writes another way (digit groups,
+    British or American spelling: "7300" / "7,300", "anemia" / "anaemia") written as the
+    evidence writes it, its capital kept, so that a model reads both in one spelling."""
+    written = _writings(evidence)
+
+    def rewrite(match: re.Match[str]) -> str:
+        word = match.group(0)
+        theirs = written.get(surface_canonical(word).lower())
+        if theirs is None or theirs.lower() == word.lower():
+            return word
+        return theirs[0].upper() + theirs[1:] if word[0].isupper() else theirs.lower()
+
+    return _SURFACE_TOKEN.sub(rewrite, claim)
 
 
 def as_sentence(text: str) -> str:

@@ -431,3 +431,14 @@ def test_a_cancel_stops_the_reading_of_a_long_pack_between_sentences() -> None:
         after=0.1, wait=60)
     assert stopped_in < 0.5
     assert errors == ["cancelled before the next evidence sentence"]
+
+
+def test_a_claim_in_lower_case_is_read_as_the_sentence_it_would_open(
+        view: NumericConsistencyView) -> None:
+    metals = EvidencePack.from_texts([
+        "Aluminium is the most common metal in the Earth's crust. It melts at 660 degrees "
+        "Celsius, far below iron, which melts at 1,538 degrees."])
+    written = check(view, "Aluminium melts at 1,538 degrees Celsius.", metals)
+    lowered = check(view, "aluminium melts at 1,538 degrees Celsius.", metals)
+    assert written.verdict is Verdict.CONTRADICTED
+    assert (lowered.verdict, lowered.detail) == (written.verdict, written.detail)

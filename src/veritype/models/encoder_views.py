@@ -28,6 +28,7 @@ from veritype._text import (
     DEFINITE_DESCRIPTION,
     as_sentence,
     content_words,
+    in_evidence_writing,
     qualified_in,
     quoted_in,
     shortened_in,
@@ -252,7 +253,8 @@ class CrossEncoderView(WindowedView):
         for claim, claim_windows in zip(claims, windows, strict=True):
             offsets.append((len(pairs), len(pairs) + len(claim_windows)))
             sentence = as_sentence(claim.text)
-            pairs.extend((window.text, sentence) for window in claim_windows)
+            pairs.extend((window.text, in_evidence_writing(sentence, window.text))
+                         for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
         return [
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))

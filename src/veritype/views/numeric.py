@@ -11,7 +11,7 @@ another subject ("William Caxton set up ..." for "Johannes Gutenberg set up ..."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from veritype._text import (
     ANAPHORIC_LEAD,
@@ -84,6 +84,8 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         return _sentences(evidence)
 
     def _check(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
+        # Read as a sentence: "aluminium melts at ..." names aluminium as "Aluminium ..." does.
+        claim = replace(claim, text=claim.text[:1].upper() + claim.text[1:])
         claim_values = extract_values(claim.text)
         if not claim_values:
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
