@@ -299,9 +299,11 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             own_clause = _JOINED_CLAUSE.search(before) is not None
             # "... falls below a set limit, which is lower for women than for men": a clause
             # set off after a comma describes its noun, and takes the copy back only when it
-            # denies it ("..., which is a myth").
-            aside = (after.lstrip().startswith(",")
-                     and joiner in {"which", "who", "whom", "whose"})
+            # denies it ("..., which is a myth"). So does a clause after a semicolon: "open on
+            # Mondays and Wednesdays; on all other days it is closed".
+            aside = (after.lstrip().startswith(";")
+                     or (after.lstrip().startswith(",")
+                         and joiner in {"which", "who", "whom", "whose"}))
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
                 coordinated=not whole and joiner in {"and", "or", "nor"},

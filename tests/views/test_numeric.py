@@ -442,3 +442,15 @@ def test_a_claim_in_lower_case_is_read_as_the_sentence_it_would_open(
     lowered = check(view, "aluminium melts at 1,538 degrees Celsius.", metals)
     assert written.verdict is Verdict.CONTRADICTED
     assert (lowered.verdict, lowered.detail) == (written.verdict, written.detail)
+
+
+def test_a_name_given_another_role_contradicts(view: NumericConsistencyView) -> None:
+    museum = EvidencePack.from_texts([
+        "Its collection of maps was donated by the shipping family Verhoeven in 1962, and the "
+        "building itself was designed by the architect Ida Kraal."])
+    swapped = check(view, "The museum building was designed by the Verhoeven family.", museum)
+    assert swapped.verdict is Verdict.CONTRADICTED
+    assert swapped.detail == ("claim says designed by the Verhoeven family, evidence says "
+                              "designed by the architect Ida Kraal")
+    kept = check(view, "The maps were donated by the shipping family Verhoeven.", museum)
+    assert kept.verdict is Verdict.ENTAILED

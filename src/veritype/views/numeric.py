@@ -29,6 +29,7 @@ from veritype.relevance import is_demonym
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._matching import TextValues, contains_run
+from veritype.views._roles import given_to_another_agent
 from veritype.views._values import Value, ValueKind, extract_values, text_words
 
 # Where a sentence joins two statements, each about its own subject.
@@ -43,6 +44,7 @@ _ALIGNMENT = 0.5
 @dataclass(frozen=True, slots=True)
 class _Sentence:
     span: Span
+    text: str
     values: TextValues
     words: frozenset[str]
     clauses: tuple[_Clause, ...] = ()
@@ -126,6 +128,13 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
                         spans=(sentences[index].span,),
                         detail=f"claim says {value.label}, evidence says {rival.label} of "
                                f"{subject.label} ({value.label} is another's)")
+                swap = given_to_another_agent(claim.text, [s.text for s in sentences])
+                if swap is not None:
+                    claimed, agency, index = swap
+                    return ViewResult(
+                        self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
+                        spans=(sentences[index].span,),
+                        detail=f"claim says {claimed.written}, evidence says {agency.written}")
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -162,8 +171,8 @@ def _sentences(pack: EvidencePack) -> list[_Sentence]:
         clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
                                 frozenset(content_words(part)))
                         for part in _clauses(text))
-        sentences.append(_Sentence(span, TextValues.of(text), frozenset(content_words(text)),
-                                   clauses))
+        sentences.append(_Sentence(span, text, TextValues.of(text),
+                                   frozenset(content_words(text)), clauses))
     return sentences
 
 
