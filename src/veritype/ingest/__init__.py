@@ -7,6 +7,12 @@ from veritype.ingest.corpus import (
     Corpus,
     demo_corpus_path,
 )
+from veritype.ingest.engines import (
+    IngestEngine,
+    available_ingest_engines,
+    create_ingest_engine,
+    register_ingest_engine,
+)
 from veritype.ingest.pipeline import Ingestor, IngestReport, Skipped, collect_files
 from veritype.ingest.readers import (
     READERS,
@@ -22,13 +28,17 @@ __all__ = [
     "HYBRID",
     "READERS",
     "Corpus",
+    "IngestEngine",
     "IngestReport",
     "Ingestor",
     "RecordFields",
     "Skipped",
     "SourceDocument",
     "UnreadableFileError",
+    "available_ingest_engines",
     "collect_files",
+    "create_ingest_engine",
     "demo_corpus_path",
     "read_file",
+    "register_ingest_engine",
 ]

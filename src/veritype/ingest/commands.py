@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -19,6 +19,7 @@ from veritype._cli import StoreOption, output_console, rich_progress
 from veritype._cli import fail as _fail
 from veritype.errors import InputError, VeritypeError
 from veritype.ingest.corpus import HYBRID, Corpus, document_summary
+from veritype.ingest.engines import IngestEngine, create_ingest_engine
 from veritype.ingest.pipeline import IngestReport, Skipped, chunk_rate, collect_files
 from veritype.ingest.readers import RecordFields, UnreadableFileError, read_file
 from veritype.settings import env
@@ -65,9 +66,20 @@ def ingest(
         int | None,
         typer.Option("--overlap", help="Sentences repeated between neighbouring chunks."),
     ] = None,
+    engine: Annotated[
+        str, typer.Option(help="local, or ray: read, chunk and embed on Ray workers (needs the "
+                          "ray extra).")
+    ] = "local",
+    address: Annotated[str | None, typer.Option(
+        help="Ray cluster address ('auto' for one started with `ray start`; default: start "
+             "a local cluster).", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option(
+        help="Ray workers (one CPU each).", min=1, show_default="2")] = None,
 ) -> None:
     """Ingest .txt, .md, .html, .pdf, .jsonl and .csv files (folders recursively)."""
     fields = RecordFields(text=text_field, title=title_field, identifier=id_field)
+    # The engine first: options that cannot work must fail before any store is touched.
+    runner = _engine(engine, address, workers)
     if not _store_exists(store):
         skipped = _all_skipped(paths, include or (), exclude or (), fields)
         if skipped is not None:
@@ -90,6 +102,7 @@ def ingest(
         with corpus, rich_progress(_err) as progress:
             report = corpus.ingest(
                 paths,
+                engine=runner,
                 include=include or (),
                 exclude=exclude or (),
                 fields=fields,
@@ -98,9 +111,24 @@ def ingest(
             stored = corpus.store.count_documents()
     except VeritypeError as error:
         raise _fail(str(error)) from None
-    _print_ingest(report, stored)
+    _print_ingest(report, stored, runner)
     if not report.files and report.skipped:
         raise _fail("no file could be ingested")
+
+
+def _engine(name: str, address: str | None, workers: int | None) -> IngestEngine | None:
+    """The engine of ``--engine`` with its options; ``None`` for a local ingest."""
+    if name == "local":
+        if address is not None or workers is not None:
+            raise _fail("--address and --workers need --engine ray")
+        return None
+    options: dict[str, Any] = {"address": address}
+    if workers is not None:
+        options["workers"] = workers
+    try:
+        return create_ingest_engine(name, **options)
+    except VeritypeError as error:
+        raise _fail(str(error)) from None
 
 
 def _store_exists(store: str | None) -> bool:
@@ -157,12 +185,14 @@ def _layout_with_chunking(
     return layout
 
 
-def _print_ingest(report: IngestReport, stored: int) -> None:
+def _print_ingest(report: IngestReport, stored: int, engine: IngestEngine | None = None
+                  ) -> None:
+    where = "" if engine is None else f" on {engine.workers} {engine.name} workers"
     _out.print(
         f"{report.files} files: {report.added} documents added, {report.replaced} replaced, "
         f"{report.unchanged} unchanged, {report.removed} removed, {len(report.skipped)} "
         f"files skipped; {report.chunks} chunks written in {report.seconds:.1f} s "
-        f"({chunk_rate(report.chunks, report.seconds)}). "
+        f"({chunk_rate(report.chunks, report.seconds)}{where}). "
         f"The store holds {stored} documents.",
         highlight=False,
     )

@@ -10,6 +10,7 @@ from typing import Any, TypedDict, Unpack
 
 from veritype._closing import Closing
 from veritype.errors import ConfigurationError, InputError, UnknownComponentError
+from veritype.ingest.engines import IngestEngine
 from veritype.ingest.pipeline import IngestOptions, Ingestor, IngestReport
 from veritype.ingest.readers import SourceDocument
 from veritype.progress import Progress
@@ -89,10 +90,13 @@ class Corpus(Closing):
         return cls(open_store(url, **store_options), indexes)
 
     def ingest(self, paths: Sequence[Path | str], *, batch_size: int = 64,
-               **options: Unpack[IngestOptions]) -> IngestReport:
-        """Ingest files and folders, then bring the sparse indexes up to date."""
-        report = Ingestor(self.store, self.indexes, batch_size=batch_size).ingest(paths,
-                                                                                  **options)
+               engine: IngestEngine | None = None, **options: Unpack[IngestOptions]
+               ) -> IngestReport:
+        """Ingest files and folders, here or on ``engine`` (such as ``ray``, from
+        :func:`create_ingest_engine`), then bring the sparse indexes up to date."""
+        ingestor = Ingestor(self.store, self.indexes, batch_size=batch_size)
+        report = (ingestor.ingest(paths, **options) if engine is None
+                  else engine.ingest(ingestor, paths, **options))
         self.refresh_indexes()
         return report
 

@@ -124,163 +124,43 @@ def fingerprint(document: Document, layout: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:24]
 
 
-class Ingestor:
-    """Writes documents into a store under an index layout (chunking and vectors per index)."""
+class ChunkPreparer:
+    """Chunks and embeds documents into the writes a store takes: the part of an ingest that
+    needs no store, so that it runs in this process or on a worker of a cluster alike."""
 
     def __init__(
         self,
-        store: Store,
         indexes: Sequence[IndexSpec],
         *,
-        batch_size: int = DEFAULT_BATCH_SIZE,
         embedders: dict[str, Embedder] | None = None,
+        threads: int | None = None,
     ) -> None:
         """``embedders`` maps dense index names to models already loaded (by default each
-        index loads its own ``model``)."""
-        self.store = store
+        index loads its own ``model``, with ``threads`` threads if given)."""
         self.indexes = list(indexes)
-        self.batch_size = batch_size
-        self.layout = layout_fingerprint(self.indexes)
         self._embedders = dict(embedders or {})
+        self._threads = threads
 
     def _embedder(self, spec: IndexSpec) -> Embedder:
         if spec.name not in self._embedders:
-            self._embedders[spec.name] = create_embedder(spec.model, max_tokens=spec.max_tokens)
+            options = {"threads": self._threads} if self._threads else {}
+            self._embedders[spec.name] = create_embedder(spec.model, max_tokens=spec.max_tokens,
+                                                         **options)
         return self._embedders[spec.name]
-
-    def ingest(self, paths: Sequence[Path | str], **options: Unpack[IngestOptions]
-               ) -> IngestReport:
-        """Ingest files and folders; ``progress`` hears of each file, batch and warning."""
-        started = time.perf_counter()
-        progress, fields = options.get("progress"), options.get("fields")
-        files, missing = collect_files(
-            [Path(path) for path in paths], include=options.get("include", ()),
-            exclude=options.get("exclude", ()),
-        )
-        report = IngestReport(skipped=list(missing))
-        if progress is not None:
-            for skipped in missing:
-                progress.warn(f"skipped {skipped.path}: {skipped.reason}")
-        self._save_layout()
-        file_task = progress.start("files", total=len(files)) if progress else None
-        for path in files:
-            if progress is not None and file_task is not None:
-                progress.describe(file_task, _short(path))
-            self._ingest_file(path, fields, report, progress)
-            if progress is not None and file_task is not None:
-                progress.advance(file_task)
-                progress.describe(file_task, _counts(report, time.perf_counter() - started))
-        report.seconds = time.perf_counter() - started
-        return report
-
-    def ingest_documents(
-        self, documents: Iterable[SourceDocument], *, origin: str = ""
-    ) -> IngestReport:
-        """Ingest documents that are already text (the Python API's way in) in one
-        transaction: under a deadline (a server request) the ingest stops at a checkpoint
-        while it chunks and embeds, having stored nothing, or stores every document."""
-        started = time.perf_counter()
-        report = IngestReport()
-        sources = list(documents)
-        documents_in = [self._document(item, report, None) for item in sources]
-        media_types = _media_types(documents_in, sources)
-        writes: list[DocumentWrite] = []
-        for batch in _batches(self._changed(documents_in, report), self.batch_size):
-            checkpoint("the next ingest batch")
-            writes.extend(self._prepare(batch, origin, media_types, None))
-        commit_point("storing the documents")
-        self._save_layout()
-        _record(report, writes, self.store.write(writes))
-        report.seconds = time.perf_counter() - started
-        return report
-
-    def _save_layout(self) -> None:
-        if self.store.layout() != self.indexes:
-            self.store.save_layout(self.indexes)
-
-    def _ingest_file(
-        self,
-        path: Path,
-        fields: RecordFields | None,
-        report: IngestReport,
-        progress: Progress | None,
-    ) -> None:
-        try:
-            contents = read_file(path, fields)
-        except UnreadableFileError as error:
-            report.skipped.append(Skipped(str(path), str(error)))
-            if progress is not None:
-                progress.warn(f"skipped {path}: {error}")
-            return
-        report.files += 1
-        for warning in contents.row_warnings:
-            _warn(report, progress, warning)
-        self._ingest_contents(contents.documents, str(path), report, progress)
-
-    def _ingest_contents(
-        self,
-        sources: list[SourceDocument],
-        origin: str,
-        report: IngestReport,
-        progress: Progress | None,
-    ) -> None:
-        documents = [self._document(item, report, progress) for item in sources]
-        media_types = _media_types(documents, sources)
-        pending = self._changed(documents, report)
-        task: int | None = None
-        if progress is not None and pending:
-            task = progress.start(f"  {_short(Path(origin))}", total=len(pending))
-        for batch in _batches(pending, self.batch_size):
-            writes = self._prepare(batch, origin, media_types, progress)
-            _record(report, writes, self.store.write(writes))
-            if progress is not None and task is not None:
-                progress.advance(task, len(batch))
-        if progress is not None and task is not None:
-            progress.finish(task)
-        if origin:
-            current_sources = {document.source for document in documents}
-            gone = [s for s in self.store.sources_from(origin) if s not in current_sources]
-            report.removed += self.store.delete_sources(gone) if gone else 0
-
-    def _changed(
-        self, documents: list[Document], report: IngestReport
-    ) -> list[tuple[Document, str]]:
-        """The documents whose stored version differs, with their new fingerprints; the
-        others count as unchanged."""
-        stored = self.store.fingerprints([document.source for document in documents])
-        pending: list[tuple[Document, str]] = []
-        for document in documents:
-            current = fingerprint(document, self.layout)
-            if stored.get(document.source) == current:
-                report.unchanged += 1
-            else:
-                pending.append((document, current))
-        return pending
-
-    def _document(
-        self, item: SourceDocument, report: IngestReport, progress: Progress | None
-    ) -> Document:
-        """The document to store: control characters (NUL among them), which PostgreSQL
-        cannot keep, become spaces, so offsets into the text still hold."""
-        text, replaced = without_controls(item.text)
-        title, _ = without_controls(item.title)
-        source, _ = without_controls(item.source)
-        if replaced:
-            _warn(report, progress, f"{source}: {replaced} control character"
-                  f"{'s' if replaced > 1 else ''} (such as NUL) replaced by spaces")
-        return Document.from_text(text, title=title, source=source)
 
     def _embed(self, spec: IndexSpec, texts: list[str], progress: Progress | None) -> Vectors:
         return _embed_slices(self._embedder(spec).embed_batch, texts, progress,
                              f"  embedding for {spec.name}")
 
-    def _prepare(
+    def prepare(
         self,
         batch: list[tuple[Document, str]],
         origin: str,
         media_types: dict[str, str],
         progress: Progress | None,
     ) -> list[DocumentWrite]:
+        """The writes of ``batch`` (documents with their fingerprints), read from ``origin``:
+        each document's chunks under every chunking and its vectors for every dense index."""
         now = time.time()
         chunkings = {spec.chunking.key: spec.chunking for spec in self.indexes}
         writes = [
@@ -318,6 +198,179 @@ class Ingestor:
         return writes
 
 
+class Ingestor:
+    """Writes documents into a store under an index layout (chunking and vectors per index)."""
+
+    def __init__(
+        self,
+        store: Store,
+        indexes: Sequence[IndexSpec],
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        embedders: dict[str, Embedder] | None = None,
+    ) -> None:
+        """``embedders`` maps dense index names to models already loaded (by default each
+        index loads its own ``model``)."""
+        self.store = store
+        self.indexes = list(indexes)
+        self.batch_size = batch_size
+        self.layout = layout_fingerprint(self.indexes)
+        self.preparer = ChunkPreparer(self.indexes, embedders=embedders)
+
+    def ingest(self, paths: Sequence[Path | str], **options: Unpack[IngestOptions]
+               ) -> IngestReport:
+        """Ingest files and folders; ``progress`` hears of each file, batch and warning."""
+        started = time.perf_counter()
+        progress, fields = options.get("progress"), options.get("fields")
+        files, report = self.begin(paths, options)
+        file_task = progress.start("files", total=len(files)) if progress else None
+        for path in files:
+            if progress is not None and file_task is not None:
+                progress.describe(file_task, short_path(path))
+            self._ingest_file(path, fields, report, progress)
+            if progress is not None and file_task is not None:
+                progress.advance(file_task)
+                progress.describe(file_task, running_counts(report, time.perf_counter() - started))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def begin(
+        self, paths: Sequence[Path | str], options: IngestOptions
+    ) -> tuple[list[Path], IngestReport]:
+        """The files an ingest of ``paths`` reads, and its report, which counts (and the
+        progress says at once) the paths that do not exist; the layout is saved first."""
+        files, missing = collect_files(
+            [Path(path) for path in paths], include=options.get("include", ()),
+            exclude=options.get("exclude", ()),
+        )
+        report = IngestReport()
+        for skipped in missing:
+            skip(report, options.get("progress"), skipped)
+        self.save_layout()
+        return files, report
+
+    def ingest_documents(
+        self, documents: Iterable[SourceDocument], *, origin: str = ""
+    ) -> IngestReport:
+        """Ingest documents that are already text (the Python API's way in) in one
+        transaction: under a deadline (a server request) the ingest stops at a checkpoint
+        while it chunks and embeds, having stored nothing, or stores every document."""
+        started = time.perf_counter()
+        report = IngestReport()
+        sources = list(documents)
+        documents_in = [stored_document(item, report.warnings) for item in sources]
+        media_types = _media_types(documents_in, sources)
+        writes: list[DocumentWrite] = []
+        for batch in batches(self.changed(documents_in, report), self.batch_size):
+            checkpoint("the next ingest batch")
+            writes.extend(self.preparer.prepare(batch, origin, media_types, None))
+        commit_point("storing the documents")
+        self.save_layout()
+        self.commit(writes, report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def save_layout(self) -> None:
+        """Keep the index layout in the store, where it differs (before the first write)."""
+        if self.store.layout() != self.indexes:
+            self.store.save_layout(self.indexes)
+
+    def _ingest_file(
+        self,
+        path: Path,
+        fields: RecordFields | None,
+        report: IngestReport,
+        progress: Progress | None,
+    ) -> None:
+        try:
+            contents = read_documents(path, fields)
+        except UnreadableFileError as error:
+            skip(report, progress, Skipped(str(path), str(error)))
+            return
+        report.files += 1
+        for warning in contents.warnings:
+            _warn(report, progress, warning)
+        pending = self.changed(contents.documents, report)
+        task: int | None = None
+        if progress is not None and pending:
+            task = progress.start(f"  {short_path(path)}", total=len(pending))
+        for batch in batches(pending, self.batch_size):
+            writes = self.preparer.prepare(batch, contents.origin, contents.media_types,
+                                           progress)
+            self.commit(writes, report)
+            if progress is not None and task is not None:
+                progress.advance(task, len(batch))
+        if progress is not None and task is not None:
+            progress.finish(task)
+        self.remove_gone(contents, report)
+
+    def commit(self, writes: list[DocumentWrite], report: IngestReport) -> None:
+        """Store ``writes`` in one transaction and count what it did to each document."""
+        _record(report, writes, self.store.write(writes))
+
+    def remove_gone(self, contents: FileDocuments, report: IngestReport) -> None:
+        """Delete the documents once read from the same file that it no longer holds (rows
+        gone from a JSON Lines or CSV file)."""
+        current_sources = {document.source for document in contents.documents}
+        gone = [s for s in self.store.sources_from(contents.origin) if s not in current_sources]
+        report.removed += self.store.delete_sources(gone) if gone else 0
+
+    def changed(
+        self, documents: list[Document], report: IngestReport
+    ) -> list[tuple[Document, str]]:
+        """The documents whose stored version differs, with their new fingerprints; the
+        others count as unchanged."""
+        stored = self.store.fingerprints([document.source for document in documents])
+        pending: list[tuple[Document, str]] = []
+        for document in documents:
+            current = fingerprint(document, self.layout)
+            if stored.get(document.source) == current:
+                report.unchanged += 1
+            else:
+                pending.append((document, current))
+        return pending
+
+
+@dataclass(slots=True)
+class FileDocuments:
+    """A file read for an ingest: its documents as they are stored, their media types by
+    source, and the warnings reading gave (rows left out, characters replaced), in order."""
+
+    origin: str
+    documents: list[Document]
+    media_types: dict[str, str]
+    warnings: list[str]
+
+
+def read_documents(path: Path, fields: RecordFields | None) -> FileDocuments:
+    """Read ``path`` into the documents an ingest stores; raises :class:`UnreadableFileError`
+    with the reason when it cannot be ingested."""
+    contents = read_file(path, fields)
+    warnings = list(contents.row_warnings)
+    documents = [stored_document(item, warnings) for item in contents.documents]
+    return FileDocuments(str(path), documents, _media_types(documents, contents.documents),
+                         warnings)
+
+
+def stored_document(item: SourceDocument, warnings: list[str]) -> Document:
+    """The document to store: control characters (NUL among them), which PostgreSQL cannot
+    keep, become spaces, so offsets into the text still hold; a warning says how many."""
+    text, replaced = without_controls(item.text)
+    title, _ = without_controls(item.title)
+    source, _ = without_controls(item.source)
+    if replaced:
+        warnings.append(f"{source}: {replaced} control character"
+                        f"{'s' if replaced > 1 else ''} (such as NUL) replaced by spaces")
+    return Document.from_text(text, title=title, source=source)
+
+
+def skip(report: IngestReport, progress: Progress | None, skipped: Skipped) -> None:
+    """Count a file left out of the ingest, and say why at once."""
+    report.skipped.append(skipped)
+    if progress is not None:
+        progress.warn(f"skipped {skipped.path}: {skipped.reason}")
+
+
 def _embed_slices(
     embed: Callable[[Sequence[str]], Vectors], texts: list[str], progress: Progress | None,
     description: str,
@@ -353,7 +406,8 @@ def _record(report: IngestReport, writes: list[DocumentWrite], outcomes: list[Wr
             report.chunks += write.record.chunk_count
 
 
-def _batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
+def batches(items: list[tuple[Document, str]], size: int) -> Iterator[list[tuple[Document, str]]]:
+    """``items`` in consecutive batches of ``size`` (the last may be shorter)."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
@@ -369,7 +423,7 @@ def chunk_rate(chunks: int, seconds: float) -> str:
     return f"{chunks / max(seconds, 1e-9):,.0f} chunks/s"
 
 
-def _counts(report: IngestReport, seconds: float) -> str:
+def running_counts(report: IngestReport, seconds: float) -> str:
     """The running totals, with the chunks written per second so far (chunking, embedding
     and storing together)."""
     return (
@@ -379,5 +433,5 @@ def _counts(report: IngestReport, seconds: float) -> str:
     )
 
 
-def _short(path: Path) -> str:
+def short_path(path: Path) -> str:
     return path.name if len(str(path)) > 40 else str(path)
