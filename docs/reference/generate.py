@@ -3,15 +3,14 @@
     python docs/reference/generate.py
 
 rewrites ``cli.md`` (from the Typer commands: what ``veritype <command> --help`` prints),
-``python.md`` (from the signatures and docstrings of what ``veritype`` exports) and the
-endpoint section of ``http.md`` (from the service's OpenAPI document; needs the ``serve``
-extra). ``tests/test_readme.py`` checks that the pages name every command, option, export and
-endpoint the code has, and nothing else.
+``python.md`` (what ``veritype`` exports; on the documentation site mkdocstrings renders each
+from its signature and docstring) and the endpoint section of ``http.md`` (from the service's
+OpenAPI document; needs the ``serve`` extra). ``tests/test_readme.py`` checks that the pages
+name every command, option, export and endpoint the code has, and nothing else.
 """
 
 from __future__ import annotations
 
-import enum
 import inspect
 import re
 import sys
@@ -127,97 +126,20 @@ def python_objects() -> list[tuple[str, Any]]:
     return objects
 
 
-def _signature(name: str, obj: Any) -> str:
-    """``name(parameters) -> returns``, the annotations as written in the code."""
-    try:
-        signature = inspect.signature(obj)
-    except (TypeError, ValueError):
-        return f"{name}(...)"
-    parts = []
-    previous = None
-    for index, parameter in enumerate(signature.parameters.values()):
-        if index == 0 and parameter.name in {"self", "cls"}:
-            continue
-        kind = parameter.kind
-        if kind is parameter.KEYWORD_ONLY and previous not in {kind, parameter.VAR_POSITIONAL}:
-            parts.append("*")
-        text = parameter.name
-        if kind is parameter.VAR_POSITIONAL:
-            text = "*" + text
-        elif kind is parameter.VAR_KEYWORD:
-            text = "**" + text
-        if parameter.annotation is not parameter.empty:
-            text += f": {_annotation(parameter.annotation)}"
-        if parameter.default is not parameter.empty:
-            text += f" = {parameter.default!r}"
-        parts.append(text)
-        previous = kind
-    returns = ("" if signature.return_annotation is signature.empty
-               or signature.return_annotation in {None, "None"}
-               else f" -> {_annotation(signature.return_annotation)}")
-    return f"{name}({', '.join(parts)}){returns}"
-
-
-def _is_pydantic(cls: type) -> bool:
-    return hasattr(cls, "model_fields") and hasattr(cls, "model_validate")
-
-
-def _annotation(annotation: Any) -> str:
-    """An annotation as a reader writes it: ``list[Citation]``, not module paths."""
-    if isinstance(annotation, type):
-        return annotation.__name__
-    return re.sub(r"(?:[a-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", str(annotation))
-
-
-def _class_markdown(name: str, cls: type) -> list[str]:
-    short = name.rsplit(".", 1)[1]
-    lines: list[str] = []
-    if issubclass(cls, enum.Enum):
-        lines += ["", "| member | value |", "|---|---|"]
-        lines += [f"| `{member.name}` | `{member.value!r}` |" for member in cls]
-        return lines
-    if _is_pydantic(cls):
-        fields = cls.model_fields  # type: ignore[attr-defined]
-        if fields:
-            lines += ["", "| field | type | default | meaning |", "|---|---|---|---|"]
-            for field_name, field in fields.items():
-                default = ("required" if field.is_required()
-                           else "computed" if field.default_factory is not None
-                           else f"`{field.default!r}`")
-                lines.append(f"| `{field_name}` | `{_cell(_annotation(field.annotation))}` | "
-                             f"{_cell(default)} | {_cell(field.description or '')} |")
-    elif not issubclass(cls, Exception) and not getattr(cls, "_is_protocol", False):
-        lines += ["", "```text", _signature(short, cls), "```"]
-    methods = []
-    for attribute, value in vars(cls).items():
-        if attribute.startswith("_"):
-            continue
-        function = value.__func__ if isinstance(value, classmethod | staticmethod) else value
-        if inspect.isfunction(function):
-            methods.append((attribute, function, isinstance(value, classmethod)))
-        elif isinstance(value, property) and value.__doc__:
-            methods.append((attribute, value, False))
-    for attribute, member, _ in sorted(methods, key=lambda item: item[0]):
-        if isinstance(member, property):
-            lines += ["", f"- **`{short}.{attribute}`** (property): "
-                      f"{_paragraphs(member.__doc__).split(chr(10) * 2)[0]}"]
-            continue
-        doc = _paragraphs(member.__doc__)
-        text = f"- **`{short}.{_signature(attribute, member)}`**"
-        lines += ["", text + (f": {doc.split(chr(10) * 2)[0]}" if doc else "")]
-    return lines
-
-
 def python_markdown() -> str:
     lines = [
         "# Python API reference",
         "",
-        "Generated from the signatures and docstrings by `python docs/reference/generate.py`:",
-        "what `import veritype` exports, then the few functions of subpackages the guides",
-        "use. Everything else is reachable from its subpackage (`veritype.aggregate`,",
+        "What `import veritype` exports, then the few functions of subpackages the guides use.",
+        "Everything else is reachable from its subpackage (`veritype.aggregate`,",
         "`veritype.retrieval`, `veritype.generation`, `veritype.decoding`, ...). Errors are",
         "raised as subclasses of `veritype.VeritypeError`: `InputError` for bad input,",
         "`ConfigurationError` for settings that cannot run.",
+        "",
+        "`python docs/reference/generate.py` writes this page from the exports. On the",
+        "documentation site (`mkdocs serve`) mkdocstrings fills each section below from the",
+        "code: signatures, fields, methods and their docstrings; on GitHub a section shows",
+        "only the `::: name` line that asks for it.",
         "",
     ]
     objects = python_objects()
@@ -226,18 +148,8 @@ def python_markdown() -> str:
         first = _paragraphs(obj.__doc__).split("\n\n")[0] if obj.__doc__ else ""
         anchor = re.sub(r"[^a-z0-9_-]", "", name.lower().replace(".", ""))
         lines.append(f"| [`{name}`](#{anchor}) | {_cell(first)} |")
-    for name, obj in objects:
-        lines += ["", f"## {name}"]
-        if inspect.isclass(obj):
-            doc = _paragraphs(obj.__doc__)
-            if doc and not (obj.__doc__ or "").startswith(obj.__name__ + "("):
-                lines += ["", doc]
-            lines += _class_markdown(name, obj)
-        else:
-            lines += ["", "```text", _signature(name.rsplit(".", 1)[1], obj), "```"]
-            doc = _paragraphs(obj.__doc__)
-            if doc:
-                lines += ["", doc]
+    for name, _ in objects:
+        lines += ["", f"## {name}", "", f"::: {name}"]
     return "\n".join(lines) + "\n"
 
 
