@@ -174,6 +174,22 @@ def test_a_side_named_only_by_its_section_heading_is_answered() -> None:
     assert "170 kroner" in answer.answer and "150 kroner" in answer.answer
 
 
+def test_a_yes_no_answer_shows_every_verified_claim_on_the_question() -> None:
+    sport = EvidencePack.from_texts([
+        "The Voltra Sport is waterproof to IPX4. The Voltra Sport has sealed bearings."])
+    asked = analyse("Is the Voltra Sport waterproof?")
+    graph = _graph(sport)
+    # The rules find the first: it states the asked property; the second names none of it,
+    # and bears on it all the same.
+    assert [asked.answers(node.claim.text) for node in graph] == [True, False]
+    answer = render(graph, sport, question=asked)
+    assert not answer.abstained and answer.related == []
+    assert "sealed bearings" in answer.answer
+    # With no claim stating the asked property, it abstains.
+    assert render(_graph(sport), sport, question=analyse("Is the Voltra Sport foldable?")
+                  ).abstained
+
+
 def test_kind_offsets_round_trip_and_an_unknown_kind_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "calibration.json"
     calibration = AnswerCalibration(**{**CALIBRATION.to_dict(),

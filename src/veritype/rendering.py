@@ -35,7 +35,7 @@ from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.question import Question
+from veritype.question import AnswerKind, Question
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -365,6 +365,12 @@ class _AnswerReader:
             chosen = answering_claims(question, [node.claim.text for node in shown],
                                       [self.scores.get(claim_id) for claim_id in ids],
                                       self.calibration)
+            if question.kind is AnswerKind.YES_NO and chosen:
+                # A yes or no is read from every verified claim on the question, once one
+                # states the asked property: "surgery was associated with decreases in
+                # depression" bears on "Does bariatric surgery improve mental health?" though
+                # it names neither.
+                return set(ids), []
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
