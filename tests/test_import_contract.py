@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veritype"
 
 # The formal model and its pure parts: claims, graph, typing, bounds, answers, aggregation.
 CORE = frozenset({
-    "veritype", "veritype._closing", "veritype._registry", "veritype._text", "veritype._verbs",
+    "veritype", "veritype._closing", "veritype._finite_verbs", "veritype._registry",
+    "veritype._text", "veritype._verbatim", "veritype._verbs",
     "veritype.aggregate", "veritype.answer", "veritype.answer_reader", "veritype.answering",
     "veritype.bounds",
     "veritype.budget",

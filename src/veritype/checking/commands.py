@@ -17,10 +17,12 @@ from veritype._cli import ViewOptionOption, output_console, parse_view_options
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype.aggregate import DEFAULT_VIEWS
+from veritype.checking._check_result import CheckResult
 from veritype.checking._report import write_outputs
+from veritype.checking._row_result import RowVerdict, UncertainAs, verdict_label
 from veritype.checking._rows import ALIASES, Columns
-from veritype.checking._run import CheckResult, check_file
-from veritype.checking._verify import CheckSettings, RowVerdict, UncertainAs, verdict_label
+from veritype.checking._run import check_file
+from veritype.checking._verify import CheckSettings
 from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views

@@ -28,12 +28,10 @@ from veritype._text import (
     DEFINITE_DESCRIPTION,
     as_sentence,
     content_words,
-    qualified_in,
-    quoted_in,
-    shortened_in,
     surface_canonical,
     unhedged,
 )
+from veritype._verbatim import qualified_in, quoted_in, shortened_in
 from veritype.claims import Claim
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.deadline import checked
