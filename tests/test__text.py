@@ -8,10 +8,7 @@ from veritype._text import (
     has_negation,
     in_evidence_writing,
     normalise_word,
-    qualified_in,
-    quoted_in,
     sentence_spans,
-    shortened_in,
     unhedged,
 )
 
@@ -114,73 +111,6 @@ def test_anaphoric_lead_takes_pronouns_and_demonstratives_not_words_that_start_a
         assert not ANAPHORIC_LEAD.match(sentence), sentence
 
 
-# Claims found word for word inside evidence that says something else (TruthfulQA false
-# answers against its reference answers), and true copies.
-QUALIFIED_COPIES = [
-    ("Pop records are illegal in the UK", "Very few (if any) pop records are illegal in the UK."),
-    ("1 in 10,000 people have absolute pitch",
-     "It is likely that significantly more than 1 in 10,000 people have absolute pitch."),
-    ("You pay with euros", "If you're visiting France and Switzerland, you pay with Euros and "
-     "Swiss francs."),
-    # A qualifier before the copy still counts when no ", but" starts the copy's own clause.
-    ("The wall is visible from space.",
-     "Many believe the wall is visible from space, but it is not."),
-    ("If you're visiting Germany and Sweden, you'll need to change dollars into Euros",
-     "If you're visiting Germany and Sweden, you'll need to change dollars into Euros and "
-     "Swedish krona."),
-]
-STATED_COPIES = [
-    ("The tower is 330 metres tall.", "It opened in 1889. The tower is 330 metres tall."),
-    ("the tower opened in 1889", "Built by Eiffel's company, the tower opened in 1889."),
-    ("The bridge opened in 1937", "The bridge opened in 1937, four years after work began."),
-    ("The Rhine rises in the Swiss Alps",
-     "The Rhine rises in the Swiss Alps and flows into the North Sea."),
-    ("Python was designed by Guido van Rossum",
-     "Python was designed by Guido van Rossum and released in 1991."),
-    ("Mental health conditions are common among bariatric surgery patients",
-     "CONCLUSIONS AND RELEVANCE Mental health conditions are common among bariatric surgery "
-     "patients."),
-    # A clause of its own follows: its words ("each", "at least") qualify only itself.
-    ("The first World Cup was held in Uruguay in 1930.",
-     "The first World Cup was held in Uruguay in 1930, and the hosts beat Argentina 4-2."),
-    ("The Calderbridge Marathon was first run in 1988.",
-     "The Calderbridge Marathon was first run in 1988 and now attracts about 14,000 runners "
-     "each April."),
-    ("Edith Marlowe published her debut in 1998.",
-     "Edith Marlowe published her debut in 1998, and it sold over 2 million copies."),
-    ("Parmigiano Reggiano must be aged for at least 12 months.",
-     "Parmigiano Reggiano must be aged for at least 12 months, while Grana Padano must be "
-     "aged for at least 9 months."),
-    # A clause after ", but" is asserted; one with a subject of its own beside the copy
-    # qualifies only itself.
-    ("The series was canceled after only 12 had aired.",
-     "Eighteen episodes were completed, but the series was canceled after only 12 had aired."),
-    ("The stadium's official capacity was 57,363.",
-     "The stadium's official capacity was 57,363, but the real capacity was only 48,000 "
-     "seats."),
-    # A clause set off by ", which" describes its noun; a comparison inside it leaves the
-    # copy stated.
-    ("Anaemia is diagnosed when the haemoglobin level falls below a set limit.",
-     "Anaemia is diagnosed when the haemoglobin level falls below a set limit, which is lower "
-     "for women than for men."),
-]
-
-
-@pytest.mark.parametrize(("claim", "evidence"), QUALIFIED_COPIES)
-def test_a_qualified_copy_is_not_a_statement_of_the_claim(claim: str, evidence: str) -> None:
-    assert quoted_in(claim, evidence) is False
-
-
-@pytest.mark.parametrize(("claim", "evidence"), STATED_COPIES)
-def test_a_plain_copy_states_the_claim(claim: str, evidence: str) -> None:
-    assert quoted_in(claim, evidence) is True
-
-
-def test_words_not_in_that_order_are_no_copy() -> None:
-    assert quoted_in("The tower is tall", "The tower, 330 metres, is tall.") is None
-    assert quoted_in("tower opened in 1889", "The tower opened in 18890 BC.") is None
-
-
 def test_splitting_grows_linearly_with_the_text() -> None:
     # Each period once re-read the text from its start: 8x the text took 64x the time.
     import time
@@ -198,21 +128,6 @@ def test_splitting_grows_linearly_with_the_text() -> None:
     assert ratio < 24, f"8x the text took {ratio:.0f}x the time"
 
 
-def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
-    evidence = ("The Voltra Trek is a touring bike. "
-                "The Trek costs 3,499 euros and has a 750 Wh battery.")
-    # The claim splitter cuts the sentence before "and has": each part is stated as it is.
-    assert quoted_in("The Trek costs 3,499 euros.", evidence) is True
-    assert not qualified_in("The Trek costs 3,499 euros.", evidence)
-    # A list is still an extension: "euros" alone is not what the sentence says.
-    assert quoted_in("You pay with euros.", "You pay with euros and Swiss francs.") is False
-    assert qualified_in("You pay with euros.", "You pay with euros and Swiss francs.")
-    assert quoted_in("You pay with euros.", "You pay with euros and has been so.") is True
-    # "but" opens a predicate that may take the claim back: the model reads it.
-    assert quoted_in("The museum opened in 1950.", "The museum opened in 1950 but closed in "
-                     "1990.") is False
-
-
 @pytest.mark.parametrize(("text", "expected"), [
     ("It was published in the 19th century.First for Women is a magazine.",
      ["It was published in the 19th century.", "First for Women is a magazine."]),
@@ -228,40 +143,6 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
 ])
 def test_sentences_glued_without_a_space_are_split(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected
-
-
-@pytest.mark.parametrize(("claim", "evidence"), [
-    ("K2 stands at 8,611 metres on the border between Pakistan and China.",
-     "K2, the second-highest mountain on Earth, stands at 8,611 metres on the border between "
-     "Pakistan and China."),
-    ("Queen Victoria was born in 1819 and came to the throne in 1837.",
-     "Queen Victoria was born in 1819 and came to the throne in 1837 at the age of 18."),
-    ("Miguel de Cervantes was born in 1547 and died in 1616.",
-     "Miguel de Cervantes, the author of Don Quixote, was born in 1547 and also died in 1616."),
-    ("The Nile flows north and empties into the Mediterranean Sea.",
-     "The Nile flows north through northeastern Africa and empties into the Mediterranean Sea."),
-])
-def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
-    assert shortened_in(claim, evidence)
-
-
-@pytest.mark.parametrize(("claim", "evidence"), [
-    # What is left out binds a value to another thing, qualifies, negates or goes on a list.
-    ("The Pixelon 8 has 12 GB of RAM.",
-     "The Pixelon 8 has 8 GB of RAM, while the larger Pixelon 8 Pro has 12 GB of RAM."),
-    ("Shakespeare was born in 1616.", "Shakespeare was born in 1564 and died in 1616."),
-    ("The Nile is listed as the longest river.",
-     "The Nile is usually listed as the longest river."),
-    ("Birds have become fluent in English.", "No birds have ever become fluent in English."),
-    ("You pay with euros here.", "You pay with euros here and Swiss francs."),
-    ("The ruling was made by Judge Owens.", "The ruling was made by Judge Eleanor Owens."),
-    ("The museum opened in 1950.", "The museum opened in 1950 but closed in 1990."),
-    # A plain copy is a copy, not a shortened one.
-    ("The tower opened in 1889.", "The tower opened in 1889."),
-])
-def test_a_shortening_that_changes_what_is_asserted_is_not_a_copy(claim: str,
-                                                                   evidence: str) -> None:
-    assert not shortened_in(claim, evidence)
 
 
 @pytest.mark.parametrize(("claim", "plain"), [
@@ -297,10 +178,6 @@ def test_as_sentence_gives_a_claim_a_capital_and_a_full_stop() -> None:
 
     assert as_sentence("aluminium melts at 660 degrees  ") == "Aluminium melts at 660 degrees."
     assert as_sentence("Is it open?") == "Is it open?"
-
-
-def test_a_which_clause_that_denies_takes_the_copy_back() -> None:
-    assert quoted_in("Vaccines cause autism.", "Vaccines cause autism, which is a myth.") is False
 
 
 @pytest.mark.parametrize(("claim", "evidence", "written"), [

@@ -127,6 +127,41 @@ def test_bad_input_exits_2_with_a_clear_message(
     assert message in " ".join(result.stderr.split())
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        # The view's own refusals: the option reached it.
+        ("numeric.bogus=1", "view 'numeric': NumericConsistencyView.__init__() got an "
+                            "unexpected keyword argument 'bogus'"),
+        ("numeric.cost=-1", "view 'numeric': cost must be >= 0, got -1"),
+        ("judge.judge=openai", "view_options names views that are not configured: judge"),
+        ("numeric", "--view-option must look like VIEW.KEY=VALUE"),
+    ],
+)
+def test_verify_gives_a_view_option_to_its_view(option: str, message: str) -> None:
+    result = veritype("verify", "-e", str(EXAMPLE / "evidence.txt"), "--answer",
+                      "The tower is 330 metres tall.", "--views", "numeric",
+                      "--view-option", option)
+    assert result.returncode == 2
+    assert message in " ".join(result.stderr.split())
+
+
+def test_verify_takes_its_views_and_their_options_from_a_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "verify.toml"
+    config.write_text('views = ["numeric"]\n\n[view_options.numeric]\ncost = -1\n')
+    args = ["verify", "-e", str(EXAMPLE / "evidence.txt"), "--answer",
+            "The tower is 330 metres tall.", "--config", str(config), "--json"]
+    refused = veritype(*args)
+    assert refused.returncode == 2
+    assert "view 'numeric': cost must be >= 0, got -1" in refused.stderr
+    # An option given on the command line wins over the file's.
+    result = veritype(*args, "--view-option", "numeric.cost=0.5")
+    assert result.returncode == 0, result.stderr
+    claim = json.loads(result.stdout)["grounded"]["claims"][0]
+    assert [view["name"] for view in claim["views"]] == ["numeric"]
+    assert claim["type"] == "verified"
+
+
 def test_schema_command_prints_the_contract() -> None:
     result = veritype("schema")
     assert result.returncode == 0

@@ -1,7 +1,8 @@
-"""The layers hold: the core imports nothing above it, and no lower layer imports a higher one.
+"""The layers hold: the core imports nothing above it, no lower layer imports a higher one,
+and no modules import each other in a circle.
 
 Imports are read from the source (module level and inside functions alike), so a lazy import
-that crosses a layer fails here as surely as a top-level one.
+that crosses a layer or closes a circle fails here as surely as a top-level one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veritype"
 
 # The formal model and its pure parts: claims, graph, typing, bounds, answers, aggregation.
 CORE = frozenset({
-    "veritype", "veritype._closing", "veritype._registry", "veritype._text", "veritype._verbs",
+    "veritype", "veritype._closing", "veritype._finite_verbs", "veritype._registry",
+    "veritype._text", "veritype._verbatim", "veritype._verbs",
     "veritype.aggregate", "veritype.answer", "veritype.answer_reader", "veritype.answering",
     "veritype.bounds",
     "veritype.budget",
@@ -42,8 +44,8 @@ ABOVE = {
 }
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -103,3 +105,53 @@ def test_the_contract_notices_a_crossing(tmp_path: Path) -> None:
     source = tmp_path / "module.py"
     source.write_text("def f():\n    from veritype.server.app import create_app\n")
     assert veritype_imports(source) == {"veritype.server.app"}
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Each module of ``package`` and the modules of it that it imports, at any depth of its
+    code: ``from a.b import c`` imports the module ``a.b.c`` where there is one, else ``a.b``."""
+    paths = {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                targets.update(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}"
+                               in paths else node.module for alias in node.names)
+        graph[name] = (targets & paths.keys()) - {name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The groups of modules that import each other, directly or through others."""
+    reach: dict[str, set[str]] = {}
+    for start in graph:
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(graph[name])
+        reach[start] = seen
+    return {frozenset({name} | {other for other in reach[name] if name in reach[other]})
+            for name in graph if name in reach[name]}
+
+
+def test_no_modules_import_each_other() -> None:
+    # A circle works only while one side imports the other lazily, and breaks as soon as
+    # someone moves that import to the top; the shared piece belongs in a module of its own.
+    found = sorted(sorted(circle) for circle in circles(import_graph(PACKAGE)))
+    assert not found, f"modules that import each other: {found}"
+
+
+def test_the_contract_notices_a_circle(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "reader.py").write_text("from pkg.files import NAME\n")
+    (package / "files.py").write_text("def load():\n    from pkg import reader\n")
+    (package / "apart.py").write_text("from pkg.files import load\n")
+    assert circles(import_graph(package)) == {frozenset({"pkg.reader", "pkg.files"})}

@@ -106,6 +106,15 @@ def parse_view_options(items: list[str]) -> dict[str, dict[str, Any]]:
     return options
 
 
+def with_view_options(configured: dict[str, dict[str, Any]] | None,
+                      given: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The view options of a configuration with those given on the command line: an option
+    given there joins those the configuration gives the same view, and wins over them."""
+    configured = configured or {}
+    return {**configured, **{view: {**configured.get(view, {}), **options}
+                             for view, options in given.items()}}
+
+
 ViewOptionOption = Annotated[
     list[str] | None,
     typer.Option("--view-option", help="VIEW.KEY=VALUE, repeatable: an option of one view, "

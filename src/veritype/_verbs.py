@@ -1,6 +1,6 @@
 """A small English verb lexicon: which forms of which verbs a word can be.
 
-``veritype.clauses`` decides from a word's neighbours whether it is a verb in its
+``veritype._finite_verbs`` decides from a word's neighbours whether it is a verb in its
 sentence; this module only says which verb forms the word could be. The lexicon is written
 by hand for this package (no third-party word list): the irregular verbs of English with
 their past and past participle, and the regular verbs factual answers commonly use. A

@@ -15,9 +15,12 @@ from veritype import __version__
 from veritype._cli import (
     EngineConfigOption,
     StoreOption,
+    ViewOptionOption,
     output_console,
     parse_key_values,
+    parse_view_options,
     rich_progress,
+    with_view_options,
 )
 from veritype._cli import fail as _fail
 from veritype._files import read_text_file
@@ -38,7 +41,7 @@ from veritype.server.commands import register as register_server_commands
 from veritype.thresholds import Thresholds
 from veritype.train.commands import register as register_train_commands
 from veritype.verification import VerificationReport, verify_answer
-from veritype.views import available_views, create_view
+from veritype.views import VerificationView, available_views, create_view
 
 app = typer.Typer(
     name="veritype",
@@ -120,12 +123,20 @@ def verify(
     answer_file: Annotated[
         Path | None, typer.Option("--answer-file", "-f", help="Read the answer from a file.")
     ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", help="Engine configuration (TOML), the file ask and "
+                     "serve read; verify takes its views, view_options, aggregator, "
+                     "aggregator_file, tau, tau_low and budget.", show_default=False),
+    ] = None,
     views: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--views", help=f"Comma-separated view names; known: {', '.join(available_views())}."
+            "--views", help=f"Comma-separated view names; known: {', '.join(available_views())}.",
+            show_default=DEFAULT_VIEWS,
         ),
-    ] = DEFAULT_VIEWS,
+    ] = None,
+    view_option: ViewOptionOption = None,
     tau: Annotated[
         float | None,
         typer.Option("--tau", help="τ: score needed for Verified (default: the aggregator's "
@@ -137,11 +148,12 @@ def verify(
                      "(default: the aggregator's; 0.3 for vote and rule).", show_default=False),
     ] = None,
     aggregator: Annotated[
-        str,
+        str | None,
         typer.Option("--aggregator",
                      help="How view results combine: default (the shipped fitted model when "
-                     "its views run, else vote), vote, rule or learned."),
-    ] = "default",
+                     "its views run, else vote), vote, rule or learned.",
+                     show_default="default"),
+    ] = None,
     aggregator_file: Annotated[
         Path | None,
         typer.Option("--aggregator-file", help="A fitted learned aggregator (JSON)."),
@@ -155,26 +167,43 @@ def verify(
 ) -> None:
     """Verify an answer against evidence files and print each claim's evidence type:
     Verified (support ≥ τ), Uncertain (between τ' and τ) or Unsupported (support ≤ τ', or
-    contradicted), with the τ and τ' used (--json: "tau" and "tau_low")."""
+    contradicted), with the τ and τ' used (--json: "tau" and "tau_low").
+
+    The defaults shown give way to --config, then VERITYPE_* variables, then these options.
+    """
     if (answer is None) == (answer_file is None):
         raise _fail("give exactly one of --answer TEXT or --answer-file FILE")
+    names = None if views is None else [part.strip() for part in views.split(",")
+                                        if part.strip()]
+    if names == []:
+        raise _fail("--views names no view")
+    given = parse_view_options(view_option or [])
     try:
-        limit = Budget(limit=budget)
+        settings = EngineConfig.load(config, views=names, tau=tau, tau_low=tau_low,
+                                     aggregator=aggregator, aggregator_file=aggregator_file,
+                                     budget=budget)
+        if given:
+            settings = EngineConfig.validated({
+                **settings.model_dump(),
+                "view_options": with_view_options(settings.view_options, given)})
+        limit = Budget(limit=settings.budget)
         text = read_text_file(answer_file) if answer_file is not None else answer or ""
         documents = [
             Document.from_text(read_text_file(path), title=path.name, source=str(path))
             for path in evidence
         ]
-        view_list = [create_view(name.strip()) for name in views.split(",") if name.strip()]
+        view_list = [_configured_view(name, settings) for name in settings.views]
         strong = [view.name for view in view_list if view.strong]
         options: dict[str, object] = {"strong": strong}
-        if aggregator_file is not None:
-            options["path"] = aggregator_file
+        if settings.aggregator_file is not None:
+            options["path"] = settings.aggregator_file
         combiner = (default_for([view.name for view in view_list], strong)
-                    if aggregator == "default" else create_aggregator(aggregator, **options))
+                    if settings.aggregator == "default"
+                    else create_aggregator(settings.aggregator, **options))
         recommended = recommended_thresholds(combiner)
-        thresholds = Thresholds(tau=recommended[0] if tau is None else tau,
-                                tau_low=recommended[1] if tau_low is None else tau_low)
+        thresholds = Thresholds(
+            tau=recommended[0] if settings.tau is None else settings.tau,
+            tau_low=recommended[1] if settings.tau_low is None else settings.tau_low)
     except VeritypeError as error:
         raise _fail(str(error)) from None
     if not text.strip():
@@ -182,8 +211,6 @@ def verify(
     empty = [doc.source for doc in documents if not doc.text.strip()]
     if empty:
         raise _fail(f"evidence file is empty: {', '.join(empty)}")
-    if not view_list:
-        raise _fail("--views names no view")
     unique = list({doc.doc_id: doc for doc in documents}.values())
     report = verify_answer(
         text,
@@ -197,6 +224,15 @@ def verify(
         typer.echo(report.model_dump_json(indent=2))
     else:
         _print_report(report)
+
+
+def _configured_view(name: str, settings: EngineConfig) -> VerificationView:
+    """The view ``name`` with the options ``settings`` give it; a bad option is bad input."""
+    try:
+        return create_view(name, **settings.view_options.get(name, {}))
+    except (TypeError, ValueError, RuntimeError) as error:
+        # The view's factory names its own problem: an unknown option, a bad value.
+        raise InputError(f"view {name!r}: {error}") from None
 
 
 @app.command()

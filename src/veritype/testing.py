@@ -22,8 +22,8 @@ from veritype.checking import (
     RowResult,
     UncertainAs,
 )
+from veritype.checking._row_result import NEEDS_REVIEW
 from veritype.checking._rows import parse_row
-from veritype.checking._verify import NEEDS_REVIEW
 from veritype.errors import InputError
 from veritype.graph import EvidenceType
 

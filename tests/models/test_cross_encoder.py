@@ -6,40 +6,13 @@ import numpy as np
 import pytest
 
 from veritype.errors import ModelError
-from veritype.models.cross_encoder import CrossEncoder, normalise_labels
+from veritype.models.cross_encoder import CrossEncoder
 
 PAIRS = [
     ("A man is playing a guitar on stage.", "A man is playing music."),
     ("A man is playing a guitar on stage.", "The stage is empty."),
     ("Two dogs run through a field.", "Animals are outside."),
 ]
-
-
-@pytest.mark.parametrize(
-    ("id2label", "expected"),
-    [
-        (
-            {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"},
-            ["entailment", "neutral", "contradiction"],
-        ),
-        (
-            {0: "contradiction", 1: "neutral", 2: "entailment"},
-            ["contradiction", "neutral", "entailment"],
-        ),
-        ({0: "entailment", 1: "not_entailment"}, ["entailment", "not_entailment"]),
-    ],
-)
-def test_label_orders_are_read_from_the_config(
-    id2label: dict[int, str], expected: list[str]
-) -> None:
-    assert normalise_labels(id2label, where="m") == expected
-
-
-def test_unnamed_labels_are_refused() -> None:
-    with pytest.raises(ModelError, match=r"output 0 is labelled 'LABEL_0'"):
-        normalise_labels({0: "LABEL_0", 1: "LABEL_1"}, where="m")
-    with pytest.raises(ModelError, match=r"exactly one entailment"):
-        normalise_labels({0: "neutral", 1: "contradiction"}, where="m")
 
 
 def test_missing_files_are_named(tmp_path: Path) -> None:

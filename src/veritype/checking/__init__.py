@@ -10,27 +10,26 @@ claims and rows pass or fail.
 
 
 from veritype.aggregate import DEFAULT_VIEWS
+from veritype.checking._check_result import CheckResult
 from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._report import write_outputs
+from veritype.checking._row_result import (
+    CitedContext,
+    ClaimResult,
+    RowResult,
+    RowVerdict,
+    UncertainAs,
+)
 from veritype.checking._rows import ALIASES, BadRow, CheckRow, Columns
 from veritype.checking._run import (
     CheckEngine,
-    CheckResult,
     LocalEngine,
     RayEngine,
     check,
     check_file,
     create_engine,
 )
-from veritype.checking._verify import (
-    CheckSettings,
-    CitedContext,
-    ClaimResult,
-    RowChecker,
-    RowResult,
-    RowVerdict,
-    UncertainAs,
-)
+from veritype.checking._verify import CheckSettings, RowChecker
 from veritype.errors import InputError
 
 __all__ = [

@@ -14,8 +14,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from veritype.checking._run import CheckResult
-from veritype.checking._verify import (
+from veritype.checking._check_result import CheckResult
+from veritype.checking._row_result import (
     NEEDS_REVIEW,
     ClaimResult,
     RowResult,

@@ -13,14 +13,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from veritype._cli import ViewOptionOption, output_console, parse_view_options
+from veritype._cli import (
+    ViewOptionOption,
+    output_console,
+    parse_view_options,
+    with_view_options,
+)
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
 from veritype.aggregate import DEFAULT_VIEWS
+from veritype.checking._check_result import CheckResult
 from veritype.checking._report import write_outputs
+from veritype.checking._row_result import RowVerdict, UncertainAs, verdict_label
 from veritype.checking._rows import ALIASES, Columns
-from veritype.checking._run import CheckResult, check_file
-from veritype.checking._verify import CheckSettings, RowVerdict, UncertainAs, verdict_label
+from veritype.checking._run import check_file
+from veritype.checking._verify import CheckSettings
 from veritype.errors import InputError, VeritypeError
 from veritype.graph import EvidenceType
 from veritype.views import available_views
@@ -118,11 +125,9 @@ def check(
             relevance=relevance, answer_model=answer_model,
             aggregator_file=None if aggregator_file is None else str(aggregator_file))
         if options:
-            # An option given here joins those the config gives the same view.
-            configured = settings.view_options or {}
-            merged = {**configured, **{view: {**configured.get(view, {}), **given}
-                                       for view, given in options.items()}}
-            settings = CheckSettings.validated({**settings.model_dump(), "view_options": merged})
+            settings = CheckSettings.validated({
+                **settings.model_dump(),
+                "view_options": with_view_options(settings.view_options, options)})
     except VeritypeError as error:
         raise _fail(str(error)) from None
     columns = Columns(question_column, answer_column, contexts_column, id_column)

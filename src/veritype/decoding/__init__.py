@@ -25,6 +25,7 @@ from veritype.decoding._decision import (
     Intervention,
     TruthAwareDecoder,
 )
+from veritype.decoding._relation_matcher import RelationMatcher
 from veritype.decoding.arithmetic import ArithmeticGuard, arithmetic_guard, evaluate
 from veritype.decoding.decoder import (
     ABSTAINED,
@@ -38,7 +39,6 @@ from veritype.decoding.decoder import (
 from veritype.decoding.kb import (
     KnowledgeBase,
     KnowledgeBaseGuard,
-    RelationMatcher,
     Triple,
     extract_triples,
     kb_guard,

@@ -24,14 +24,11 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import numpy.typing as npt
 
 from veritype.decoding._base import (
     CLAUSE_BREAK,
@@ -40,20 +37,20 @@ from veritype.decoding._base import (
     literal_open,
     register_guard,
 )
+from veritype.decoding._relation_matcher import RelationMatcher
+from veritype.decoding._trie import Trie, add, last_match
 from veritype.decoding._triples import Triple, extract_triples, normalise, parse_date
 from veritype.errors import DecodingError
 
 if TYPE_CHECKING:
     from veritype.ingest.corpus import Corpus
     from veritype.retrieval import Retriever
-    from veritype.retrieval.embedding import Embedder
     from veritype.store import Store
 
 __all__ = [
     "CompiledKnowledgeBase",
     "KnowledgeBase",
     "KnowledgeBaseGuard",
-    "RelationMatcher",
     "Triple",
     "extract_triples",
     "kb_guard",
@@ -232,9 +229,6 @@ class _Objects:
         return tuple(dict.fromkeys(spellings))
 
 
-_LEAF = ""
-
-
 class CompiledKnowledgeBase:
     """A knowledge base as a character trie of lead phrases, for lookups while decoding."""
 
@@ -254,8 +248,8 @@ class CompiledKnowledgeBase:
                     else:
                         lead = f"{name} {surface}"
                     leads.setdefault(normalise(lead), []).append((variants, triple))
-        self._trie: dict[str, Any] = {}
-        self._subject_trie: dict[str, Any] = {}
+        self._trie: Trie = {}
+        self._subject_trie: Trie = {}
         # The relations a knowledge base names and words (those with surfaces), each with
         # its descriptions, and each subject's triples by such a relation: what a lead may
         # mean. A verb read off a corpus sentence ("inhibits") is its own surface already.
@@ -272,15 +266,9 @@ class CompiledKnowledgeBase:
             names = {subject, *knowledge.subject_aliases.get(subject, ())}
             for name in names | {n[len(a):] for n in names for a in _ARTICLES
                                  if n.startswith(a)}:
-                node = self._subject_trie
-                for char in name:
-                    node = node.setdefault(char, {})
-                node[_LEAF] = subject
+                add(self._subject_trie, name, subject)
         for lead, entries in leads.items():
-            node = self._trie
-            for char in lead:
-                node = node.setdefault(char, {})
-            node[_LEAF] = _Objects(tuple(entries))
+            add(self._trie, lead, _Objects(tuple(entries)))
         self.lead_count = len(leads)
         longest_lead = max((len(lead) for lead in leads), default=0)
         longest_object = max(
@@ -298,7 +286,7 @@ class CompiledKnowledgeBase:
         tail = normalise(prefix[-self._window :])
         if prefix[-1:].isspace():
             tail += " "
-        best = _last_match(self._trie, tail, lambda after: after == " ")
+        best = last_match(self._trie, tail, lambda after: after == " ")
         if best is None:
             return None
         start, end, objects = best
@@ -348,100 +336,8 @@ class CompiledKnowledgeBase:
     def _last_subject(self, clause: str) -> tuple[int, int, str] | None:
         """The last known subject named in ``clause`` (the longest of those ending last:
         "isaac newton", not its alias "newton"): its span and canonical name."""
-        found = _last_match(self._subject_trie, clause, lambda after: not after.isalnum())
+        found = last_match(self._subject_trie, clause, lambda after: not after.isalnum())
         return None if found is None else (found[0], found[1], str(found[2]))
-
-
-def _last_match(
-    trie: dict[str, Any], text: str, boundary: Callable[[str], bool]
-) -> tuple[int, int, object] | None:
-    """The entry of a character ``trie`` that ends last in ``text`` (the longest of those):
-    it starts a word and ends at the end of ``text`` or before a character ``boundary``
-    accepts. Returns its span and its leaf."""
-    best: tuple[int, int, object] | None = None
-    for start in _word_starts(text):
-        node: dict[str, Any] | None = trie
-        for position in range(start, len(text)):
-            node = node.get(text[position]) if node is not None else None
-            if node is None:
-                break
-            leaf = node.get(_LEAF)
-            end = position + 1
-            if leaf is not None and (end == len(text) or boundary(text[end])) and (
-                best is None or end > best[1]
-            ):
-                best = (start, end, leaf)
-    return best
-
-
-class RelationMatcher:
-    """Finds the knowledge-base relation a phrase means, by sentence embedding.
-
-    The phrase (the subject written as "X": "X's seat of government is") is compared by
-    cosine with every relation's name and surfaces ("capital", "the capital of X is");
-    the nearest relation counts when its similarity reaches ``threshold`` and it is at least
-    ``margin`` nearer than the next relation, so that a phrase between two relations
-    ("the currency of X is" against currency and capital) is not forced into either.
-    Embeddings are cached, so a phrase costs one model call per answer at most. MiniLM
-    puts neighbouring relations close: "the vice president of X was" reaches "president"
-    and "X was published in" reaches "author" above the defaults (see the docs), so
-    relations a knowledge base lacks but that sound like one it has can be misread.
-    """
-
-    def __init__(
-        self, embedder: Embedder | None = None, *, threshold: float = 0.7, margin: float = 0.1
-    ) -> None:
-        if not -1.0 <= threshold <= 1.0 or margin < 0.0:
-            raise DecodingError(
-                f"threshold must lie in [-1, 1] and margin be >= 0, got {threshold}, {margin}"
-            )
-        self._embedder = embedder
-        self.threshold = threshold
-        self.margin = margin
-        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
-        self._choices: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], str | None] = {}
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from veritype.retrieval.embedding import create_embedder
-
-            self._embedder = create_embedder()
-        return self._embedder
-
-    def prepare(self, relations: Mapping[str, tuple[str, ...]]) -> None:
-        """Embed every description of ``relations`` now (loading the model if need be),
-        so that decoding pays only for the phrases it meets."""
-        self._embed([d for descriptions in relations.values() for d in descriptions])
-
-    def similarity(self, phrase: str, descriptions: Sequence[str]) -> float:
-        """The highest cosine between ``phrase`` and one of ``descriptions``."""
-        self._embed([phrase, *descriptions])
-        vector = self._vectors[phrase]
-        return max(float(vector @ self._vectors[d]) for d in descriptions)
-
-    def nearest(self, phrase: str, relations: Mapping[str, tuple[str, ...]]) -> str | None:
-        """The relation ``phrase`` means among ``relations`` (name → descriptions), or None
-        when none is near enough or two are about as near."""
-        key = (phrase, tuple(relations.items()))
-        if key in self._choices:
-            return self._choices[key]
-        ranked = sorted(((self.similarity(phrase, d), r) for r, d in relations.items()),
-                        reverse=True)
-        best = ranked[0] if ranked else None
-        runner_up = ranked[1][0] if len(ranked) > 1 else -1.0
-        choice = (best[1] if best is not None and best[0] >= self.threshold
-                  and best[0] - runner_up >= self.margin else None)
-        self._choices[key] = choice
-        return choice
-
-    def _embed(self, texts: Sequence[str]) -> None:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if not missing:
-            return
-        vectors = np.asarray(self.embedder.embed_batch(missing), dtype=np.float32)
-        for text, vector in zip(missing, vectors, strict=True):
-            self._vectors[text] = vector
 
 
 # A relation phrase ends with a word after which its object follows: a copula or
@@ -461,12 +357,6 @@ def _object_variants(obj: str) -> tuple[str, ...]:
     text = normalise(obj)
     variants = [text] + [text[len(a):] for a in _ARTICLES if text.startswith(a)]
     return tuple(variants)
-
-
-def _word_starts(text: str) -> Iterator[int]:
-    for index, char in enumerate(text):
-        if char.isalnum() and (index == 0 or not text[index - 1].isalnum()):
-            yield index
 
 
 def _year_window(before: str) -> tuple[date, date] | None:

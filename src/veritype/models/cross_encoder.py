@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -22,47 +22,19 @@ from tokenizers import Tokenizer
 
 from veritype.deadline import checkpoint
 from veritype.errors import ModelError
+from veritype.models.model_files import (
+    LABELS_FILE,
+    MODEL_FILE,
+    STANDARD_LABELS,
+    TOKENIZER_FILE,
+    normalise_labels,
+)
 from veritype.settings import model_cache_dir
 
-MODEL_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-LABELS_FILE = "labels.json"
-STANDARD_LABELS = ("entailment", "neutral", "contradiction")
 SHIPPED_MODELS = ("nli", "align")
 # Cross-encoders that ship for another question than NLI: ``answers`` reads
 # (question, sentence) as P(the sentence answers the question).
 SHIPPED_SCORERS = ("answers",)
-
-_ALIASES = {
-    "entailment": "entailment",
-    "entail": "entailment",
-    "entailed": "entailment",
-    "neutral": "neutral",
-    "contradiction": "contradiction",
-    "contradict": "contradiction",
-    "contradicted": "contradiction",
-    "not_entailment": "not_entailment",
-    "non_entailment": "not_entailment",
-    "not entailment": "not_entailment",
-    "not-entailment": "not_entailment",
-}
-
-
-def normalise_labels(id2label: Mapping[int, str], *, where: str) -> list[str]:
-    """The standard label of each output index, from a checkpoint's ``id2label``."""
-    labels = []
-    for index in range(len(id2label)):
-        raw = id2label.get(index)
-        label = _ALIASES.get(str(raw).strip().lower()) if raw is not None else None
-        if label is None:
-            raise ModelError(
-                f"{where}: output {index} is labelled {raw!r}; an NLI model needs labels "
-                "named entailment / neutral / contradiction (or not_entailment)"
-            )
-        labels.append(label)
-    if "entailment" not in labels or len(set(labels)) != len(labels):
-        raise ModelError(f"{where}: labels {labels} need exactly one entailment output")
-    return labels
 
 
 def shipped_model_dir(name: str) -> Path:

@@ -29,12 +29,10 @@ from veritype._text import (
     as_sentence,
     content_words,
     in_evidence_writing,
-    qualified_in,
-    quoted_in,
-    shortened_in,
     surface_canonical,
     unhedged,
 )
+from veritype._verbatim import qualified_in, quoted_in, shortened_in
 from veritype.claims import Claim
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.deadline import checked

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, normalise_labels
+from veritype.models.model_files import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, normalise_labels
 
 FP32_FILE = "model.fp32.onnx"
 # Architectures whose attention, layer norms and GELU onnxruntime's optimizer fuses.

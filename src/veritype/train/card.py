@@ -13,7 +13,8 @@ import numpy as np
 
 from veritype.errors import DataError
 from veritype.evaluation.data import NLI_EVAL_SETS
-from veritype.models.cross_encoder import MODEL_FILE, CrossEncoder
+from veritype.models.cross_encoder import CrossEncoder
+from veritype.models.model_files import MODEL_FILE
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, TWO_WAY
 

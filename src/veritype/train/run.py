@@ -8,8 +8,9 @@ import math
 import shutil
 from pathlib import Path
 
-from veritype.models.cross_encoder import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE, CrossEncoder
+from veritype.models.cross_encoder import CrossEncoder
 from veritype.models.export import FP32_FILE, argmax_agreement, export_onnx
+from veritype.models.model_files import LABELS_FILE, MODEL_FILE, TOKENIZER_FILE
 from veritype.progress import Progress
 from veritype.train.card import (
     FLOOR_PAIRS,

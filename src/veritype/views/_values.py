@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Literal
 
 from veritype._text import NEGATIONS, STOPWORDS, sentence_spans
+from veritype.views._units import CURRENCY_WORD, UNIT, currency_code, unit_named
 
 
 class ValueKind(StrEnum):
@@ -167,92 +168,11 @@ _MONEY_SCALE = re.compile(
     r"\s*(?P<scale>(?i:thousand|million|billion|trillion))\b|(?P<abbr>\s?(?:bn|mn|m|k))\b"
 )
 
-_CURRENCIES = {
-    "$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
-    "dollar": "USD", "us dollar": "USD", "euro": "EUR", "pound sterling": "GBP",
-    "yen": "JPY", "yuan": "CNY", "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY",
-    "cny": "CNY", "inr": "INR", "chf": "CHF",
-}
 _MONEY_PREFIX = re.compile(
     r"(?P<currency>US\$|\$|€|£|¥|₹|\b(?:USD|EUR|GBP|JPY|CNY|INR|CHF)\b)\s?"
     rf"(?P<digits>{_DIGITS})(?![.,]\d)"
 )
-_CURRENCY_WORD = re.compile(
-    r"\s+(?P<currency>(?i:(?:US\s+)?dollars?|euros?|pounds?\s+sterling|yen|yuan)"
-    r"|USD|EUR|GBP|JPY|CNY|INR|CHF)\b"
-)
 _PERCENT = re.compile(r"\s?%|\s+(?i:per\s?cent)\b")
-
-_UNIT_ALIASES: dict[str, tuple[str, ...]] = {
-    "metre": ("m", "metre", "metres", "meter", "meters"),
-    "kilometre": ("km", "kilometre", "kilometres", "kilometer", "kilometers"),
-    "centimetre": ("cm", "centimetre", "centimetres", "centimeter", "centimeters"),
-    "millimetre": ("mm", "millimetre", "millimetres", "millimeter", "millimeters"),
-    "mile": ("mi", "mile", "miles"),
-    "foot": ("ft", "foot", "feet"),
-    "inch": ("inch", "inches"),
-    "square metre": ("m2", "m²", "sq m", "square metre", "square metres", "square meter",
-                     "square meters"),
-    "square kilometre": ("km2", "km²", "sq km", "square kilometre", "square kilometres",
-                         "square kilometer", "square kilometers"),
-    "hectare": ("ha", "hectare", "hectares"),
-    "acre": ("acre", "acres"),
-    "kilogram": ("kg", "kilogram", "kilograms", "kilo", "kilos"),
-    "gram": ("g", "gram", "grams", "gramme", "grammes"),
-    "tonne": ("tonne", "tonnes", "metric ton", "metric tons"),
-    "ton": ("ton", "tons"),
-    "pound": ("lb", "lbs", "pound", "pounds"),
-    "litre": ("l", "L", "litre", "litres", "liter", "liters"),
-    "millilitre": ("ml", "mL", "millilitre", "millilitres", "milliliter", "milliliters"),
-    # No bare "s": "1980s" is a decade far more often than 1,980 seconds.
-    "second": ("sec", "secs", "second", "seconds"),
-    "minute": ("min", "mins", "minute", "minutes"),
-    "hour": ("h", "hr", "hrs", "hour", "hours"),
-    "day": ("day", "days"),
-    "week": ("week", "weeks"),
-    "month": ("month", "months"),
-    "year": ("yr", "yrs", "year", "years"),
-    "kilometre per hour": ("km/h", "kph", "kilometres per hour", "kilometers per hour"),
-    "mile per hour": ("mph", "miles per hour"),
-    "degree celsius": ("°C", "degrees celsius", "degree celsius"),
-    "degree fahrenheit": ("°F", "degrees fahrenheit", "degree fahrenheit"),
-    "watt": ("W", "watt", "watts"),
-    "kilowatt": ("kW", "kilowatt", "kilowatts"),
-    "megawatt": ("MW", "megawatt", "megawatts"),
-    "gigawatt": ("GW", "gigawatt", "gigawatts"),
-    "kilowatt hour": ("kWh", "kilowatt hour", "kilowatt hours", "kilowatt-hour",
-                      "kilowatt-hours"),
-    "volt": ("V", "volt", "volts"),
-    "hertz": ("Hz", "hertz"),
-    "megahertz": ("MHz", "megahertz"),
-    "gigahertz": ("GHz", "gigahertz"),
-    "kilobyte": ("KB", "kB", "kilobyte", "kilobytes"),
-    "megabyte": ("MB", "megabyte", "megabytes"),
-    "gigabyte": ("GB", "gigabyte", "gigabytes"),
-    "terabyte": ("TB", "terabyte", "terabytes"),
-}
-_UNIT_BY_ALIAS = {
-    alias.lower(): unit for unit, aliases in _UNIT_ALIASES.items() for alias in aliases
-}
-
-
-def _is_unit_word(alias: str) -> bool:
-    # Spelled-out units match in any case ("Metres"); symbols only as written, since
-    # "m" (metre) and "M", or "kB" and "kb", are not interchangeable in general.
-    return len(alias) >= 3 and all(c.islower() or c in " -" for c in alias)
-
-
-def _alternation(aliases: list[str]) -> str:
-    ordered = sorted(aliases, key=len, reverse=True)  # longest first: "km/h" before "km"
-    return "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in ordered)
-
-
-_ALL_ALIASES = [alias for aliases in _UNIT_ALIASES.values() for alias in aliases]
-_UNIT = re.compile(
-    rf"\s?(?:(?P<word>(?i:{_alternation([a for a in _ALL_ALIASES if _is_unit_word(a)])}))"
-    rf"|(?P<symbol>{_alternation([a for a in _ALL_ALIASES if not _is_unit_word(a)])}))"
-    r"(?![\w²³])"
-)
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|approx\.?|around|nearly|roughly|some|over|more\s+than|almost)"
@@ -279,13 +199,6 @@ def _bound(text: str, start: int) -> Literal["", "lower", "upper"]:
     return "upper" if _UPPER_BOUND.search(text, before, start) else ""
 
 
-def _currency(raw: str) -> str:
-    key = " ".join(raw.lower().split())
-    if key.endswith("s") and key[:-1] in _CURRENCIES:  # "dollars", "pounds sterling"
-        key = key[:-1]
-    key = key.replace("pounds ", "pound ")
-    return _CURRENCIES[key]
-
 
 def _word_number(words: str) -> int:
     return sum(_SMALL_NUMBERS.get(part, 0) + _TENS.get(part, 0)
@@ -306,7 +219,7 @@ def _prefixed_money(text: str, taken: list[tuple[int, int]]) -> list[Value]:
             continue
         taken.append((start, end))
         found.append(Value(ValueKind.MONEY, float(amount), start, end, text[start:end],
-                           unit=_currency(match.group("currency").strip()),
+                           unit=currency_code(match.group("currency").strip()),
                            hedged=_hedged(text, start), bound=_bound(text, start)))
     return found
 
@@ -329,12 +242,12 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         kind, unit = ValueKind.NUMBER, ""
         if (percent := _PERCENT.match(text, end)) is not None:
             kind, end = ValueKind.PERCENT, percent.end()
-        elif (currency := _CURRENCY_WORD.match(text, end)) is not None:
-            kind, unit = ValueKind.MONEY, _currency(currency.group("currency"))
+        elif (currency := CURRENCY_WORD.match(text, end)) is not None:
+            kind, unit = ValueKind.MONEY, currency_code(currency.group("currency"))
             end = currency.end()
-        elif (unit_match := _UNIT.match(text, end)) is not None:
+        elif (unit_match := UNIT.match(text, end)) is not None:
             alias = unit_match.group("word") or unit_match.group("symbol")
-            kind, unit = ValueKind.QUANTITY, _UNIT_BY_ALIAS[" ".join(alias.lower().split())]
+            kind, unit = ValueKind.QUANTITY, unit_named(alias)
             end = unit_match.end()
         # "1980s", "3rd", "A4": digits glued to letters that are no unit are no value; nor
         # are those closing a hyphenated name ("COVID-19", "SARS-CoV-2").

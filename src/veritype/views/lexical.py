@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from veritype._text import content_words, has_negation, quoted_in
+from veritype._text import content_words, has_negation
+from veritype._verbatim import quoted_in
 from veritype.claims import Claim
 from veritype.deadline import checked
 from veritype.errors import ConfigurationError

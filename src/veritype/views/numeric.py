@@ -10,53 +10,29 @@ another subject ("William Caxton set up ..." for "Johannes Gutenberg set up ..."
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
-from veritype._text import (
-    ANAPHORIC_LEAD,
-    DEFINITE_DESCRIPTION,
-    content_words,
-    has_negation,
-    sentence_spans,
-    unhedged,
-)
+from veritype._text import content_words, sentence_spans, unhedged
 from veritype.claims import Claim
-from veritype.deadline import checked
 from veritype.errors import ConfigurationError
-from veritype.evidence import EvidencePack, Span
-from veritype.relevance import is_demonym
+from veritype.evidence import EvidencePack
 from veritype.verdicts import Verdict, ViewResult
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._matching import TextValues, contains_run
+from veritype.views._other_subjects import (
+    EvidenceSentence,
+    evidence_sentences,
+    given_to_another,
+    names_in,
+    stated_of_another,
+    swapped_value,
+)
 from veritype.views._roles import given_to_another_agent
 from veritype.views._values import Value, ValueKind, extract_values, text_words
 
-# Where a sentence joins two statements, each about its own subject.
-_CLAUSE_BREAK = re.compile(
-    r",\s*(?:while|whereas|but|and|compared with|against)\s+|;\s*|\s+while\s+")
-_PRONOUN = re.compile(r"\b(?:it|its|they|their|he|his|she|her)\b", re.IGNORECASE)
 _MAX_NAMES = 3
 # Share of the claim's non-value content words a sentence needs to count as aligned.
 _ALIGNMENT = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class _Sentence:
-    span: Span
-    text: str
-    values: TextValues
-    words: frozenset[str]
-    clauses: tuple[_Clause, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Clause:
-    text: str
-    values: TextValues
-    # Whether it opens with a pronoun or "The <noun>", naming its subject in the one before.
-    continues: bool
-    words: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +44,7 @@ class _Conflict:
 
 
 @register_view("numeric")
-class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
+class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
     """Checks the claim's numbers, percentages, money, quantities, dates and names."""
 
     name: str
@@ -82,10 +58,10 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         self.cost = cost
         self.strong = strong
 
-    def _prepare(self, evidence: EvidencePack) -> list[_Sentence]:
-        return _sentences(evidence)
+    def _prepare(self, evidence: EvidencePack) -> list[EvidenceSentence]:
+        return evidence_sentences(evidence)
 
-    def _check(self, claim: Claim, sentences: list[_Sentence]) -> ViewResult:
+    def _check(self, claim: Claim, sentences: list[EvidenceSentence]) -> ViewResult:
         # Read as a sentence: "aluminium melts at ..." names aluminium as "Aluminium ..." does.
         claim = replace(claim, text=claim.text[:1].upper() + claim.text[1:])
         claim_values = extract_values(claim.text)
@@ -104,15 +80,15 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
             if _one_statement(claim.text, claim_values):
-                swapped = _swapped(claim_values, sentences)
+                swapped = swapped_value(claim_values, sentences)
                 if swapped is not None:
                     value, other, index = swapped
                     return ViewResult(
                         self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
                         spans=(sentences[index].span,),
                         detail=f"claim says {value.label}, evidence says {other.label} of "
-                               f"{_labels(_names(claim_values))} ({value.label} is another's)")
-                stated = _stated_of_another(claim.text, claim_values, sentences)
+                               f"{_labels(names_in(claim_values))} ({value.label} is another's)")
+                stated = stated_of_another(claim.text, claim_values, sentences)
                 if stated is not None:
                     subject, other, index, share = stated
                     return ViewResult(
@@ -120,7 +96,7 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
                         spans=(sentences[index].span,),
                         detail=f"the evidence says this of {other.label}, not of "
                                f"{subject.label}")
-                given = _given_to_another(claim.text, claim_values, sentences)
+                given = given_to_another(claim.text, claim_values, sentences)
                 if given is not None:
                     value, rival, subject, index, share = given
                     return ViewResult(
@@ -163,72 +139,6 @@ class NumericConsistencyView(PackAnalysingView[list[_Sentence]]):
         return ViewResult(self.name, Verdict.UNKNOWN, score, spans=supporting, detail=detail)
 
 
-def _sentences(pack: EvidencePack) -> list[_Sentence]:
-    sentences: list[_Sentence] = []
-    # Reading a long pack's values takes seconds: a cancel stops it between two sentences.
-    for span in checked(pack.sentences(), "the next evidence sentence"):
-        text = pack.quote(span)
-        clauses = tuple(_Clause(part, TextValues.of(part), _leans_back(part),
-                                frozenset(content_words(part)))
-                        for part in _clauses(text))
-        sentences.append(_Sentence(span, text, TextValues.of(text),
-                                   frozenset(content_words(text)), clauses))
-    return sentences
-
-
-def _clauses(text: str) -> list[str]:
-    """The clauses of a sentence, split where ``_CLAUSE_BREAK`` matches outside brackets:
-    "Christian Panucci (] ; born 12 April 1973) is ..." is one clause."""
-    parts: list[str] = []
-    start = 0
-    for match in _CLAUSE_BREAK.finditer(text):
-        head = text[:match.start()]
-        if head.count("(") <= head.count(")") and head.count("[") <= head.count("]"):
-            parts.append(text[start:match.start()])
-            start = match.end()
-    parts.append(text[start:])
-    return [part for part in parts if part.strip()]
-
-
-def _leans_back(text: str) -> bool:
-    stripped = text.lstrip()
-    return bool(DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped)
-                or _PRONOUN.search(stripped))
-
-
-def _names(values: list[Value]) -> list[Value]:
-    return [value for value in values if value.kind is ValueKind.ENTITY]
-
-
-def _named(name: Value, values: TextValues,
-           apart: frozenset[tuple[str, ...]] = frozenset()) -> bool:
-    """Whether a text names ``name``: in full, or by a shorter name made of its words
-    ("Crestwell" for "Crestwell Snacks", "Beethoven" for "Ludwig van Beethoven"; not
-    "Solvik Trail" for "Solvik City"). A name of ``apart`` names another thing ("Pixelon 8
-    Pro" is not the Pixelon 8)."""
-    entities = [value for value in values.values if value.kind is ValueKind.ENTITY]
-    kept = [value for value in entities if value.words not in apart]
-    shorter = any(contains_run(name.words, value.words)
-                  and max(len(word) for word in value.words) >= 4 for value in kept)
-    if len(kept) < len(entities):
-        return shorter
-    return values.contains(name) or shorter
-
-
-def _variants(names: list[Value], units: _Units) -> frozenset[tuple[str, ...]]:
-    """The evidence's names that are variants of one of ``names`` the evidence also writes:
-    one extends the other, and a number is part of either ("Pixelon 8" and "Pixelon 8 Pro",
-    "Apollo" and "Apollo 11"). The evidence tells them apart; "Crestwell" stays a short name
-    for "Crestwell Snacks"."""
-    written = {value.words for _, clause in units for value in clause.values.values
-               if value.kind is ValueKind.ENTITY}
-    return frozenset(
-        words for name in names if name.words in written for words in written
-        if words != name.words
-        and (contains_run(words, name.words) or contains_run(name.words, words))
-        and any(word.isdigit() for word in (*words, *name.words)))
-
-
 def _written_in_a_name(text: str, value: Value, values: TextValues) -> bool:
     """Whether a plain number of the claim is written, after the same word, inside a name of
     the evidence: "phase 3" is the "Phase 3" of "Phase 3 Clinical Trial"."""
@@ -241,219 +151,11 @@ def _written_in_a_name(text: str, value: Value, values: TextValues) -> bool:
 def _one_statement(text: str, values: list[Value]) -> bool:
     """A single sentence with at most a few names: several sentences, or a list of names,
     bind their values to more subjects than one clause of evidence holds."""
-    return len(sentence_spans(text.strip())) == 1 and len(_names(values)) <= _MAX_NAMES
+    return len(sentence_spans(text.strip())) == 1 and len(names_in(values)) <= _MAX_NAMES
 
 
-# How many clauses back a pronoun may reach for the clause that named its subject.
-_PRONOUN_CHAIN = 4
-
-# Every clause of the evidence, with the index of its sentence.
-_Units = list[tuple[int, _Clause]]
-
-
-def _units(sentences: list[_Sentence]) -> _Units:
-    return [(index, clause) for index, sentence in enumerate(sentences)
-            for clause in sentence.clauses]
-
-
-def _read(units: _Units, position: int) -> list[TextValues]:
-    """What the clause at ``position`` says of its subject: itself, and, when it opens with
-    a pronoun or "The <noun>", the clause that named that subject: the nearest one before it
-    that does not itself open so. "Rosalind Franklin was a chemist. She worked at King's
-    College from 1951. She died in 1958." states 1958 of Rosalind Franklin."""
-    clause = units[position][1]
-    if not clause.continues:
-        return [clause.values]
-    for back in range(position - 1, max(position - 1 - _PRONOUN_CHAIN, -1), -1):
-        if not units[back][1].continues:
-            return [units[back][1].values, clause.values]
-    return [clause.values]
-
-
-def _naming(units: _Units, name: Value,
-            apart: frozenset[tuple[str, ...]] = frozenset()) -> list[bool]:
-    """For each clause, whether it names ``name``, read as :func:`_read` reads it (``apart``:
-    see :func:`_named`)."""
-    return [any(_named(name, values, apart) for values in _read(units, position))
-            for position in range(len(units))]
-
-
-def _opens_with(text: str, name: Value) -> bool:
-    """Whether the claim opens with ``name`` as its subject ("The" aside)."""
-    opening = text.lstrip()
-    opening = opening[4:] if opening.startswith("The ") else opening
-    return opening.lower().startswith(" ".join(name.words))
-
-
-def _swapped(claim_values: list[Value], sentences: list[_Sentence]
-             ) -> tuple[Value, Value, int] | None:
-    """A number, date or amount of the claim that the evidence states only for another
-    subject, while a clause naming every name of the claim states a different value of
-    that kind: "Caldry has 18,500 people" against "Marrowick has a population of 18,500,
-    while Caldry is home to 7,200 people." Returns the claim's value, the evidence's and
-    the sentence that states it. A clause that opens with a pronoun or "The <noun>" reads
-    with the one before it, so a value stated after "It" is bound to the name before."""
-    units = _units(sentences)
-    # Only names the evidence writes as names: capitalised inside a sentence, not just as
-    # the first word of one ("Belief in ..." names nothing).
-    names = [name for name in _names(claim_values) if any(
-        value.kind is ValueKind.ENTITY and value.start > 0
-        and (contains_run(name.words, value.words) or contains_run(value.words, name.words))
-        for _, clause in units for value in clause.values.values)]
-    if not names or len(names) < len(_names(claim_values)):
-        return None
-
-    apart = _variants(names, units)
-    # For each clause, whether it names every name of the claim.
-    names_all = [all(said) for said in zip(*(_naming(units, name, apart) for name in names),
-                                           strict=True)]
-
-    for value in claim_values:
-        if value.kind is ValueKind.ENTITY:
-            continue
-        if any(clause.values.contains(value) and named
-               for named, (_, clause) in zip(names_all, units, strict=True)):
-            continue
-        for named, (index, clause) in zip(names_all, units, strict=True):
-            if named:
-                other = clause.values.conflict(value, claim_values)
-                if other is not None:
-                    return value, other, index
-    return None
-
-
-# The share of the claim's other words a clause must hold to state the claim of its subject.
-_STATES_ALL_BUT_SUBJECT = 0.75
-_REPORTING = frozenset("""say says said report reports reported announce announces announced
-    claim claims claimed state states stated confirm confirms confirmed tell tells told warn
-    warns warned recommend recommends recommended""".split())  # noqa: SIM905
-
-
-def _stated_of_another(text: str, claim_values: list[Value], sentences: list[_Sentence]
-                       ) -> tuple[Value, Value, int, float] | None:
-    """The claim said of another subject: a clause holds every other value of the claim and
-    most of its other words, but names another subject and not the claim's, while the
-    claim's subject is named elsewhere and no clause naming it holds those values. "Johannes
-    Gutenberg set up the first printing press in England" against "William Caxton set up
-    the first printing press in England at Westminster." Returns the claim's subject, the
-    other subject, the clause's sentence and the share of the claim's words it holds."""
-    names = _names(claim_values)
-    if has_negation(text):  # "X is not made from cow's milk" is the model's to read
-        return None
-    if not names or not _opens_with(text, names[0]):
-        return None
-    subject, rest = names[0], [value for value in claim_values if value is not names[0]]
-    words = set(content_words(text)) - set(content_words(subject.text))
-    following = [word for word in text[subject.end:].replace(",", " ").split()
-                 if word[:1].islower()][:3]
-    # "Iran says ...", "Simi Valley, California, reported ...": the subject reports what
-    # another may have done.
-    if (len(words) < 3 or not _written_as_name(subject, sentences)
-            or _REPORTING.intersection(following)):
-        return None
-    units = _units(sentences)
-
-    def share(clause: _Clause) -> float:
-        if not all(clause.values.contains(value) for value in rest):
-            return 0.0
-        return len(words & clause.words) / len(words)
-
-    named = _naming(units, subject)
-    if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
-                             for (_, clause), said in zip(units, named, strict=True) if said):
-        return None
-    for (index, clause), said in zip(units, named, strict=True):
-        held = share(clause)
-        if said or clause.continues or held < _STATES_ALL_BUT_SUBJECT:
-            continue
-        # The other name is the clause's subject: it opens the clause ("William Caxton set
-        # up ...", "The Eiffel Tower was built ..."), not an object inside it.
-        first = next((value for value in clause.values.values
-                      if value.kind is ValueKind.ENTITY), None)
-        if (first is not None and first.start <= len("The ")
-                and _written_as_name(first, sentences) and not is_demonym(first.words[-1])
-                and not any(contains_run(first.words, value.words)
-                            or contains_run(value.words, first.words)
-                            for value in (subject, *_names(rest)))):
-            return subject, first, index, held
-    return None
-
-
-def _given_to_another(text: str, claim_values: list[Value], sentences: list[_Sentence]
-                      ) -> tuple[Value, Value, Value, int, float] | None:
-    """A name the claim gives its subject that the evidence gives only other subjects, while
-    a clause naming the claim's subject says the rest of the claim with another name in its
-    place: "Ludwig van Beethoven was born in Salzburg" against "Wolfgang Amadeus Mozart was
-    born in Salzburg ... Ludwig van Beethoven was born in Bonn in 1770". Returns the claim's
-    name, the evidence's, the claim's subject, the clause's sentence and the share of the
-    claim's other words that clause holds."""
-    names = _names(claim_values)
-    if len(names) < 2 or has_negation(text):
-        return None
-    subject = names[0]
-    if not _opens_with(text, subject) or not _written_as_name(subject, sentences):
-        return None
-    units = _units(sentences)
-    named = _naming(units, subject)
-    if not any(named):
-        return None
-    own = set(content_words(subject.text))
-    for value in names[1:]:
-        # Given to the subject anywhere (a shorter form of the name, or read through "It")
-        # is no swap.
-        if not _written_as_name(value, sentences) or any(
-                said and given for said, given in zip(named, _naming(units, value),
-                                                      strict=True)):
-            continue
-        words = set(content_words(text)) - own - set(content_words(value.text))
-        words -= {word for other in claim_values for word in content_words(other.text)}
-        if not words:
-            continue
-        for (index, clause), said in zip(units, named, strict=True):
-            held = len(words & clause.words) / len(words)
-            if not said or held < _STATES_ALL_BUT_SUBJECT:
-                continue
-            rival = next((other for other in clause.values.values
-                          if other.kind is ValueKind.ENTITY and other.start > 0
-                          and not any(contains_run(other.words, mine.words)
-                                      or contains_run(mine.words, other.words)
-                                      for mine in names)
-                          and _written_as_name(other, sentences)
-                          and _same_slot(text, value, clause.text, other)), None)
-            if rival is not None:
-                return value, rival, subject, index, held
-    return None
-
-
-_ARTICLES = frozenset({"a", "an", "the"})
 # Words that loosen a number ("around 500 beds"), read apart from what the claim says.
 _DEGREE_WORDS = frozenset({"around", "approximately", "approx", "roughly", "nearly", "almost"})
-
-
-def _same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
-    """Whether ``other`` stands where ``value`` stands: the same word before it ("born in
-    Salzburg", "born in Bonn") or after it ("an Ethiopian runner", "the Kenyan runner"),
-    articles aside; "defeated by Otto I" and "defeated at the Battle of Lechfeld" differ."""
-    def around(where: str, found: Value) -> tuple[str | None, str | None]:
-        before = [w for w in where[:found.start].lower().split() if w not in _ARTICLES]
-        after = [w for w in where[found.end:].lower().split() if w not in _ARTICLES]
-        # A comma or the sentence's end is no word: "Otto I, Holy ..." and "Western
-        # Europe." share nothing; "runner." is "runner".
-        return (before[-1] if before and before[-1].isalnum() else None,
-                after[0].rstrip(".!?;:") or None if after and after[0][:1].isalnum() else None)
-
-    mine, theirs = around(text, value), around(other_text, other)
-    return any(word is not None and word == their for word, their in zip(mine, theirs,
-                                                                        strict=True))
-
-
-def _written_as_name(name: Value, sentences: list[_Sentence]) -> bool:
-    """Whether the evidence writes ``name`` as a name: of two words or more, or capitalised
-    inside a sentence somewhere ("with Brazil"), not only as a sentence's first word
-    ("Directed by ...", "Based on ...")."""
-    return len(name.words) > 1 or any(
-        value.kind is ValueKind.ENTITY and value.start > 0 and value.words == name.words
-        for sentence in sentences for value in sentence.values.values)
 
 
 def _labels(values: list[Value]) -> str:
@@ -475,9 +177,8 @@ def _cover(where: list[list[int]]) -> list[int]:
     return sorted(chosen)
 
 
-def _conflicts(
-    claim: Claim, claim_values: list[Value], missing: list[Value], sentences: list[_Sentence]
-) -> list[_Conflict]:
+def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
+               sentences: list[EvidenceSentence]) -> list[_Conflict]:
     """Conflicting values in sentences aligned with the claim, for each missing value."""
     # Align on the words around the values: the values themselves are what may differ, and
     # a hedge ("probably", "is thought to be", "around") changes none of what is asserted.
