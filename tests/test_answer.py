@@ -12,10 +12,10 @@ from veritype.answer import (
     confabulation_problems,
     grounded_answer_schema,
 )
+from veritype.answers.rendering import confidence_label, render
 from veritype.claims import Claim, ClaimClass
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Status
-from veritype.rendering import confidence_label, render
 
 EVIDENCE = EvidencePack.from_texts(
     [

@@ -18,12 +18,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veritype"
 CORE = frozenset({
     "veritype", "veritype._closing", "veritype._finite_verbs", "veritype._registry",
     "veritype._text", "veritype._verbatim", "veritype._verbs",
-    "veritype.aggregate", "veritype.answer", "veritype.answer_reader", "veritype.answering",
-    "veritype.bounds",
+    "veritype.aggregate", "veritype.answer", "veritype.answers", "veritype.answers.question",
+    "veritype.answers.reader", "veritype.answers.relevance", "veritype.answers.rendering",
+    "veritype.answers.scoring", "veritype.answers.selection", "veritype.bounds",
     "veritype.budget",
     "veritype.claims", "veritype.clauses", "veritype.deadline", "veritype.errors",
-    "veritype.evidence", "veritype.graph", "veritype.question", "veritype.relevance",
-    "veritype.rendering",
+    "veritype.evidence", "veritype.graph",
     "veritype.settings",
     "veritype.thresholds", "veritype.verdicts", "veritype.verification",
 })

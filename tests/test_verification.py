@@ -4,10 +4,10 @@ from hypothesis import strategies as st
 
 from veritype.aggregate import VoteAggregator
 from veritype.answer import confabulation_problems
+from veritype.answers.rendering import render
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.rendering import render
 from veritype.thresholds import Thresholds
 from veritype.verification import claim_reason, type_graph, verify_answer
 from veritype.views import LexicalSupportView, NumericConsistencyView, Verdict, ViewResult
@@ -101,7 +101,7 @@ def test_no_rendered_claim_is_below_tau(
 
 
 def test_copies_inside_qualifying_evidence_are_not_verified_by_the_default_views() -> None:
-    from test__text import QUALIFIED_COPIES, STATED_COPIES
+    from test__verbatim import QUALIFIED_COPIES, STATED_COPIES
 
     from veritype.views import create_view
 

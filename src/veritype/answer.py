@@ -1,7 +1,7 @@
 """The ``GroundedAnswer`` contract, and the checks any answer must pass.
 
 An answer renders only Verified claims, each with [n] citations that resolve into the
-evidence pack (see ``veritype.rendering``); everything else is reported under
+evidence pack (see ``veritype.answers.rendering``); everything else is reported under
 ``limitations``; when nothing can be rendered the answer abstains and says why.
 """
 

@@ -22,12 +22,12 @@ from veritype.aggregate import (
     support_mass,
 )
 from veritype.answer import Confidence, GroundedAnswer
+from veritype.answers.rendering import render
 from veritype.budget import Budget, run_views
 from veritype.claims import Claim, Decomposition, classify, decompose, is_hedged
 from veritype.errors import ConfigurationError, InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node
-from veritype.rendering import render
 from veritype.thresholds import Thresholds, status_of, type_claim
 from veritype.verdicts import Verdict, VerificationView
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from veritype.answering import create_answer_scorer
+from veritype.answers.scoring import create_answer_scorer
 from veritype.checking import CheckResult, CheckSettings, RowResult, RowVerdict, check
 from veritype.checking._answered import Reading, read_answer
 from veritype.checking._verify import _pack

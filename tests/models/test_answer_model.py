@@ -2,7 +2,7 @@
 
 import pytest
 
-from veritype.answering import AnswerScorer, create_answer_scorer
+from veritype.answers.scoring import AnswerScorer, create_answer_scorer
 from veritype.models.cross_encoder import shipped_model_dir
 
 # (question, the sentence that answers it, true sentences beside it that do not)

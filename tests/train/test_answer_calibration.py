@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veritype.answering import AnswerCalibration
+from veritype.answers.question import AnswerKind
+from veritype.answers.scoring import AnswerCalibration
 from veritype.models.cross_encoder import shipped_model_dir
-from veritype.question import AnswerKind
 from veritype.train.answer_calibration import (
     MEDIUM_ACCURACY,
     MIN_KIND,

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from veritype.answer_reader import FEATURES, READER_FILE, AnswerReader
+from veritype.answers.reader import FEATURES, READER_FILE, AnswerReader
 from veritype.train.answer_reader import REPORT_FILE, train_answer_reader
 
 OWN_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpora"

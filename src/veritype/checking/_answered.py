@@ -8,7 +8,7 @@ some sentence states a price. The answer scorer reads what a sentence answers; t
 subjects say whose answer it is.
 
 The contexts' answers are their sentences that answer the question
-(:func:`veritype.answering.model_answers`, each read with its opening pronoun resolved: "It
+(:func:`veritype.answers.scoring.model_answers`, each read with its opening pronoun resolved: "It
 costs 2,799 euros." is the Voltra Sport's price). They are ranked by how much of a subject of
 the question they name, then by P(answers). The best one is the contexts' answer. So is the
 next, when it names as much of a subject: a two-hop question is answered by a bridge sentence
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from veritype._text import STOPWORDS
-from veritype.answering import AnswerScorer, model_answers
+from veritype.answers.question import analyse
+from veritype.answers.scoring import AnswerScorer, model_answers
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.evidence import EvidencePack, Span
-from veritype.question import analyse
 from veritype.views._matching import contains_run
 
 # P(answers) from which the subject's best answering sentence answers otherwise, chosen on

@@ -21,7 +21,9 @@ from veritype.aggregate import (
     default_for,
     recommended_thresholds,
 )
-from veritype.answering import (
+from veritype.answers.question import analyse
+from veritype.answers.rendering import narrowest_spans
+from veritype.answers.scoring import (
     DEFAULT_ANSWER_SCORER,
     AnswerScorer,
     load_answer_scorer,
@@ -40,8 +42,6 @@ from veritype.claims import Claim, classify, decompose, is_hedged
 from veritype.errors import ConfigurationError, InputError, VeritypeError
 from veritype.evidence import Document, EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.question import analyse
-from veritype.rendering import narrowest_spans
 from veritype.settings import Settings
 from veritype.thresholds import Thresholds
 from veritype.verdicts import Verdict

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from veritype.aggregate import DEFAULT_VIEWS
-from veritype.answering import DEFAULT_ANSWER_SCORER
+from veritype.answers.scoring import DEFAULT_ANSWER_SCORER
 from veritype.errors import ConfigurationError
 from veritype.settings import Settings, check_view_options
 
@@ -45,7 +45,7 @@ class EngineConfig(Settings):
     max_tokens: int = Field(default=96, ge=1, le=4096)
     relevance: bool = True
     relevance_floor: float = Field(default=0.35, ge=0.0, le=1.0)
-    # The answer scorer (``veritype.answering``) by name or model directory: the extractive
+    # The answer scorer (``veritype.answers.scoring``) by name or model directory: the extractive
     # drafter ranks sentences by it, and a claim answers the question by it or by the rules.
     # "none": the rules alone.
     answer_model: str = DEFAULT_ANSWER_SCORER

@@ -19,8 +19,11 @@ from veritype.aggregate import (
     recommended_thresholds,
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
-from veritype.answer_reader import AnswerReader, reader_of
-from veritype.answering import (
+from veritype.answers.question import Question, analyse
+from veritype.answers.reader import AnswerReader, reader_of
+from veritype.answers.relevance import Similarity, off_question_claims
+from veritype.answers.rendering import render
+from veritype.answers.scoring import (
     AnswerCalibration,
     AnswerScorer,
     answers_surely,
@@ -57,9 +60,6 @@ from veritype.graph import BeliefGraph
 from veritype.ingest import Corpus, IngestReport
 from veritype.ingest.corpus import TextLabels
 from veritype.progress import Progress
-from veritype.question import Question, analyse
-from veritype.relevance import Similarity, off_question_claims
-from veritype.rendering import render
 from veritype.thresholds import Thresholds
 from veritype.verdicts import VerificationView
 from veritype.verification import folded_by_whole, is_one_sentence, with_whole

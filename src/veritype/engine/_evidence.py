@@ -9,13 +9,13 @@ from typing import Any
 
 from veritype._text import ANAPHORIC_LEAD, content_words, sentence_spans
 from veritype.answer import Reference
-from veritype.answer_reader import Candidate
+from veritype.answers.question import Question
+from veritype.answers.reader import Candidate
 from veritype.clauses import heading_text, names_its_subject
 from veritype.engine._inputs import passes_filters
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, Node
 from veritype.ingest import Corpus
-from veritype.question import Question
 from veritype.retrieval import ScoredChunk
 
 

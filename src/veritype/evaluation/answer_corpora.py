@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from veritype.answer_reader import features
-from veritype.answering import DECIDED_BY_RULES, AnswerScorer
+from veritype.answers.question import analyse
+from veritype.answers.reader import features
+from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer
 from veritype.errors import DataError
 from veritype.evaluation.answer_metrics import contains_answer
 from veritype.evidence import Chunk
-from veritype.question import analyse
 
 if TYPE_CHECKING:
     from veritype.engine import Engine
@@ -186,7 +186,7 @@ def ask_with_reader(questions: Sequence[GoldQuestion], answer_model: Path,
                     progress: Callable[[str], None] = lambda _: None) -> list[AskedAnswer]:
     """Ask each question the rules do not decide through ``Engine.ask`` with the answer model
     (and its reader) in ``answer_model``, each corpus in a fresh store."""
-    from veritype.answer_reader import reader_of
+    from veritype.answers.reader import reader_of
     from veritype.engine._evidence import claim_candidate, drafting_pool
 
     asked: list[AskedAnswer] = []

@@ -2,9 +2,9 @@
 
 It ranks the evidence sentences by whether they answer the question, keeps the best few that
 say something new, and joins them. Whether a sentence answers is the answer reader's P
-(``veritype.answer_reader``: the answer model's P(answers) weighed with what the question
+(``veritype.answers.reader``: the answer model's P(answers) weighed with what the question
 asks) where the answer scorer has one; for a yes/no question or a comparison, and for a
-scorer without a reader, its P(answers) with the rules of ``veritype.question`` (a value of
+scorer without a reader, its P(answers) with the rules of ``veritype.answers.question`` (a value of
 the kind asked for, on its focus and about its subject) and the share of the question's words
 as a bonus; without a scorer, the rules alone.
 Every sentence it writes is quoted from the evidence, so it is the safe default when no
@@ -22,8 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
-from veritype.answer_reader import Candidate, reader_of
-from veritype.answering import DECIDED_BY_RULES, AnswerScorer
+from veritype.answers.question import Question, analyse
+from veritype.answers.reader import Candidate, reader_of
+from veritype.answers.relevance import names_any
+from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer
 from veritype.clauses import heading_text, names_its_subject
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
@@ -34,8 +36,6 @@ from veritype.generation._base import (
     TokenInfo,
     register_generator,
 )
-from veritype.question import Question, analyse
-from veritype.relevance import names_any
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8

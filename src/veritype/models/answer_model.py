@@ -2,9 +2,9 @@
 
 The shipped model (``veritype/models/answers``) reads ``(question, sentence)`` pairs, as QNLI
 does, and its entailment output is P(the sentence answers the question); ``calibration.json``
-beside it says how to read that (``veritype.answering.AnswerCalibration``), and
+beside it says how to read that (``veritype.answers.scoring.AnswerCalibration``), and
 ``reader.json``, where present, the reader that weighs it with what the question asks
-(``veritype.answer_reader``). Any directory
+(``veritype.answers.reader``). Any directory
 holding such a model and calibration, or a Hugging Face checkpoint by name or path (exported
 once, needs the ``train`` extra) with a calibration passed in, works the same way.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veritype.answer_reader import READER_FILE, AnswerReader
-from veritype.answering import CALIBRATION_FILE, AnswerCalibration, register_answer_scorer
+from veritype.answers.reader import READER_FILE, AnswerReader
+from veritype.answers.scoring import CALIBRATION_FILE, AnswerCalibration, register_answer_scorer
 from veritype.errors import ModelError
 from veritype.models.cross_encoder import CrossEncoder, model_directory
 

@@ -9,7 +9,7 @@ the extractive drafter, every shown claim counting as an answer. Each answer is 
 row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
 
 - **threshold**: a claim answers the question when P(answers) ≥ it and it holds a value of
-  the asked kind, or the rules say so (``veritype.answering.claim_answers``); the answer then
+  the asked kind, or the rules say so (``veritype.answers.scoring.claim_answers``); the answer then
   shows, else the engine abstains. Chosen to maximise right answers minus wrong
   ones: an answer is shown when it is more likely right than wrong.
 - **P(right)**: a logistic map from the best P(answers) among the claims that answer, and
@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from veritype.aggregate._learned import newton
-from veritype.answering import (
+from veritype.answers.question import AnswerKind, Question, analyse
+from veritype.answers.scoring import (
     CALIBRATION_FILE,
     DECIDED_BY_RULES,
     RIGHT_FLOOR,
@@ -61,7 +62,6 @@ from veritype.evaluation.gold import RENDERED, judge_corpus_qa
 from veritype.evaluation.machine import machine
 from veritype.evaluation.metrics import balanced_accuracy, roc_auc
 from veritype.evaluation.runner import ProgressFactory, no_progress
-from veritype.question import AnswerKind, Question, analyse
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS, knowledge_sentences
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
@@ -213,7 +213,7 @@ def _update_card(card: Path, report: dict[str, Any]) -> None:
         f"- Sentences: {p['pairs']} knowledge sentences of rows whose answer is in some but not "
         f"all of them ({p['answering']} hold it). ROC-AUC of P(answers) {p['roc_auc']:.3f}; "
         f"balanced accuracy at 0.5 {p['model_balanced_accuracy_at_0.5']:.3f}, where the rules "
-        f"of `veritype.question` reach {p['rules_balanced_accuracy']:.3f}.\n"
+        f"of `veritype.answers.question` reach {p['rules_balanced_accuracy']:.3f}.\n"
         f"- Answers: {report['questions']} of these rows' questions asked of the corpus of "
         f"their knowledge paragraphs and those of rows {report['distractor_rows'][0]}–"
         f"{report['distractor_rows'][1]} ({report['corpus_paragraphs']:,} paragraphs; "

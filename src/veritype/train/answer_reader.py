@@ -20,7 +20,7 @@ labelled by whether it holds the gold answer.
 Then:
 
 - **coefficients**: a penalised logistic regression of the label on the reader's features
-  (``veritype.answer_reader.FEATURES``) over all candidates.
+  (``veritype.answers.reader.FEATURES``) over all candidates.
 - **held out by source**: the same fit without one source, read on that source: how often the
   best-ranked candidate holds the answer, beside the two single signals it combines (the
   answer model's P(answers) alone; the shared-word rules the drafter ranked by before), and
@@ -51,8 +51,8 @@ import numpy as np
 import numpy.typing as npt
 
 from veritype.aggregate._learned import newton
-from veritype.answer_reader import FEATURES, READER_FILE, AnswerReader, RightCalibration
-from veritype.answering import RIGHT_FLOOR
+from veritype.answers.reader import FEATURES, READER_FILE, AnswerReader, RightCalibration
+from veritype.answers.scoring import RIGHT_FLOOR
 from veritype.errors import DataError
 from veritype.evaluation._e2e_data import halueval_rows
 from veritype.evaluation.answer_corpora import (

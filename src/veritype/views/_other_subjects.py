@@ -13,9 +13,9 @@ from veritype._text import (
     content_words,
     has_negation,
 )
+from veritype.answers.relevance import is_demonym
 from veritype.deadline import checked
 from veritype.evidence import EvidencePack, Span
-from veritype.relevance import is_demonym
 from veritype.views._matching import TextValues, contains_run
 from veritype.views._values import Value, ValueKind
 

@@ -22,20 +22,14 @@ from veritype.answer import (
     Reference,
     ViewVerdict,
 )
-from veritype.answer_reader import RightCalibration
-from veritype.answering import (
-    DECIDED_BY_RULES,
-    RIGHT_FLOOR,
-    AnswerCalibration,
-    answering_claims,
-    claim_answers,
-    model_answers,
-)
+from veritype.answers.question import Question
+from veritype.answers.reader import RightCalibration
+from veritype.answers.scoring import DECIDED_BY_RULES, RIGHT_FLOOR, AnswerCalibration
+from veritype.answers.selection import AnswerSelection
 from veritype.claims import Claim, ClaimClass, states_scope
 from veritype.errors import InputError
 from veritype.evidence import EvidencePack, Span
 from veritype.graph import BeliefGraph, EvidenceType, Node, Status
-from veritype.question import AnswerKind, Question
 
 _HEDGE = re.compile(
     r"\b(?:about|approximately|around|roughly|nearly|might|likely|possibly|"
@@ -174,28 +168,28 @@ def render(
     ``folded`` claims are parts of a refined claim that renders in their place: they stay
     in ``claims`` but are neither shown on their own nor counted for confidence.
     ``notes`` replace the default limitation wording of unrendered claims.
-    ``off_question`` claims do not address the question (``veritype.relevance``): they are
+    ``off_question`` claims do not address the question (``veritype.answers.relevance``): they are
     not shown, even when Verified, and do not count for confidence.
     With the analysed ``question``, a shown claim is the answer only when it answers it
-    (``veritype.question``): those claims are the answer, and the other claims that could be
+    (``veritype.answers.question``): those claims are the answer, and the other claims that could be
     shown are listed under ``related``; when none answers, the answer abstains and lists them
     all there, and the confidence is high only when a claim answers. A comparison with one side
     unanswered abstains and says which side. ``answer_scores`` (claim id → P(the claim answers
     the question), from an answer scorer) read through ``answer_calibration`` let a claim answer
-    by the model as well as by the rules (``veritype.answering.claim_answers``); the answer's
+    by the model as well as by the rules (``veritype.answers.scoring.claim_answers``); the answer's
     confidence is then P(the shown answer is right) from the best of those scores and the
     question's kind, and its label that probability's band; an answer more likely wrong than
-    right (``veritype.answering.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
+    right (``veritype.answers.scoring.RIGHT_FLOOR``) is not shown, unless the rules decided it (a
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
     claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P) and
     ``reader_calibration``, P(right) reads the best of both scores of the claims that answer
-    (``veritype.answer_reader.RightCalibration``).
+    (``veritype.answers.reader.RightCalibration``).
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
-    reader = _AnswerReader(question, answer_scores or {}, answer_calibration,
+    reader = AnswerSelection(question, answer_scores or {}, answer_calibration,
                            reader_scores or {}, reader_calibration)
     rendered: set[str] = set()
     admissible: set[str] = set()
@@ -334,96 +328,6 @@ def render(
         trace_id=trace_id or uuid.uuid4().hex,
         timings=dict(timings or {}),
     )
-
-
-class _AnswerReader:
-    """Which shown claims answer the question: by the rules of ``veritype.question``, or by an
-    answer scorer's P(answers) at its calibrated threshold."""
-
-    def __init__(self, question: Question | None, scores: Mapping[str, float],
-                 calibration: AnswerCalibration | None, read: Mapping[str, float],
-                 right_calibration: RightCalibration | None) -> None:
-        self.question = question
-        self.scores = scores if calibration is not None else {}
-        self.calibration = calibration
-        self.read = read if right_calibration is not None else {}
-        self.right_calibration = right_calibration
-
-    def answers(self, node: Node) -> bool:
-        if self.question is None:
-            return False
-        return claim_answers(self.question, node.claim.text,
-                             self.scores.get(node.claim.claim_id), self.calibration)
-
-    def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
-        """The ids of the shown claims that answer the question, and, for a comparison, the
-        sides no shown claim gives a value for (as words)."""
-        question = self.question
-        assert question is not None
-        if not question.comparative:
-            ids = [node.claim.claim_id for node in shown]
-            chosen = answering_claims(question, [node.claim.text for node in shown],
-                                      [self.scores.get(claim_id) for claim_id in ids],
-                                      self.calibration)
-            if question.kind is AnswerKind.YES_NO and chosen:
-                # A yes or no is read from every verified claim on the question, once one
-                # states the asked property: "surgery was associated with decreases in
-                # depression" bears on "Does bariatric surgery improve mental health?" though
-                # it names neither.
-                return set(ids), []
-            return {ids[i] for i in chosen}, []
-        answering: set[str] = set()
-        missing: list[str] = []
-        for side in question.sides:
-            found = {
-                node.claim.claim_id for node in shown
-                if self._answers_side(side, node, _about(node, evidence))
-            }
-            answering |= found
-            if not found:
-                missing.append(" ".join(sorted(side)))
-        return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
-
-    def _answers_side(self, side: frozenset[str], node: Node, about: str) -> bool:
-        """Whether a claim gives ``side``'s value: by the rules, read with ``about`` (the
-        titles and headings of its passages), or by the answer model when it names the
-        side."""
-        question = self.question
-        assert question is not None
-        text = node.claim.text
-        return question.side_answered(side, text, about) or (
-            question.names_side(side, text, about)
-            and model_answers(question, text, self.scores.get(node.claim.claim_id),
-                              self.calibration))
-
-    def right(self, answer_ids: set[str]) -> float | None:
-        """P(the shown answer is right): with a reader, its calibration read at the best
-        reader P and the best P(answers) of the claims that answer; else the scorer's
-        calibration read at the best P(answers) and the question's kind; None without a
-        scorer."""
-        if self.calibration is None:
-            return None
-        best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
-        if self.right_calibration is not None and self.read:
-            read = max((self.read.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
-            return self.right_calibration.right(read, best)
-        return self.calibration.right(best, self.question.kind if self.question else None)
-
-    def label(self, right: float) -> Confidence:
-        """The label of P(right) under the calibration that gave it."""
-        if self.right_calibration is not None and self.read:
-            return self.right_calibration.label(right)
-        assert self.calibration is not None  # right() gave a probability
-        return self.calibration.label(right)
-
-
-def _about(node: Node, evidence: EvidencePack) -> str:
-    """What a claim's passages are about: their documents' titles and the headings of the
-    sections they stand in."""
-    spans = [span for span in node.evidence if evidence.resolves(span)]
-    return " ".join(dict.fromkeys(
-        [evidence.title(span.doc_id) for span in spans]
-        + [evidence.heading(span) for span in spans]))
 
 
 def _abstention_reason(

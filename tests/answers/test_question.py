@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from veritype.answers.question import AnswerKind, analyse
 from veritype.errors import InputError
-from veritype.question import AnswerKind, analyse
 
 
 @pytest.mark.parametrize(("question", "kind", "focus"), [

@@ -1,6 +1,6 @@
 """Does a text answer a question, and how likely is a shown answer right?
 
-The rules of ``veritype.question`` read a question for the kind of value it asks ("when" → a
+The rules of ``veritype.answers.question`` read a question for the kind of value it asks ("when" → a
 date) and its focus; a two-hop question ("Bassist of the band who released Voivod was
 originally in a band based where?") defeats them. An answer scorer is a learned judge of the
 same thing: P(this text answers this question). veritype ships one (``answers``, a
@@ -27,8 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from veritype._registry import Registry
 from veritype.answer import Confidence
+from veritype.answers.question import AnswerKind, Question
 from veritype.errors import ConfigurationError, VeritypeError
-from veritype.question import AnswerKind, Question
 
 CALIBRATION_FILE = "calibration.json"
 

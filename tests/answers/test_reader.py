@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from veritype.answer import Confidence
-from veritype.answer_reader import (
+from veritype.answers.question import analyse
+from veritype.answers.reader import (
     FEATURES,
     READER_FILE,
     AnswerReader,
@@ -16,11 +17,10 @@ from veritype.answer_reader import (
     features,
     reader_of,
 )
-from veritype.answering import AnswerCalibration
+from veritype.answers.scoring import AnswerCalibration
 from veritype.errors import ConfigurationError
-from veritype.question import analyse
 
-SHIPPED = Path(__file__).resolve().parents[1] / "src" / "veritype" / "models" / "answers"
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "veritype" / "models" / "answers"
 RIGHT = RightCalibration(intercept=0.0, reader_slope=1.0, answer_model_slope=0.5, high=0.9,
                          medium=0.7)
 

@@ -1,9 +1,9 @@
 """Which text answers a question: the answer model's P(answers) read beside what the question
 asks, by one fitted logistic model.
 
-The answer model (``veritype.answering``) reads one (question, sentence) pair; on documents it
+The answer model (``veritype.answers.scoring``) reads one (question, sentence) pair; on documents it
 was not trained on it often prefers a sentence about a sibling entity or a neighbouring
-policy. The rules of ``veritype.question`` (the kind of value asked for, its focus, its
+policy. The rules of ``veritype.answers.question`` (the kind of value asked for, its focus, its
 subject) know what it misses but are brittle as vetoes: a condition answers "when", a count
 "how long". The reader turns both into evidence: each candidate text becomes a vector of
 features (:data:`FEATURES`) and a logistic model fitted on question/answer pairs written for
@@ -32,10 +32,10 @@ from typing import Any
 
 from veritype._text import content_words
 from veritype.answer import Confidence
-from veritype.answering import AnswerScorer, band, read_json_object
+from veritype.answers.question import AnswerKind, Question, shared_focus
+from veritype.answers.relevance import names_any
+from veritype.answers.scoring import AnswerScorer, band, read_json_object
 from veritype.errors import ConfigurationError
-from veritype.question import AnswerKind, Question, shared_focus
-from veritype.relevance import names_any
 
 READER_FILE = "reader.json"
 _RIGHT_FIELDS = ("intercept", "reader_slope", "answer_model_slope", "high", "medium")
@@ -50,7 +50,7 @@ FEATURES: tuple[str, ...] = (
     "holds_kind",  # the text holds a value of the kind asked for (a date for "when")
     "names_attribute",  # it names the measured attribute asked for ("range"), if any
     "names_event",  # it states the event a "did/does" question asks about, if any
-    "rules_answer",  # the rules of ``veritype.question`` say it answers
+    "rules_answer",  # the rules of ``veritype.answers.question`` say it answers
     "on_subject",  # it (or its context) names the question's subject, if any
     *(f"asks_{kind.value}" for kind in AnswerKind),
 )

@@ -21,8 +21,14 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
 from veritype._verbs import BASE_FORMS, forms_of
+from veritype.answers.relevance import (
+    KIND_WORDS,
+    is_demonym,
+    name_word,
+    names_any,
+    question_subjects,
+)
 from veritype.errors import InputError
-from veritype.relevance import KIND_WORDS, is_demonym, name_word, names_any, question_subjects
 
 
 class AnswerKind(StrEnum):

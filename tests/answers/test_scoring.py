@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from veritype.answer import Confidence
-from veritype.answering import (
+from veritype.answers.question import AnswerKind, analyse
+from veritype.answers.rendering import render
+from veritype.answers.scoring import (
     RIGHT_FLOOR,
     AnswerCalibration,
     answers_surely,
@@ -18,8 +20,6 @@ from veritype.claims import Claim, ClaimClass
 from veritype.errors import ConfigurationError, UnknownComponentError
 from veritype.evidence import EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType, Status
-from veritype.question import AnswerKind, analyse
-from veritype.rendering import render
 
 CALIBRATION = AnswerCalibration(threshold=0.6, slope=1.5, intercept=0.5, high=0.9, medium=0.7)
 EVIDENCE = EvidencePack.from_texts([
@@ -255,7 +255,7 @@ def test_the_subjects_claims_answer_by_the_model_where_it_reads_the_question() -
 
 
 def test_with_a_reader_p_right_reads_the_reader_and_a_doubtful_answer_abstains() -> None:
-    from veritype.answer_reader import RightCalibration
+    from veritype.answers.reader import RightCalibration
 
     right = RightCalibration(intercept=0.0, reader_slope=1.0, answer_model_slope=0.5,
                              high=0.95, medium=0.7)

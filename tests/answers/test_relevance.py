@@ -4,10 +4,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from veritype.answers.relevance import off_question_claims, question_subjects
 from veritype.claims import decompose
 from veritype.evidence import Document, EvidencePack
 from veritype.graph import BeliefGraph, EvidenceType
-from veritype.relevance import off_question_claims, question_subjects
 from veritype.retrieval.embedding import create_embedder
 
 

@@ -1,0 +1,111 @@
+"""Which of the claims a renderer may show answer the question, and how likely that answer is
+right: the rules of ``veritype.answers.question``, an answer scorer's P(answers) at its
+calibrated threshold (``veritype.answers.scoring``), and an answer reader's P
+(``veritype.answers.reader``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from veritype.answer import Confidence
+from veritype.answers.question import AnswerKind, Question
+from veritype.answers.reader import RightCalibration
+from veritype.answers.scoring import (
+    AnswerCalibration,
+    answering_claims,
+    claim_answers,
+    model_answers,
+)
+from veritype.evidence import EvidencePack
+from veritype.graph import Node
+
+
+class AnswerSelection:
+    """Which shown claims answer the question: by the rules of ``veritype.answers.question``,
+    or by an answer scorer's P(answers) at its calibrated threshold; and how likely the
+    answer they make is right."""
+
+    def __init__(self, question: Question | None, scores: Mapping[str, float],
+                 calibration: AnswerCalibration | None, read: Mapping[str, float],
+                 right_calibration: RightCalibration | None) -> None:
+        self.question = question
+        self.scores = scores if calibration is not None else {}
+        self.calibration = calibration
+        self.read = read if right_calibration is not None else {}
+        self.right_calibration = right_calibration
+
+    def answers(self, node: Node) -> bool:
+        if self.question is None:
+            return False
+        return claim_answers(self.question, node.claim.text,
+                             self.scores.get(node.claim.claim_id), self.calibration)
+
+    def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
+        """The ids of the shown claims that answer the question, and, for a comparison, the
+        sides no shown claim gives a value for (as words)."""
+        question = self.question
+        assert question is not None
+        if not question.comparative:
+            ids = [node.claim.claim_id for node in shown]
+            chosen = answering_claims(question, [node.claim.text for node in shown],
+                                      [self.scores.get(claim_id) for claim_id in ids],
+                                      self.calibration)
+            if question.kind is AnswerKind.YES_NO and chosen:
+                # A yes or no is read from every verified claim on the question, once one
+                # states the asked property: "surgery was associated with decreases in
+                # depression" bears on "Does bariatric surgery improve mental health?" though
+                # it names neither.
+                return set(ids), []
+            return {ids[i] for i in chosen}, []
+        answering: set[str] = set()
+        missing: list[str] = []
+        for side in question.sides:
+            found = {
+                node.claim.claim_id for node in shown
+                if self._answers_side(side, node, _about(node, evidence))
+            }
+            answering |= found
+            if not found:
+                missing.append(" ".join(sorted(side)))
+        return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+    def _answers_side(self, side: frozenset[str], node: Node, about: str) -> bool:
+        """Whether a claim gives ``side``'s value: by the rules, read with ``about`` (the
+        titles and headings of its passages), or by the answer model when it names the
+        side."""
+        question = self.question
+        assert question is not None
+        text = node.claim.text
+        return question.side_answered(side, text, about) or (
+            question.names_side(side, text, about)
+            and model_answers(question, text, self.scores.get(node.claim.claim_id),
+                              self.calibration))
+
+    def right(self, answer_ids: set[str]) -> float | None:
+        """P(the shown answer is right): with a reader, its calibration read at the best
+        reader P and the best P(answers) of the claims that answer; else the scorer's
+        calibration read at the best P(answers) and the question's kind; None without a
+        scorer."""
+        if self.calibration is None:
+            return None
+        best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
+        if self.right_calibration is not None and self.read:
+            read = max((self.read.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
+            return self.right_calibration.right(read, best)
+        return self.calibration.right(best, self.question.kind if self.question else None)
+
+    def label(self, right: float) -> Confidence:
+        """The label of P(right) under the calibration that gave it."""
+        if self.right_calibration is not None and self.read:
+            return self.right_calibration.label(right)
+        assert self.calibration is not None  # right() gave a probability
+        return self.calibration.label(right)
+
+
+def _about(node: Node, evidence: EvidencePack) -> str:
+    """What a claim's passages are about: their documents' titles and the headings of the
+    sections they stand in."""
+    spans = [span for span in node.evidence if evidence.resolves(span)]
+    return " ".join(dict.fromkeys(
+        [evidence.title(span.doc_id) for span in spans]
+        + [evidence.heading(span) for span in spans]))
