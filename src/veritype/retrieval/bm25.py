@@ -7,10 +7,12 @@ killed before it could refresh the index), so it can never serve chunks the stor
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,14 +105,20 @@ class BM25Index:
 
     @classmethod
     def refresh(cls, store: Store, spec: IndexSpec) -> BM25Index:
-        """The current index: loaded if it is up to date, else rebuilt and saved."""
+        """The current index: loaded if it is up to date, else rebuilt and saved. Processes
+        sharing the folder (replicas of a service in one directory) rebuild one at a time,
+        so each generation is built once and the others load it."""
         folder = cls.folder(store, spec)
         loaded = cls.load(folder, store.generation())
         if loaded is not None:
             return loaded
-        built = cls.build(store, spec)
-        built.save(folder)
-        return built
+        with _exclusive(folder):
+            loaded = cls.load(folder, store.generation())
+            if loaded is not None:
+                return loaded
+            built = cls.build(store, spec)
+            built.save(folder)
+            return built
 
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         import bm25s
@@ -135,6 +143,15 @@ class BM25Index:
             ]
             for row_ids, row_scores in zip(np.asarray(rows), np.asarray(scores), strict=True)
         ]
+
+
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """A lock on ``folder`` held across processes (released when its file is closed)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f".{folder.name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 class BM25Retriever:
