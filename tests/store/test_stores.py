@@ -200,6 +200,22 @@ def test_sqlite_switches_to_an_ann_index_above_the_threshold(tmp_path: Path) -> 
     store.close()
 
 
+def test_processes_over_one_sqlite_store_share_its_saved_ann_index(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    first, second = open_store(url, ann_threshold=10), open_store(url, ann_threshold=10)
+    first.write([make_write(f"Document number {i}. It has a sentence.", f"d{i}", dims=16,
+                            seed=i) for i in range(20)])
+    _, vectors = first.vectors(DENSE)
+    built = first.search_vectors(DENSE, vectors, 3)
+    saved = first.index_dir() / "dense.usearch"
+    written = saved.stat().st_mtime_ns
+    # The second loads the index the first saved at this generation instead of building it.
+    assert second.search_vectors(DENSE, vectors, 3) == built
+    assert saved.stat().st_mtime_ns == written
+    first.close()
+    second.close()
+
+
 def test_a_sqlite_store_opens_while_another_process_writes_to_it_first(
         tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"

@@ -7,17 +7,16 @@ killed before it could refresh the index), so it can never serve chunks the stor
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veritype._files import exclusive
 from veritype.errors import ConfigurationError
 from veritype.retrieval._base import ScoredChunk, register_retriever
 from veritype.store import IndexSpec, Store
@@ -112,7 +111,7 @@ class BM25Index:
         loaded = cls.load(folder, store.generation())
         if loaded is not None:
             return loaded
-        with _exclusive(folder):
+        with exclusive(folder):
             loaded = cls.load(folder, store.generation())
             if loaded is not None:
                 return loaded
@@ -143,15 +142,6 @@ class BM25Index:
             ]
             for row_ids, row_scores in zip(np.asarray(rows), np.asarray(scores), strict=True)
         ]
-
-
-@contextmanager
-def _exclusive(folder: Path) -> Iterator[None]:
-    """A lock on ``folder`` held across processes (released when its file is closed)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f".{folder.name}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 class BM25Retriever:
