@@ -1,5 +1,7 @@
 """A bounded load test of the HTTP service: N requests to ``POST /qa/verify``, C at a time,
-over loopback, against a real ``veritype serve`` process (or ``--url``).
+over loopback, against a real ``veritype serve`` process (or ``--url``). With ``--replicas N``
+it starts N processes over one store (``--postgres``: a PostgreSQL database) and spreads the
+requests over them, as a load balancer would (each client connection keeps to one replica).
 
 Each request verifies one HaluEval QA answer (rows 8000+, alternately the right and the
 hallucinated answer) against its knowledge passage, so every request is distinct and the
@@ -13,7 +15,9 @@ left, so the small requests sent right behind the storm are served as fast as th
 kind of requests before it: their p50/p95 are reported side by side.
 
 Run: ``python benchmarks/load.py [--requests 1000] [--concurrency 8] [--disconnects 64]``
-(writes ``benchmarks/results/load.json``).
+(writes ``benchmarks/results/load.json``); two replicas over PostgreSQL:
+``python benchmarks/load.py --requests 300 --disconnects 0 --replicas 2 --postgres
+--output benchmarks/results/load_replicas.json``.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from _common import wait_until_serving
@@ -82,10 +87,11 @@ def percentile(values: list[float], share: float) -> float:
 
 
 async def _run(
-    url: str, bodies: list[dict[str, Any]], concurrency: int, console: Console | None
+    urls: list[str], bodies: list[dict[str, Any]], concurrency: int, console: Console | None
 ) -> dict[str, Any]:
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
+    answered_by: Counter[str] = Counter()
     claims: Counter[str] = Counter()
     errors: list[str] = []
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -98,7 +104,7 @@ async def _run(
     task = progress.add_task("requests", total=len(bodies))
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
 
-    async def worker(client: httpx.AsyncClient) -> None:
+    async def worker(client: httpx.AsyncClient, url: str) -> None:
         while True:
             try:
                 body = queue.get_nowait()
@@ -108,6 +114,7 @@ async def _run(
             try:
                 response = await client.post(ENDPOINT, json=body)
                 statuses[str(response.status_code)] += 1
+                answered_by[url] += 1
                 if response.status_code == 200:
                     for claim in response.json()["claims"]:
                         claims[claim["type"]] += 1
@@ -120,11 +127,18 @@ async def _run(
             progress.advance(task)
 
     with progress:
-        async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-            warm = await client.post(ENDPOINT, json={"answer": "Warm up.", "evidence": ["Warm."]})
-            warm.raise_for_status()
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, timeout=120, limits=limits)) for url in urls]
+            for client in clients:
+                warm = await client.post(
+                    ENDPOINT, json={"answer": "Warm up.", "evidence": ["Warm."]})
+                warm.raise_for_status()
             started = time.perf_counter()
-            await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+            # Worker i keeps to replica i mod N: the requests are spread evenly.
+            await asyncio.gather(*(
+                worker(clients[number % len(urls)], urls[number % len(urls)])
+                for number in range(concurrency)))
             wall = time.perf_counter() - started
     return {
         "endpoint": ENDPOINT,
@@ -133,6 +147,7 @@ async def _run(
         "errors": len(errors),
         "error_samples": errors[:5],
         "status_counts": dict(statuses),
+        "requests_by_url": dict(answered_by),
         "p50_ms": round(percentile(latencies, 0.50) * 1000, 1),
         "p95_ms": round(percentile(latencies, 0.95) * 1000, 1),
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
@@ -213,12 +228,15 @@ def run_disconnect_storm(
 
 
 def run_load(
-    url: str, bodies: list[dict[str, Any]], concurrency: int, console: Console | None = None
+    url: str | list[str], bodies: list[dict[str, Any]], concurrency: int,
+    console: Console | None = None,
 ) -> dict[str, Any]:
-    """Send every body to ``url`` with ``concurrency`` requests in flight; the figures."""
+    """Send every body to ``url`` (or spread over several) with ``concurrency`` requests in
+    flight; the figures."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    return asyncio.run(_run(url, bodies, concurrency, console))
+    urls = [url] if isinstance(url, str) else url
+    return asyncio.run(_run(urls, bodies, concurrency, console))
 
 
 def _free_port() -> int:
@@ -229,14 +247,15 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(max_pending: int) -> Iterator[str]:
-    """``veritype serve`` on a free loopback port with an empty temporary store."""
+def served(max_pending: int, store: str | None = None) -> Iterator[str]:
+    """``veritype serve`` on a free loopback port over ``store``, by default an empty
+    temporary one."""
     with tempfile.TemporaryDirectory() as work:
         port = _free_port()
         env = {key: value for key, value in os.environ.items() if key != "VERITYPE_API_KEYS"}
         process = subprocess.Popen(
             [sys.executable, "-m", "veritype", "serve", "--host", "127.0.0.1", "--port",
-             str(port), "--store", str(Path(work) / "store.sqlite"), "--max-pending",
+             str(port), "--store", store or str(Path(work) / "store.sqlite"), "--max-pending",
              str(max_pending)],
             stdout=subprocess.DEVNULL, stderr=open(Path(work) / "serve.log", "w"),  # noqa: SIM115
             env=env, cwd=work,
@@ -250,6 +269,27 @@ def served(max_pending: int) -> Iterator[str]:
             process.wait(timeout=30)
 
 
+@contextmanager
+def postgres_store(admin_url: str | None) -> Iterator[str]:
+    """The URL of a fresh database on ``admin_url``'s server, else on one ``pgserver``
+    starts for the run."""
+    import psycopg
+
+    with ExitStack() as stack:
+        if admin_url is None:
+            import pgserver
+
+            work = stack.enter_context(tempfile.TemporaryDirectory())
+            server = pgserver.get_server(Path(work) / "pgdata", cleanup_mode="stop")
+            stack.callback(server.cleanup)
+            admin_url = server.get_uri()
+        name = f"veritype_load_{os.getpid()}"
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(f"DROP DATABASE IF EXISTS {name}")
+            connection.execute(f"CREATE DATABASE {name}")
+        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000)
@@ -260,12 +300,20 @@ def main() -> None:
                         help="seconds a storm client waits before it leaves")
     parser.add_argument("--behind", type=int, default=40,
                         help="small requests timed, half before and half behind the storm")
-    parser.add_argument("--url", help="Load this running service instead of starting one.")
+    parser.add_argument("--url", action="append",
+                        help="Load this running service instead of starting one; repeat it "
+                        "to spread the requests over several replicas.")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="serve processes to start over one store, requests spread evenly")
+    parser.add_argument("--postgres", action="store_true",
+                        help="serve over a fresh PostgreSQL database (else a SQLite file)")
+    parser.add_argument("--postgres-url",
+                        help="a server whose user may create databases (default: pgserver)")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args()
-    if args.requests < 1 or args.concurrency < 1:
-        raise SystemExit("error: --requests and --concurrency must be at least 1")
+    if args.requests < 1 or args.concurrency < 1 or args.replicas < 1:
+        raise SystemExit("error: --requests, --concurrency and --replicas must be at least 1")
     if args.disconnects < 0 or args.behind < 2 or args.leave_after <= 0:
         raise SystemExit("error: --disconnects must be at least 0, --behind at least 2 and "
                          "--leave-after above 0")
@@ -276,22 +324,31 @@ def main() -> None:
     # The machine may be shared: the load before the run says how idle it was.
     load_before = os.getloadavg()[0]
 
-    def measure(url: str) -> dict[str, Any]:
-        figures = run_load(url, bodies, args.concurrency, console)
+    def measure(urls: list[str]) -> dict[str, Any]:
+        figures = run_load(urls, bodies, args.concurrency, console)
         if heavy:
             console.print(f"disconnect storm: {len(heavy)} heavy requests, clients leave "
-                          f"after {args.leave_after:g} s", highlight=False)
+                          f"after {args.leave_after:g} s, on {urls[0]}", highlight=False)
             figures["disconnect_storm"] = run_disconnect_storm(
-                url, heavy, small, args.concurrency, args.leave_after)
+                urls[0], heavy, small, args.concurrency, args.leave_after)
         return figures
 
     if args.url:
         result = measure(args.url)
-        server = args.url
+        server = ", ".join(args.url)
     else:
-        with served(max_pending=2 * args.concurrency) as url:
-            result = measure(url)
-        server = "veritype serve, 1 worker process, loopback"
+        with ExitStack() as stack:
+            store = (stack.enter_context(postgres_store(args.postgres_url))
+                     if args.postgres else None)
+            if store is None and args.replicas > 1:
+                work = stack.enter_context(tempfile.TemporaryDirectory())
+                store = str(Path(work) / "store.sqlite")
+            urls = [stack.enter_context(served(2 * args.concurrency, store))
+                    for _ in range(args.replicas)]
+            result = measure(urls)
+        kind = "PostgreSQL (pgvector)" if args.postgres else "SQLite"
+        server = (f"veritype serve, {args.replicas} process(es) of 1 worker over one {kind} "
+                  "store, loopback")
     result.update({
         "data": "HaluEval QA rows 8000+ (answer alternately right and hallucinated)",
         "server": server,

@@ -1,7 +1,11 @@
-"""Reading user files as text, with errors that name the file and the problem."""
+"""Reading user files as text, with errors that name the file and the problem; a lock on a
+path shared by processes."""
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from veritype.errors import InputError
@@ -77,3 +81,13 @@ def read_text_file(path: Path) -> str:
         ) from undecodable
     # Stray control characters (a NUL among them) stay: the ingest turns them into spaces.
     return text
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """A lock on ``path`` held across processes, on a file beside it (released when that file
+    is closed, so also when a process dies)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (path.parent / f".{path.name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -117,6 +119,32 @@ def test_the_bm25_index_is_saved_and_reloaded_until_the_store_changes(
     loaded = BM25Index.load(folder, corpus.store.generation())
     assert loaded is not None and loaded.chunk_ids == BM25Index.build(corpus.store, spec).chunk_ids
     assert BM25Index.load(folder, corpus.store.generation() + 1) is None
+
+
+_REFRESH_SCRIPT = """
+import sys
+from pathlib import Path
+from veritype.retrieval import BM25Index
+from veritype.store import Chunking, IndexSpec, open_store
+store = open_store(sys.argv[1], index_dir=Path(sys.argv[2]))
+print(len(BM25Index.refresh(store, IndexSpec("bm25", "bm25", Chunking(max_chars=60))).chunk_ids))
+"""
+
+
+@pytest.mark.slow
+def test_replicas_sharing_an_index_folder_refresh_it_together(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    with Corpus.open(url, indexes=LAYOUT[:1], index_dir=tmp_path / "writer") as corpus:
+        corpus.ingest_texts([f"{text} Copy {n}." for n in range(300) for text in TEXTS])
+        chunks = corpus.store.count_chunks(SMALL)
+    # Replicas of a service started in one folder share it, and all find it out of date.
+    replicas = [
+        subprocess.Popen([sys.executable, "-c", _REFRESH_SCRIPT, url, str(tmp_path / "shared")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    outcomes = [replica.communicate(timeout=120) for replica in replicas]
+    assert [(out.strip(), err[-500:]) for out, err in outcomes] == [(str(chunks), "")] * 4
 
 
 def test_a_store_whose_chunks_hold_no_term_has_an_empty_bm25_index(tmp_path: Path) -> None:

@@ -48,3 +48,16 @@ def test_a_disconnect_storm_leaves_the_service_fast(base_url: str, data_dir: Pat
     assert behind["status_counts"] == {"200": 5}, storm
     # Six abandoned requests hold about 20 s of work; none of it may run on.
     assert behind["p95_ms"] < 1000, storm
+
+
+@pytest.mark.slow
+def test_requests_spread_over_replicas_evenly(
+    base_url: str, pg_base_url: str, data_dir: Path
+) -> None:
+    load = load_module()
+    bodies = load.verify_requests(data_dir, 24)
+    result = load.run_load([base_url, pg_base_url], bodies, concurrency=4)
+    assert result["errors"] == 0, result["error_samples"]
+    by_url = result["requests_by_url"]
+    assert set(by_url) == {base_url, pg_base_url} and sum(by_url.values()) == 24
+    assert min(by_url.values()) >= 6  # two workers each; neither replica is left idle

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pg_support import fresh_database
 
 from veritype import errors
 from veritype.evidence import Document
@@ -29,6 +30,7 @@ from veritype.store import (
     TraceStore,
     open_store,
 )
+from veritype.store._vectors import ExactIndex
 
 SMALL = Chunking(max_chars=40)
 LARGE = Chunking(max_chars=400)
@@ -200,6 +202,22 @@ def test_sqlite_switches_to_an_ann_index_above_the_threshold(tmp_path: Path) -> 
     store.close()
 
 
+def test_processes_over_one_sqlite_store_share_its_saved_ann_index(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    first, second = open_store(url, ann_threshold=10), open_store(url, ann_threshold=10)
+    first.write([make_write(f"Document number {i}. It has a sentence.", f"d{i}", dims=16,
+                            seed=i) for i in range(20)])
+    _, vectors = first.vectors(DENSE)
+    built = first.search_vectors(DENSE, vectors, 3)
+    saved = first.index_dir() / "dense.usearch"
+    written = saved.stat().st_mtime_ns
+    # The second loads the index the first saved at this generation instead of building it.
+    assert second.search_vectors(DENSE, vectors, 3) == built
+    assert saved.stat().st_mtime_ns == written
+    first.close()
+    second.close()
+
+
 def test_a_sqlite_store_opens_while_another_process_writes_to_it_first(
         tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
@@ -303,3 +321,23 @@ def test_a_database_failure_while_saving_a_trace_is_a_store_error(store: Store) 
     store.close()
     with pytest.raises(StoreError, match="saving trace t1 failed"):
         store.save_trace("t1", "ask", {"n": 1})
+
+
+def test_postgres_searches_as_wide_as_its_ef_search(
+    postgres_admin_url: str, index_dir: Path
+) -> None:
+    url = fresh_database(postgres_admin_url)
+    with pytest.raises(errors.ConfigurationError, match="ef_search"):
+        open_store(url, index_dir=index_dir, ef_search=0)
+    rng = np.random.default_rng(0)
+    with open_store(url, index_dir=index_dir) as store:
+        assert store.ef_search == 40  # pgvector's own default
+        store.write([make_write(f"Document number {i}. It has a sentence.", f"d{i}", dims=16,
+                                seed=i) for i in range(30)])
+        queries = rng.normal(size=(3, 16)).astype(np.float32)
+        ids, vectors = store.vectors(DENSE)
+    with open_store(url, index_dir=index_dir, ef_search=200) as wide:
+        found = wide.search_vectors(DENSE, queries, 5)
+    # As wide as the whole index, HNSW finds the exact nearest.
+    exact = ExactIndex(ids, vectors).search(queries, 5)
+    assert [[hit for hit, _ in row] for row in found] == [[hit for hit, _ in row] for row in exact]

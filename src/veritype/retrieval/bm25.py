@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veritype._files import exclusive
 from veritype.errors import ConfigurationError
 from veritype.retrieval._base import ScoredChunk, register_retriever
 from veritype.store import IndexSpec, Store
@@ -103,14 +104,20 @@ class BM25Index:
 
     @classmethod
     def refresh(cls, store: Store, spec: IndexSpec) -> BM25Index:
-        """The current index: loaded if it is up to date, else rebuilt and saved."""
+        """The current index: loaded if it is up to date, else rebuilt and saved. Processes
+        sharing the folder (replicas of a service in one directory) rebuild one at a time,
+        so each generation is built once and the others load it."""
         folder = cls.folder(store, spec)
         loaded = cls.load(folder, store.generation())
         if loaded is not None:
             return loaded
-        built = cls.build(store, spec)
-        built.save(folder)
-        return built
+        with exclusive(folder):
+            loaded = cls.load(folder, store.generation())
+            if loaded is not None:
+                return loaded
+            built = cls.build(store, spec)
+            built.save(folder)
+            return built
 
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         import bm25s

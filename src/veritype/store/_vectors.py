@@ -13,6 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
+from veritype._files import exclusive
 from veritype.store._base import Vectors, normalise_rows
 
 DEFAULT_ANN_THRESHOLD = 50_000
@@ -50,17 +51,19 @@ class AnnIndex:
 
         self.ids = ids
         meta_path = path.with_suffix(".json")
-        if path.exists() and meta_path.exists() and self._is_current(meta_path, generation, ids):
-            restored = Index.restore(str(path))
+        # Processes sharing the folder (replicas on one machine) build each generation once,
+        # and never restore a file another is writing.
+        with exclusive(path):
+            restored = (Index.restore(str(path)) if path.exists()
+                        and self._is_current(meta_path, generation, ids) else None)
             if restored is not None:
                 self.index = restored
                 return
-        index = Index(ndim=vectors.shape[1], metric="cos", dtype="f32")
-        index.add(np.arange(len(ids), dtype=np.uint64), normalise_rows(vectors))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        index.save(str(path))
-        meta_path.write_text(json.dumps({"generation": generation, "count": len(ids)}))
-        self.index = index
+            index = Index(ndim=vectors.shape[1], metric="cos", dtype="f32")
+            index.add(np.arange(len(ids), dtype=np.uint64), normalise_rows(vectors))
+            index.save(str(path))
+            meta_path.write_text(json.dumps({"generation": generation, "count": len(ids)}))
+            self.index = index
 
     @staticmethod
     def _is_current(meta_path: Path, generation: int, ids: list[str]) -> bool:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from veritype.errors import StoreError
+from veritype.errors import ConfigurationError, StoreError
 from veritype.store._base import (
     ChunkVectors,
     DocumentWrite,
@@ -31,6 +31,9 @@ from veritype.store._sql import SCHEMA_VERSION, Dialect, SQLStore
 if TYPE_CHECKING:
     import psycopg
 
+# pgvector's HNSW search keeps ef_search candidates (its own default: 40) and returns at most
+# that many rows; it cannot go above 1000.
+DEFAULT_EF_SEARCH = 40
 _MAX_EF_SEARCH = 1000
 
 
@@ -78,8 +81,16 @@ class PostgresStore(SQLStore):
     _db: psycopg.Connection[Any]
 
     def __init__(
-        self, url: str, *, index_dir: Path | str | None = None, create: bool = True
+        self,
+        url: str,
+        *,
+        index_dir: Path | str | None = None,
+        create: bool = True,
+        ef_search: int = DEFAULT_EF_SEARCH,
     ) -> None:
+        if not 1 <= ef_search <= _MAX_EF_SEARCH:
+            raise ConfigurationError(f"ef_search must be 1 to {_MAX_EF_SEARCH}, got {ef_search}")
+        self.ef_search = ef_search
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -211,7 +222,7 @@ class PostgresStore(SQLStore):
             # HNSW returns at most ef_search rows; widen it to the k asked for.
             self._db.execute(
                 sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-                    sql.Literal(min(max(40, k), _MAX_EF_SEARCH))
+                    sql.Literal(min(max(self.ef_search, k), _MAX_EF_SEARCH))
                 )
             )
             for query in normalise_rows(np.atleast_2d(np.asarray(queries, dtype=np.float32))):
