@@ -166,6 +166,22 @@ def test_a_trace_opens_by_url(page: Page, base_url: str) -> None:
     assert "no trace" in page.locator("#status").inner_text()
 
 
+def test_a_verify_trace_opens_under_the_verify_tab(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/#/verify")
+    page.get_by_label("Answer to check").fill("The tower is 330 metres tall.")
+    page.get_by_label(re.compile("^Evidence")).fill("The Eiffel Tower is 330 metres tall.")
+    page.get_by_role("button", name="Verify", exact=True).click()
+    page.wait_for_selector("#status:has-text('Done')")
+    trace_id = page.locator("#permalink a").get_attribute("href").rsplit("/", 1)[-1]
+    for url in (f"{base_url}/#/traces/{trace_id}", f"{base_url}/traces/{trace_id}/view"):
+        page.goto("about:blank")
+        page.goto(url)
+        page.wait_for_selector("#status:has-text('Done')")
+        assert page.locator("#verify-view").is_visible()
+        assert not page.locator("#ask-view").is_visible()
+        assert page.locator("[data-nav='verify']").get_attribute("aria-current") == "page"
+
+
 def test_the_results_page_shows_headline_figures_and_plots(
     page: Page, base_url: str, tmp_path: Path
 ) -> None:

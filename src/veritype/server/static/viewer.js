@@ -150,6 +150,11 @@ async function showTrace(traceId, fallbackAnswer) {
               refinements: [], draft: "", query: null };
   }
   renderTrace(trace);
+  // A trace opened by its address shows under the tab of the request that made it.
+  if (trace.kind === "verify" || trace.kind === "ask") {
+    $("result").dataset.kind = trace.kind;
+    showView(trace.kind);
+  }
   const answer = trace.grounded;
   setStatus(answer.abstained ? "Done: the answer abstained." :
     "Done: " + answer.claims.filter((c) => c.rendered).length + " of " + answer.claims.length +
