@@ -15,8 +15,9 @@ from veritype.aggregate import (
 from veritype.aggregate._calibrated import SUPPORT_SIGN, split_feature
 from veritype.errors import DataError
 from veritype.evaluation.data import Example
+from veritype.train._baselines import net_right
 from veritype.train._selection import precise_tau, precise_tau_low
-from veritype.train.aggregator import lowest_precise_floor, net_right
+from veritype.train.aggregator import lowest_precise_floor
 from veritype.train.fitting_data import (
     CONTRADICTED,
     READ_BY,

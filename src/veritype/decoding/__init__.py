@@ -17,15 +17,9 @@ from veritype.decoding._base import (
     create_guard,
     register_guard,
 )
-from veritype.decoding._decision import (
-    LOOKAHEAD_TOKENS,
-    BlockedToken,
-    Choice,
-    ClauseCheck,
-    Intervention,
-    TruthAwareDecoder,
-)
+from veritype.decoding._decision import LOOKAHEAD_TOKENS, TruthAwareDecoder
 from veritype.decoding._relation_matcher import RelationMatcher
+from veritype.decoding._steps import BlockedToken, Choice, ClauseCheck, Intervention
 from veritype.decoding.arithmetic import ArithmeticGuard, arithmetic_guard, evaluate
 from veritype.decoding.decoder import (
     ABSTAINED,

@@ -24,12 +24,8 @@ import numpy.typing as npt
 
 from veritype._llama import evaluate_after_shared_prefix, is_end_of_generation, logits_view
 from veritype.decoding._base import END_OF_TEXT, Guard
-from veritype.decoding._decision import (
-    ClauseCheck,
-    Intervention,
-    TruthAwareDecoder,
-    answer_context,
-)
+from veritype.decoding._decision import TruthAwareDecoder, answer_context
+from veritype.decoding._steps import ClauseCheck, Intervention
 from veritype.errors import DecodingError
 
 if TYPE_CHECKING:

@@ -58,7 +58,7 @@ from veritype.aggregate._calibrated import (
 from veritype.aggregate._learned import newton
 from veritype.errors import DataError
 from veritype.evaluation.configurations import view_results
-from veritype.evaluation.data import Example, is_verbatim
+from veritype.evaluation.data import Example
 from veritype.evaluation.metrics import (
     Bools,
     Floats,
@@ -66,6 +66,7 @@ from veritype.evaluation.metrics import (
     roc_auc,
 )
 from veritype.evaluation.scoring import LocalEngine, ScoreTable, score_examples
+from veritype.train._baselines import baselines, net_right
 from veritype.train._score_cache import cached_scores
 from veritype.train._selection import (
     CONTRADICTION_PRECISION,
@@ -221,17 +222,6 @@ def evaluate(fitted: Fitted, table: ScoreTable, supported: Bools,
             if unsupported.any() else None}
 
 
-def net_right(verified: Bools, unsupported: Bools, supported: Bools) -> float:
-    """What a user gains from the types, the two kinds of claim weighing the same: per kind,
-    the share typed right less the share typed wrong. Uncertain is neither: it says "check
-    this", which costs a look but misleads no one, while a wrong type cancels a right one."""
-    gains = []
-    for kind, right, wrong in ((supported, verified, unsupported),
-                               (~supported, unsupported, verified)):
-        gains.append(float(right[kind].mean() - wrong[kind].mean()))
-    return float(np.mean(gains))
-
-
 def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bools,
                          sources: npt.NDArray[np.str_]) -> dict[str, dict[str, Any]]:
     """Each candidate fitted without one source and judged on it, for every source none of
@@ -264,21 +254,6 @@ def leave_one_source_out(table: ScoreTable, supported: Bools, contradicted: Bool
                                      "eligible": not seen & set(per_source),
                                      "per_source": per_source}
     return results
-
-
-def baselines(examples: Sequence[Example], supported: Bools, sources: npt.NDArray[np.str_]
-              ) -> dict[str, dict[str, float]]:
-    verbatim = np.array([is_verbatim(e) for e in examples])
-    return {str(s): {"verbatim_balanced_accuracy": balanced_accuracy(
-                         verbatim[sources == s], supported[sources == s]),
-                     "accept_all_balanced_accuracy": 0.5,
-                     "verbatim_net_right": net_right(
-                         verbatim[sources == s], ~verbatim[sources == s],
-                         supported[sources == s]),
-                     "accept_all_net_right": 0.0,
-                     "supported_share": float(supported[sources == s].mean()),
-                     "claims": int(np.sum(sources == s))}
-            for s in np.unique(sources)}
 
 
 def rescored(table: ScoreTable, examples: Sequence[Example], views: Sequence[str] = MODEL_FREE
