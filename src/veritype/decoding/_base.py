@@ -77,6 +77,14 @@ available_guards = _REGISTRY.names
 create_guard = _REGISTRY.create
 
 
+def safe_one_by_one(guard: Guard, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
+                    ) -> list[list[bool]]:
+    """``guard.safe`` for each prefix in turn: the batched twin of a guard with nothing to
+    share between prefixes."""
+    check_batch(prefixes, candidates)
+    return [guard.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+
+
 @dataclass(frozen=True, slots=True)
 class LiteralConstraint:
     """What the answer has written since a constraint began and the texts it may become."""
@@ -127,8 +135,7 @@ class PrefixGuard:
     def safe_batch(
         self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
     ) -> list[list[bool]]:
-        check_batch(prefixes, candidates)
-        return [self.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+        return safe_one_by_one(self, prefixes, candidates)
 
     def coverage(self, text: str, start: int, end: int) -> Coverage:
         """Checked when, at some point of the clause, the guard constrained what follows

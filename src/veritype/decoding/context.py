@@ -25,8 +25,8 @@ from veritype.decoding._base import (
     CLAUSE_BREAK,
     END_OF_TEXT,
     Coverage,
-    check_batch,
     register_guard,
+    safe_one_by_one,
 )
 from veritype.errors import DecodingError
 from veritype.evidence import EvidencePack
@@ -120,8 +120,7 @@ class ContextGuard:
     def safe_batch(
         self, prefixes: Sequence[str], candidates: Sequence[Sequence[str]]
     ) -> list[list[bool]]:
-        check_batch(prefixes, candidates)
-        return [self.safe(p, c) for p, c in zip(prefixes, candidates, strict=True)]
+        return safe_one_by_one(self, prefixes, candidates)
 
     def coverage(self, text: str, start: int, end: int) -> Coverage:
         """Checked when an evidence sentence entails the clause (NLI entailment at or
