@@ -165,11 +165,11 @@ NEGATIONS = frozenset(
     without n't""".split()  # noqa: SIM905
 )
 
+# A Markdown heading line ("## Kunsthall Varn"); group 1 is its text.
+HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
 # A sentence opening with one of these leans on an earlier sentence for what it is about
 # ("It was completed in 1889.", "These results ..."): claims, decomposition and evidence
 # windows all look back one sentence for it.
-# A Markdown heading line ("## Kunsthall Varn"); group 1 is its text.
-HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
 ANAPHORIC_LEAD = re.compile(
     r"(?:he|she|it|they|its|his|her|their|this|that|these|those)\b", re.IGNORECASE
 )

@@ -2,11 +2,11 @@ import pytest
 
 from veritype.views._roles import agencies, given_to_another_agent
 
-MUSEUM = [
+MUSEUM = [agencies(text) for text in [
     "The museum is open on Mondays and Wednesdays; on all other days it is closed.",
     "Its collection of maps was donated by the shipping family Verhoeven in 1962, and the "
     "building itself was designed by the architect Ida Kraal.",
-]
+]]
 
 
 def test_agents_are_read_from_by_phrases_and_named_subjects() -> None:
@@ -42,4 +42,5 @@ def test_an_agent_the_evidence_gives_the_action_or_no_other_role_is_no_swap(clai
 def test_one_of_several_agents_listed_is_no_swap() -> None:
     bridge = ["The bridge was designed by Joseph Strauss, Leon Moisseiff and Charles Ellis.",
               "Charles Ellis resigned in 1931."]
-    assert given_to_another_agent("The bridge was designed by Charles Ellis.", bridge) is None
+    assert given_to_another_agent("The bridge was designed by Charles Ellis.",
+                                  [agencies(text) for text in bridge]) is None

@@ -189,8 +189,8 @@ def render(
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
-    reader = AnswerSelection(question, answer_scores or {}, answer_calibration,
-                           reader_scores or {}, reader_calibration)
+    selection = AnswerSelection(question, answer_scores or {}, answer_calibration,
+                                reader_scores or {}, reader_calibration)
     rendered: set[str] = set()
     admissible: set[str] = set()
     cited_spans: dict[str, list[Span]] = {}
@@ -222,7 +222,7 @@ def render(
         spans = narrowest_spans(sorted({span for span in node.evidence if evidence.resolves(span)}))
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if (problem is not None and node.claim.claim_class is ClaimClass.COMPARATIVE
-                and question is not None and reader.answers(node)):
+                and question is not None and selection.answers(node)):
             # "Batteries are covered for 2 years or 500 cycles, whichever comes first" reads
             # as comparative but answers a plain question, and "Its central span is 1,991
             # metres long, one of the longest in the world" gives one side's value: the
@@ -258,7 +258,7 @@ def render(
     related: list[str] = []
     right: float | None = None
     if question is not None and abstention_reason is None:
-        answer_ids, missing = reader.answering(shown, evidence)
+        answer_ids, missing = selection.answering(shown, evidence)
         if answer_ids and missing:
             # One side's value alone reads as an answer to the comparison, and it is not one.
             abstention_reason = (f"A comparison needs a value for each side, and no verified "
@@ -273,7 +273,7 @@ def render(
             related = [node.claim.text for node in shown if node.claim.claim_id not in answer_ids]
             shown = [node for node in shown if node.claim.claim_id in answer_ids]
             rendered &= answer_ids
-            right = reader.right(answer_ids)
+            right = selection.right(answer_ids)
             if right is not None and right < RIGHT_FLOOR and question.kind not in DECIDED_BY_RULES:
                 abstention_reason = (
                     f"The verified claims that answer are more likely wrong than right for a "
@@ -281,7 +281,7 @@ def render(
                 related = [node.claim.text for node in shown] + related
             elif right is not None:
                 cap = Confidence.MEDIUM if contradicted else Confidence.HIGH
-                confidence = min(reader.label(right), cap, key=CONFIDENCE_RANK.__getitem__)
+                confidence = min(selection.label(right), cap, key=CONFIDENCE_RANK.__getitem__)
     abstained = abstention_reason is not None
     if abstained:
         rendered, shown, right = set(), [], None

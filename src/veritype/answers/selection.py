@@ -59,10 +59,11 @@ class AnswerSelection:
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
+        about = {node.claim.claim_id: _about(node, evidence) for node in shown}
         for side in question.sides:
             found = {
                 node.claim.claim_id for node in shown
-                if self._answers_side(side, node, _about(node, evidence))
+                if self._answers_side(side, node, about[node.claim.claim_id])
             }
             answering |= found
             if not found:

@@ -109,7 +109,8 @@ class ExtractiveGenerator(BaseGenerator):
                     side, candidate.sentence, candidate.context)), None)
                 if first is not None and first not in firsts:
                     firsts.append(first)
-            ordered = ([item for first in firsts for item in ordered if item[0] == first]
+            by_index = dict(ordered)
+            ordered = ([(first, by_index[first]) for first in firsts]
                        + [item for item in ordered if item[0] not in firsts])
         chosen: list[set[str]] = []
         parts: list[str] = []

@@ -17,6 +17,7 @@ from veritype.answers.relevance import is_demonym
 from veritype.deadline import checked
 from veritype.evidence import EvidencePack, Span
 from veritype.views._matching import TextValues, contains_run
+from veritype.views._roles import Agency, agencies
 from veritype.views._values import Value, ValueKind
 
 # Where a sentence joins two statements, each about its own subject.
@@ -30,10 +31,11 @@ _PRONOUN_CHAIN = 4
 @dataclass(frozen=True, slots=True)
 class EvidenceSentence:
     span: Span
-    text: str
     values: TextValues
     words: frozenset[str]
     clauses: tuple[EvidenceClause, ...] = ()
+    # Who did what, as the sentence says it (``views._roles``).
+    agencies: tuple[Agency, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +52,8 @@ _Units = list[tuple[int, EvidenceClause]]
 
 
 def evidence_sentences(pack: EvidencePack) -> list[EvidenceSentence]:
-    """Each sentence of ``pack`` with its values, its content words and its clauses."""
+    """Each sentence of ``pack`` with its values, its content words, its clauses and who
+    does what in it."""
     sentences: list[EvidenceSentence] = []
     # Reading a long pack's values takes seconds: a cancel stops it between two sentences.
     for span in checked(pack.sentences(), "the next evidence sentence"):
@@ -58,8 +61,9 @@ def evidence_sentences(pack: EvidencePack) -> list[EvidenceSentence]:
         clauses = tuple(EvidenceClause(part, TextValues.of(part), _leans_back(part),
                                        frozenset(content_words(part)))
                         for part in _clauses(text))
-        sentences.append(EvidenceSentence(span, text, TextValues.of(text),
-                                          frozenset(content_words(text)), clauses))
+        sentences.append(EvidenceSentence(span, TextValues.of(text),
+                                          frozenset(content_words(text)), clauses,
+                                          tuple(agencies(text))))
     return sentences
 
 

@@ -61,13 +61,13 @@ def agencies(text: str) -> list[Agency]:
     return found
 
 
-def given_to_another_agent(claim: str, evidence: Sequence[str]
+def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]]
                            ) -> tuple[Agency, Agency, int] | None:
     """A role swap: the claim's action, the evidence's agency of the same action by someone
-    else, and the index of the text of ``evidence`` that says so; None when the evidence
-    gives the action to the claim's agent too, gives it to no one, or never names the
-    claim's agent in another role."""
-    given = [(index, agency) for index, text in enumerate(evidence) for agency in agencies(text)]
+    else, and the index of the evidence text that says so (``evidence``: each text's
+    ``agencies``); None when the evidence gives the action to the claim's agent too, gives
+    it to no one, or never names the claim's agent in another role."""
+    given = [(index, agency) for index, read in enumerate(evidence) for agency in read]
     for claimed in agencies(claim):
         same = [(index, agency) for index, agency in given if agency.action == claimed.action]
         if any(agency.agents & claimed.agents for _, agency in same):
