@@ -11,6 +11,8 @@ runs is refused.
 
     python benchmarks/eval_results.py RUN_DIR[=NAME] [RUN_DIR[=NAME] ...]
         [--out benchmarks/results] [--docs docs/results]
+
+Then ``python docs/benchmarks_page.py`` rewrites ``docs/benchmarks.md`` from the result files.
 """
 
 from __future__ import annotations
