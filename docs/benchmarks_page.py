@@ -1,7 +1,9 @@
 """Write the Benchmarks page, ``docs/benchmarks.md``, and its plots from the result files.
 
-    python docs/benchmarks_page.py            # the page and the plots (needs matplotlib)
-    python docs/benchmarks_page.py --no-plots # the page alone (core install)
+    python docs/benchmarks_page.py            # the pages and the plots (needs matplotlib)
+    python docs/benchmarks_page.py --no-plots # the pages alone (core install)
+
+It writes ``docs/results.md`` (the Evaluation results page, ``docs/results_page.py``) too.
 
 Every figure on the page is read from ``benchmarks/results/*.json`` (the files the benchmark
 scripts and ``benchmarks/eval_results.py`` write); the prose beside the figures holds no
@@ -26,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "benchmarks.md"
+RESULTS_PAGE = ROOT / "docs" / "results.md"
 IMAGES = ROOT / "docs" / "img" / "benchmarks"
 IMAGE_LINK = "img/benchmarks"
 THIS = "docs/benchmarks_page.py"
@@ -203,8 +206,9 @@ class Page:
 
     def prose(self, text: str) -> None:
         """A paragraph of prose with no figure typed by hand: no number outside `code` (a
-        digit may only continue a name, as in BM25)."""
-        if re.search(r"(?<![A-Za-z\d])\d", re.sub(r"`[^`]*`", "", text)):
+        digit may only continue a name, as in BM25, or sit in a link's address)."""
+        words = re.sub(r"`[^`]*`|\]\([^)]*\)", "", text)
+        if re.search(r"(?<![A-Za-z\d])\d", words):
             raise ValueError(f"a figure typed in prose: {text!r}")
         self.lines += [textwrap.fill(text, WIDTH, break_long_words=False,
                                      break_on_hyphens=False), ""]
@@ -1363,13 +1367,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--page", type=Path, default=PAGE)
+    parser.add_argument("--results-page", type=Path, default=RESULTS_PAGE,
+                        help="the Evaluation results page, written beside it")
     parser.add_argument("--images", type=Path, default=IMAGES)
     parser.add_argument("--no-plots", action="store_true", help="write the page alone")
     args = parser.parse_args(argv)
     args.page.write_text(render(args.results), encoding="utf-8")
     print(args.page)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import results_page
+
+    args.results_page.write_text(results_page.render(args.results), encoding="utf-8")
+    print(args.results_page)
     if not args.no_plots:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from benchmarks_plots import write_plots
 
         for path in write_plots(args.results, args.images):

@@ -31,14 +31,16 @@ def generator() -> ModuleType:
     return _module("benchmarks_page")
 
 
-def test_the_committed_page_is_what_the_generator_writes(generator: ModuleType,
-                                                         tmp_path: Path) -> None:
-    page = tmp_path / "benchmarks.md"
-    assert generator.main(["--page", str(page), "--no-plots"]) == 0
-    committed = (DOCS / "benchmarks.md").read_bytes()
-    assert page.read_bytes() == committed, (
-        "docs/benchmarks.md differs from what its generator writes: "
-        "run python docs/benchmarks_page.py and commit the page")
+def test_the_committed_pages_are_what_the_generator_writes(generator: ModuleType,
+                                                          tmp_path: Path) -> None:
+    benchmarks, results = tmp_path / "benchmarks.md", tmp_path / "results.md"
+    assert generator.main(["--page", str(benchmarks), "--results-page", str(results),
+                           "--no-plots"]) == 0
+    for written in (benchmarks, results):
+        committed = (DOCS / written.name).read_bytes()
+        assert written.read_bytes() == committed, (
+            f"docs/{written.name} differs from what its generator writes: "
+            "run python docs/benchmarks_page.py and commit the page")
 
 
 def test_every_result_file_the_page_names_exists(generator: ModuleType) -> None:
@@ -48,6 +50,11 @@ def test_every_result_file_the_page_names_exists(generator: ModuleType) -> None:
     text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
     for name in generator.FILES:
         assert f"`{name}`" in text
+    results_page = _module("results_page")
+    assert set(results_page.FILES) <= set(generator.FILES)
+    text = (DOCS / "results.md").read_text(encoding="utf-8")
+    for name in results_page.FILES:
+        assert f"`benchmarks/results/{name}`" in text
 
 
 def test_a_missing_result_file_fails_the_page(generator: ModuleType, tmp_path: Path) -> None:
