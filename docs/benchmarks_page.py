@@ -339,7 +339,8 @@ def corpus_qa(page: Page) -> None:
                            for k, v in labels.items()]))
     own = page.load("ask_corpora.json")["overall"]["by_kind"]
     page.headline("Own corpora: answerable questions right",
-                  f"{f3(own['answerable']['right'])} of {own['answerable']['questions']}",
+                  f"{f3(own['answerable']['right'])} of {own['answerable']['questions']} "
+                  "questions",
                   "answers-over-a-corpus")
 
 
@@ -620,7 +621,7 @@ def retrieval(page: Page) -> None:
 def vector_search(page: Page) -> None:
     data = page.load("vector_search.json")
     page.add("## Vector search at scale", "")
-    page.prose("A top-ten dense search, one query at a time, on the two paths the stores "
+    page.prose("A top-k dense search, one query at a time, on the two paths the stores "
                "search by: in memory (exact in numpy, a usearch HNSW index above the store's "
                "threshold) and in PostgreSQL (pgvector's HNSW index). Recall is measured "
                "against exact search. The synthetic vectors are spread evenly over the "
@@ -630,7 +631,8 @@ def vector_search(page: Page) -> None:
                 "1000000 --hnsw-max 100000 --postgres --postgres-max 10000 --real-docs 3000",
                 data)
     syn = data["synthetic"]
-    page.add(f"Synthetic: {syn['vectors']}, dimension {syn['dim']}, seed {syn['seed']}; "
+    page.add(f"k = {syn['k']}. Synthetic: {syn['vectors']}, dimension {syn['dim']}, seed "
+             f"{syn['seed']}; "
              f"queries: {syn['queries']}. HNSW above {count(data['ann_threshold'])} vectors.",
              "")
     rows = []
@@ -690,7 +692,8 @@ def load(page: Page) -> None:
     page.prose("`benchmarks/load.py` sends `POST /qa/verify` requests to `veritype serve`, "
                "several at a time. Its disconnect storm sends heavy requests whose clients "
                "leave early, then small requests right behind them: a client that disconnects "
-               "must stop its work. The replica run puts two servers over one PostgreSQL store.")
+               "must stop its work. The replica run puts several servers over one PostgreSQL "
+               "store.")
     rows = []
     for name, command in (
             ("load.json", "python benchmarks/load.py"),
@@ -785,7 +788,7 @@ def verifier_models(page: Page) -> None:
                "pair in a run of its own; this measures what that costs and what batching "
                "would change.")
     page.source("determinism.json", "python benchmarks/determinism.py", data)
-    page.add(*table(["model, pairs", "pairs/s, one per run", "pairs/s, batches of eight",
+    page.add(*table(["model, pairs", "pairs/s, one per run", "pairs/s, batched",
                      "largest score difference in batches", "label flips in batches"],
                     [[label(k), f1(v["pairs_per_s_one_per_run"]), f1(v["pairs_per_s_batch8"]),
                       f3(v["batch8_max_abs_difference"]),
@@ -1096,9 +1099,9 @@ def training(page: Page) -> None:
     data = page.load("training_budget.json")
     page.add("### What the speed buys", "")
     page.prose("Each variant trains MiniLM from scratch on as many pairs of the recipe's pool "
-               "as its speed allows in the baseline's time, on two seeds. The baseline row gives "
-               "its mean and the seeds' range; the other rows give the mean gain over the "
-               "baseline, then each seed's paired bootstrap interval.")
+               "as its speed allows in the baseline's time, on each training seed. The "
+               "baseline row gives its mean and the seeds' range; the other rows give the "
+               "mean gain over the baseline, then each seed's paired bootstrap interval.")
     page.source("training_budget.json", "python benchmarks/training_budget.py", data)
     metrics = list(data["validation"])
     rows = []
