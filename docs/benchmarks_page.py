@@ -524,6 +524,11 @@ def ingest(page: Page) -> None:
     page.add(*table(["text", "MB", "chunks", "split and chunk", "s/MB", "peak memory × file",
                      "× text", "longest chunk (chars)"], rows))
     page.add(*table(["text", "MB", "chunks", "BM25 index alone", "default layout"], full))
+    page.add(*table(["text", "s/MB, largest file against smallest",
+                     "memory × file, largest against smallest"],
+                    [[kind, f2(v["seconds_per_mb_ratio_largest_to_smallest"]),
+                      f2(v["memory_x_file_ratio_largest_to_smallest"])]
+                     for kind, v in data["linearity"].items()]))
     targets = data["targets"]
     page.add(*table(["target", "met"], [[label(k), v] for k, v in targets.items()]))
     page.plot("ingest_scaling", "Seconds to split and chunk, and full-ingest chunks per second, "
