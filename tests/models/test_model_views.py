@@ -236,3 +236,22 @@ def test_a_cancel_stops_the_view_before_its_next_claim() -> None:
         lambda: view.verify_batch(claims, [pack] * len(claims)), after=0.2, wait=60)
     assert stopped_in < 0.5
     assert errors == ["cancelled before the next claim"]
+
+
+@pytest.mark.parametrize(("evidence", "claim", "deciding"), [
+    ("Lake Orsa is a glacial lake in the northern hills. It is 2,120 metres long and 640 "
+     "metres wide, and it reaches a depth of 39 metres near its eastern shore.",
+     "Lake Orsa is 45 metres deep.", "It is 2,120 metres long"),
+    ("The Halden museum was founded in 1921 by the town council. Its first director was the "
+     "painter Anna Lund, who ran it for thirty years. The museum moved to the old customs "
+     "house in 1958.",
+     "The first director of the Halden museum was the sculptor Erik Berg.",
+     "Its first director was"),
+])
+def test_a_contradiction_cites_the_sentence_that_decided(evidence: str, claim: str,
+                                                         deciding: str) -> None:
+    pack = EvidencePack.from_texts([evidence])
+    result = _shipped_nli(max_windows=None).verify(Claim("c1", claim), pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert len(result.spans) == 1
+    assert pack.quote(result.spans[0]).startswith(deciding)

@@ -1,6 +1,6 @@
 import pytest
 
-from veritype.views._roles import agencies, given_to_another_agent
+from veritype.views._roles import Agency, agencies, given_to_another_agent
 
 MUSEUM = [agencies(text) for text in [
     "The museum is open on Mondays and Wednesdays; on all other days it is closed.",
@@ -44,3 +44,37 @@ def test_one_of_several_agents_listed_is_no_swap() -> None:
               "Charles Ellis resigned in 1931."]
     assert given_to_another_agent("The bridge was designed by Charles Ellis.",
                                   [agencies(text) for text in bridge]) is None
+
+
+POST = [agencies(text) for text in [
+    "The uniform penny post was proposed by Rowland Hill in 1837.",
+    "The stamp's portrait was based on a sketch made by Henry Corbould.",
+]]
+BRIDGE = [agencies(text) for text in [
+    "The bridge was designed by Ana Ruiz and constructed by the firm Holt & Sons.",
+]]
+CHOIR = [agencies(text) for text in [
+    "Mara Eld founded the choir in 1950. Tomas Berg wrote its first songbook.",
+]]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    # "came from" says whose idea it was, as "proposed by" does.
+    ("The idea of a uniform penny post came from Henry Corbould.", POST),
+    # One action in other words: "built" as "constructed", "established" as "founded".
+    ("The bridge was built by Ana Ruiz.", BRIDGE),
+    ("The choir was established by Tomas Berg.", CHOIR),
+])
+def test_a_swap_is_read_whatever_verb_names_the_action(claim: str,
+                                                       evidence: list[list[Agency]]) -> None:
+    assert given_to_another_agent(claim, evidence) is not None
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("The idea of a uniform penny post came from Rowland Hill.", POST),
+    ("The bridge was built by the firm Holt & Sons.", BRIDGE),
+    ("The choir was established by Mara Eld in 1950.", CHOIR),
+])
+def test_the_agent_of_the_action_in_other_words_is_no_swap(claim: str,
+                                                           evidence: list[list[Agency]]) -> None:
+    assert given_to_another_agent(claim, evidence) is None

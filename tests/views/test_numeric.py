@@ -454,3 +454,60 @@ def test_a_name_given_another_role_contradicts(view: NumericConsistencyView) -> 
                               "designed by the architect Ida Kraal")
     kept = check(view, "The maps were donated by the shipping family Verhoeven.", museum)
     assert kept.verdict is Verdict.ENTAILED
+
+
+LAKE = (
+    "Lake Orsa is a glacial lake in the northern hills. It is 2,120 metres long and 640 metres "
+    "wide, and it reaches a depth of 39 metres near its eastern shore."
+)
+
+
+@pytest.mark.parametrize(("claim", "said"), [
+    ("Lake Orsa reaches a depth of 45 metres.", "evidence says 39 metres"),
+    ("Lake Orsa is 800 metres wide.", "evidence says 640 metres"),
+    # "deep" aligns with "a depth of", and "It" with the lake the sentence before names.
+    ("Lake Orsa is 45 m deep.", "evidence says 39 metres"),
+    ("Lake Orsa is 3 km long.", ""),  # another unit: not compared
+])
+def test_a_value_is_compared_with_the_same_quantity(view: NumericConsistencyView, claim: str,
+                                                    said: str) -> None:
+    result = check(view, claim, EvidencePack.from_texts([LAKE]))
+    if said:
+        assert result.verdict is Verdict.CONTRADICTED
+        assert said in result.detail
+    else:
+        assert result.verdict is Verdict.UNKNOWN
+
+
+def test_a_dimension_named_after_the_quantity(view: NumericConsistencyView) -> None:
+    pack = EvidencePack.from_texts(["The Orsa canal is 12 metres wide and 2,120 metres long."])
+    result = check(view, "The Orsa canal is 2,500 metres in length.", pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert "evidence says 2,120 metres" in result.detail
+
+
+@pytest.mark.parametrize("claim", [
+    "Lake Orsa is 640 metres deep.",  # the width, said to be its depth
+    "Lake Orsa is 39 metres long.",  # the depth, said to be its length
+])
+def test_a_value_of_another_quantity_is_not_stated(view: NumericConsistencyView,
+                                                   claim: str) -> None:
+    result = check(view, claim, EvidencePack.from_texts([LAKE]))
+    assert result.verdict is not Verdict.ENTAILED
+
+
+@pytest.mark.parametrize("claim", [
+    "Lake Orsa has a length of 2,120 metres.",
+    "Lake Orsa is 39 metres deep.",
+    "The width of Lake Orsa is 640 metres.",
+    "Lake Orsa is 2,120 metres in length.",
+])
+def test_the_same_quantity_said_another_way_is_stated(view: NumericConsistencyView,
+                                                      claim: str) -> None:
+    assert check(view, claim, EvidencePack.from_texts([LAKE])).verdict is Verdict.ENTAILED
+
+
+def test_a_quantity_without_a_dimension_word_matches_as_before(
+        view: NumericConsistencyView) -> None:
+    pack = EvidencePack.from_texts(["The Orsa bridge is 1,280 metres long."])
+    assert check(view, "The Orsa bridge measures 1,280 metres.", pack).verdict is Verdict.ENTAILED

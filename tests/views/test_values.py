@@ -433,3 +433,19 @@ def test_a_whole_number_after_a_name_is_part_of_the_name(text: str, name: str) -
                                   "Series 1 aired in Australia."])
 def test_a_number_after_a_common_word_or_with_a_unit_or_a_year_stays_a_value(text: str) -> None:
     assert any(v.kind is not ValueKind.ENTITY for v in extract_values(text))
+
+
+@pytest.mark.parametrize(("text", "dimensions"), [
+    ("It is 2,120 metres long and 640 metres wide, and it reaches a depth of 39 metres.",
+     ["length", "width", "depth"]),
+    ("The tower stands 330 m tall.", ["height"]),
+    ("It has a height of about 300 metres.", ["height"]),
+    ("The wall is 2 m in thickness.", ["thickness"]),
+    ("The crater's diameter is 12 km.", ["diameter"]),
+    ("The road runs for 12 km.", [""]),
+    ("The bridge has a main span of 1,280 m.", ["span"]),
+    ("It is 30 m long, 20 m wide and 5 m deep.", ["length", "width", "depth"]),
+])
+def test_the_dimension_a_quantity_measures(text: str, dimensions: list[str]) -> None:
+    quantities = [v for v in extract_values(text) if v.kind is ValueKind.QUANTITY]
+    assert [v.dimension for v in quantities] == dimensions

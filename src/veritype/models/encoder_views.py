@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,13 +55,15 @@ class EvidenceWindow:
     reads them (a leading pronoun replaced by the subject it stands for in the chunk), and
     ``local``: each leading pronoun read as the subject of the sentence before it ("The
     bridge opened in 1883. Its main span is 486 metres." states "The bridge's main span is
-    486 metres", where ``text`` reads "The Brooklyn Bridge's main span ...")."""
+    486 metres", where ``text`` reads "The Brooklyn Bridge's main span ..."). ``sentences``:
+    each sentence's span and its text as ``text`` reads it, to tell which one decided."""
 
     span: Span
     text: str
     words: frozenset[str]
     written: str
     local: str
+    sentences: tuple[tuple[Span, str], ...] = ()
 
 
 
@@ -98,8 +100,11 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                 text = resolved_sentences(chunk, group, referents[start:end])
                 alone = sentence_referents(chunk, group, carried=False)
                 local = resolved_sentences(chunk, group, alone)
+                each = tuple((sentence, resolved_sentences(chunk, [sentence], [referent]))
+                             for sentence, referent in zip(group, referents[start:end],
+                                                           strict=True))
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
-                                              chunk.slice(span.start, span.end), local))
+                                              chunk.slice(span.start, span.end), local, each))
     return windows
 
 
@@ -254,7 +259,7 @@ class CrossEncoderView(WindowedView):
             pairs.extend((window.text, in_evidence_writing(sentence, window.text))
                          for window in claim_windows)
         scores = self.encoder.predict(pairs) if pairs else np.zeros((0, 3), dtype=np.float32)
-        return [
+        results = [
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))
             if quote is None
             else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
@@ -264,6 +269,49 @@ class CrossEncoderView(WindowedView):
             for claim, claim_windows, (start, end), quote in zip(claims, windows, offsets, quoted,
                                                                  strict=True)
         ]
+        return self._deciding_sentences(claims, windows, results)
+
+    def _deciding_sentences(self, claims: Sequence[Claim], windows: list[list[EvidenceWindow]],
+                            results: list[ViewResult]) -> list[ViewResult]:
+        """Each contradiction cited to the sentence of its window that decided, so that a
+        reason quotes it, not the window's start: of the sentences that hold the most of the
+        claim's words, the one the model finds most contradicting. Only the cited span
+        changes: verdicts and scores are the window's."""
+        narrowing: list[tuple[int, list[Span]]] = []
+        pairs: list[tuple[str, str]] = []
+        for index, (claim, claim_windows, result) in enumerate(
+                zip(claims, windows, results, strict=True)):
+            if result.verdict is not Verdict.CONTRADICTED:
+                continue
+            window = next((w for w in claim_windows if (w.span,) == result.spans), None)
+            if window is None or len(window.sentences) < 2:
+                continue
+            words = frozenset(content_words(claim.text))
+            held = [len(words & frozenset(content_words(text))) for _, text in window.sentences]
+            closest = [pair for pair, count in zip(window.sentences, held, strict=True)
+                       if count == max(held)]
+            if len(closest) == 1:
+                results[index] = replace(result, spans=(closest[0][0],))
+                continue
+            sentence = as_sentence(claim.text)
+            narrowing.append((index, [span for span, _ in closest]))
+            pairs.extend((text, in_evidence_writing(sentence, text)) for _, text in closest)
+        if not pairs:
+            return results
+        contradiction = self.encoder.predict(pairs)[:, _CONTRADICTION]
+        at = 0
+        for index, spans in narrowing:
+            decided = spans[int(np.argmax(contradiction[at:at + len(spans)]))]
+            results[index] = replace(results[index], spans=(decided,))
+            at += len(spans)
+        return results
+        contradiction = self.encoder.predict(pairs)[:, _CONTRADICTION]
+        at = 0
+        for index, spans in narrowing:
+            decided = spans[int(np.argmax(contradiction[at:at + len(spans)]))]
+            results[index] = replace(results[index], spans=(decided,))
+            at += len(spans)
+        return results
 
     def _decide(self, windows: list[EvidenceWindow], scores: np.ndarray,
                 overlap: Sequence[float]) -> ViewResult:

@@ -51,7 +51,7 @@ def matches(claim: Value, evidence: Value) -> bool:
         date, other = (claim, evidence) if claim.kind is ValueKind.DATE else (evidence, claim)
         return (date.granularity == "year" and other.kind is ValueKind.NUMBER
                 and float(date.value) == other.value)
-    if claim.kind is not evidence.kind or claim.unit != evidence.unit:
+    if claim.kind is not evidence.kind or not _same_measure(claim, evidence):
         return False
     tolerance = 0.01 if claim.hedged else 1e-9
     return (math.isclose(float(claim.value), float(evidence.value), rel_tol=tolerance)
@@ -80,8 +80,14 @@ def conflicts(claim: Value, evidence: Value) -> bool:
             return False  # "12 January" may be of any year, so its month proves nothing
         pairs = zip(_date_parts(str(claim.value)), _date_parts(str(evidence.value)), strict=True)
         return any(a is not None and b is not None and a != b for a, b in pairs)
-    return (claim.unit == evidence.unit and not matches(claim, evidence)
+    return (_same_measure(claim, evidence) and not matches(claim, evidence)
             and not _within(float(claim.value), evidence))
+
+
+def _same_measure(claim: Value, evidence: Value) -> bool:
+    """Same unit, and no word beside them says they measure different dimensions."""
+    return claim.unit == evidence.unit and (
+        not claim.dimension or not evidence.dimension or claim.dimension == evidence.dimension)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,5 +113,8 @@ class TextValues:
         rival: "born in 1978? October 18, 1928" does not set 1928 against 1978."""
         if self.contains(claim_value):
             return None
-        return next((value for value in self.values if conflicts(claim_value, value)
-                     and not any(matches(other, value) for other in claimed)), None)
+        rivals = [value for value in self.values if conflicts(claim_value, value)
+                  and not any(matches(other, value) for other in claimed)]
+        # A rival said to measure the same dimension before one whose dimension is unsaid.
+        return min(rivals, key=lambda value: value.dimension != claim_value.dimension,
+                   default=None)

@@ -30,6 +30,19 @@ _NAMED_AGENT = re.compile(
     r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+)\s+"
     r"(?P<verb>[a-z]{3,}ed|made|built|led|held|paid|sold|won|bought|taught|drew|gave|sent|"
     r"told|brought|found|ran|began|wrote|founded)\b(?!\s+by\b)")
+# "The idea came from Rowland Hill": whose idea it was, as "proposed by" says.
+_FROM_AGENT = re.compile(r"\b(?:came|comes|originated|originates)\s+from\s+")
+_ORIGIN = "proposed"
+# Verbs that name one action, each read as the first of its group: "constructed by" gives the
+# action "built by" gives.
+_ONE_ACTION = {stem: group[0] for group in (
+    ("propos", "suggest", "invent", "conceiv", "devis", "originat"),
+    ("built", "construct", "erect"),
+    ("found", "establish"),
+    ("wrote", "written"),
+    ("donat", "gave", "given", "bequeath"),
+    ("drew", "drawn"),
+) for stem in group}
 # Sentence openers that are no one's name.
 _NO_NAME = frozenset({"the", "a", "an", "it", "he", "she", "they", "this", "that", "its",
                       "his", "her", "their", "in", "on", "at", "after", "before"})
@@ -45,20 +58,27 @@ class Agency:
 
 
 def agencies(text: str) -> list[Agency]:
-    """Each "<participle> by <named agent>" and "<Name> <verb in the past tense>" of
-    ``text``; an agent naming no one ("by the company", "It opened") gives nothing."""
+    """Each "<participle> by <named agent>", "came from <named agent>" and "<Name> <verb in
+    the past tense>" of ``text``; an agent naming no one ("by the company", "It opened")
+    gives nothing."""
     found: list[Agency] = []
-    for match in _BY_AGENT.finditer(text):
-        phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
-        names = frozenset(name.lower() for name in _NAME.findall(phrase)) - {"the"}
-        if names:
-            found.append(Agency(normalise_word(match.group("verb")), names,
-                                f"{match.group('verb')} by {phrase}"))
+    for pattern in (_BY_AGENT, _FROM_AGENT):
+        for match in pattern.finditer(text):
+            phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
+            names = frozenset(name.lower() for name in _NAME.findall(phrase)) - {"the"}
+            if names:
+                verb = match.group("verb") if pattern is _BY_AGENT else _ORIGIN
+                found.append(Agency(_action(verb), names, f"{match.group(0)}{phrase}"))
     for match in _NAMED_AGENT.finditer(text):
         names = frozenset(name.lower() for name in match.group("agent").split()) - _NO_NAME
         if names:
-            found.append(Agency(normalise_word(match.group("verb")), names, match.group(0)))
+            found.append(Agency(_action(match.group("verb")), names, match.group(0)))
     return found
+
+
+def _action(verb: str) -> str:
+    stem = normalise_word(verb)
+    return _ONE_ACTION.get(stem, stem)
 
 
 def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]]

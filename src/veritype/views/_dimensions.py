@@ -1,0 +1,59 @@
+"""Which dimension a measured quantity gives, read from the word beside it: "2,120 metres
+long" is a length, "a depth of 39 metres" a depth, "12 km" alone none. Two quantities of
+different dimensions neither state nor contradict each other, so a depth is compared with a
+depth, not with the first length the sentence gives."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from veritype._text import content_words
+
+# Adjectives that follow the quantity they qualify: "330 m tall".
+_ADJECTIVES = {
+    "long": "length", "wide": "width", "broad": "width", "deep": "depth", "high": "height",
+    "tall": "height", "thick": "thickness",
+}
+# Nouns that name a dimension: "a depth of 39 metres", "330 m in height".
+_NOUNS = {
+    "length": "length", "width": "width", "breadth": "width", "depth": "depth",
+    "height": "height", "elevation": "height", "altitude": "height",
+    "thickness": "thickness", "diameter": "diameter", "radius": "radius", "span": "span",
+    "wingspan": "span", "circumference": "circumference", "perimeter": "circumference",
+}
+_NOUN = "|".join(_NOUNS)
+
+_AFTER = re.compile(rf"\s*(?:(?P<adjective>{'|'.join(_ADJECTIVES)})|in\s+(?P<noun>{_NOUN}))\b",
+                    re.IGNORECASE)
+# The noun, a linking word and any hedge or bound, right before the quantity: "a depth of
+# about 39 metres", "its height is 300 m", "diameter: 12 km".
+_BEFORE = re.compile(
+    rf"\b(?P<noun>{_NOUN})\s*(?:of|is|was|are|were|reaches|reached|measures|measured|:)?\s+"
+    r"(?:(?:about|around|approximately|roughly|some|nearly|almost|over|under|up|to|more|"
+    r"less|than|just|only|at|least|most|an?|estimated)\s+)*$",
+    re.IGNORECASE)
+# How far before a quantity its noun may stand.
+_REACH = 60
+
+
+def dimension_of(text: str, start: int, end: int) -> str:
+    """The dimension the quantity at ``text[start:end]`` measures, or "" when no word says."""
+    if (after := _AFTER.match(text, end)) is not None:
+        if after.group("adjective"):
+            return _ADJECTIVES[after.group("adjective").lower()]
+        return _NOUNS[after.group("noun").lower()]
+    if (before := _BEFORE.search(text[max(0, start - _REACH):start])) is not None:
+        return _NOUNS[before.group("noun").lower()]
+    return ""
+
+
+# Each dimension word as ``content_words`` writes it, and the dimension it names.
+_STEMS = {stem: dimension for word, dimension in (*_ADJECTIVES.items(), *_NOUNS.items())
+          for stem in content_words(word)}
+
+
+def as_dimensions(words: Iterable[str]) -> frozenset[str]:
+    """Content words with each word of a dimension read as the dimension it names, so that
+    "deep" and "depth" align."""
+    return frozenset(_STEMS.get(word, word) for word in words)
