@@ -126,3 +126,27 @@ def test_a_shortening_that_changes_what_is_asserted_is_not_a_copy(claim: str,
 
 def test_a_which_clause_that_denies_takes_the_copy_back() -> None:
     assert quoted_in("Vaccines cause autism.", "Vaccines cause autism, which is a myth.") is False
+
+
+HOOVER = ("Hoover Dam was constructed between 1931 and 1936 and was dedicated by President "
+          "Franklin D. Roosevelt on September 30, 1935.")
+
+
+@pytest.mark.parametrize("claim", [
+    # A predicate of the same subject joined by "and" before the kept one is left out.
+    "Hoover Dam was dedicated by President Franklin D. Roosevelt on September 30, 1935.",
+    # A year the sentence dates more finely is stated by the finer date.
+    "Hoover Dam was dedicated by President Franklin D. Roosevelt in 1935.",
+])
+def test_a_joined_predicate_and_a_finer_date_leave_a_copy(claim: str) -> None:
+    assert shortened_in(claim, HOOVER)
+
+
+@pytest.mark.parametrize("claim", [
+    "Hoover Dam was dedicated by President Franklin D. Roosevelt in 1936.",
+    # The other predicate's words bound to the kept one are no copy.
+    "Hoover Dam was constructed by President Franklin D. Roosevelt.",
+    "Hoover Dam was dedicated between 1931 and 1936.",
+])
+def test_a_joined_predicate_lends_nothing_to_the_kept_one(claim: str) -> None:
+    assert not shortened_in(claim, HOOVER)

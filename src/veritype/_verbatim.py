@@ -105,6 +105,11 @@ def qualified_in(claim: str, evidence: str) -> bool:
                for copy in _copies(wanted, _normalised(evidence[start:end])))
 
 
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|"
+          r"November|December)")
+_IN_YEAR = re.compile(r"\bin (?P<year>\d{4})\b")
+_FINER_DATE = re.compile(
+    rf"\b(?:on (?:{_MONTH} \d{{1,2}},? |\d{{1,2}} {_MONTH},? )|in {_MONTH},? )(?P<year>\d{{4}})\b")
 # A word, or a comma or bracket (they mark an aside the shortening may leave out).
 _SHORTENING_TOKEN = re.compile(r"[\w'\u2019.-]*\w|[,()]")
 _ASIDE_MARKS = frozenset(",()")
@@ -130,9 +135,14 @@ def shortened_in(claim: str, evidence: str) -> bool:
               not in _ASIDE_MARKS]
     if len(wanted) < 4 or quoted_in(claim, evidence):
         return False
-    lowered = [token.lower() for token in wanted]
-    return any(_shortens(lowered, _shortening_tokens(evidence[start:end].rstrip(".!? ")))
-               for start, end in sentence_spans(evidence))
+    for start, end in sentence_spans(evidence):
+        sentence = evidence[start:end].rstrip(".!? ")
+        dated = [token.lower() for token in _shortening_tokens(_in_its_year(claim, sentence)
+                                                                .rstrip(".!? "))
+                 if token[0] not in _ASIDE_MARKS]
+        if _shortens(dated, _shortening_tokens(sentence)):
+            return True
+    return False
 
 
 def _shortening_tokens(text: str) -> list[str]:
@@ -169,6 +179,8 @@ def _may_leave_out(sentence: list[str], lowered: list[str], start: int, end: int
     if any(word in _QUALIFIERS or (word in _KEPT_WORDS and not predicate)
            or word.endswith("n't") for word in words):
         return False
+    if where == "inside" and _joined_predicate(words, lowered[end]):
+        return True
     if where == "tail":
         # "euros [and Swiss francs]": a list goes on.
         return not (len(words) > 1 and words[0] in {"and", "or"} and not predicate)
@@ -181,6 +193,28 @@ def _may_leave_out(sentence: list[str], lowered: list[str], start: int, end: int
                    or (sentence[end][:1].isupper() and sentence[end - 1][:1].isupper()))
     return not (cuts_a_name or any(_is_verb(word) or any(c.isdigit() for c in word)
                                    for word in words))
+
+
+def _joined_predicate(words: list[str], following: str) -> bool:
+    """Whether left-out ``words`` are a predicate of the same subject joined by "and" before
+    the kept one, which starts with ``following``: "Hoover Dam was [constructed between 1931
+    and 1936 and] was dedicated ..." states "Hoover Dam was dedicated ...", as "[was
+    constructed ... and]" before "was dedicated" does."""
+    if len(words) > 2 and words[-2] == "and" and words[-1] in AUXILIARY_WORDS:
+        predicate = words[:-2]
+    elif len(words) > 1 and words[-1] == "and" and _is_verb(following):
+        predicate = words[:-1]
+    else:
+        return False
+    return _is_verb(predicate[0])
+
+
+def _in_its_year(claim: str, sentence: str) -> str:
+    """``claim`` with each "in <year>" that ``sentence`` dates more finely in that year ("on
+    September 30, 1935", "in March 1935") written as the sentence dates it: the finer date
+    states the year."""
+    finer = {match.group("year"): match.group(0) for match in _FINER_DATE.finditer(sentence)}
+    return _IN_YEAR.sub(lambda match: finer.get(match.group("year"), match.group(0)), claim)
 
 
 def _is_verb(word: str) -> bool:
