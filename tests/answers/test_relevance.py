@@ -110,6 +110,20 @@ def test_a_claim_cited_to_its_subjects_passage_stays_on_the_question() -> None:
     assert off_question_claims(graph, "How long is the Thames?", evidence=RIVERS) == set()
 
 
+def test_a_claim_cited_to_a_section_its_heading_names_is_about_that_subject() -> None:
+    trips = EvidencePack.from_documents([Document.from_text(
+        "# Day trips\n\n## Holmø\n\nThe ferry takes 50 minutes. The lighthouse is open in "
+        "summer. Its 212 steps lead to a gallery.", title="Day trips")])
+    graph = graph_of("The lighthouse's 212 steps lead to a gallery.")
+    for node in graph:
+        node.evidence = [span for span in trips.sentences()
+                         if trips.quote(span).startswith("Its 212 steps")]
+    assert off_question_claims(graph, "How many steps does the Holmø lighthouse have?",
+                               evidence=trips) == set()
+    assert off_question_claims(graph, "How many steps does the Skarvik lighthouse have?",
+                               evidence=trips) == {node.claim.claim_id for node in graph}
+
+
 LEGION = EvidencePack.from_documents([
     Document.from_text("The Guelphic Legion was a paramilitary unit maintained at the expense of "
                        "George V, deposed King of Hanover.", title="Guelphic Legion"),

@@ -87,6 +87,18 @@ def test_a_pronoun_after_a_description_comes_with_the_sentence_that_names_it() -
                           "Its central span is 1,991 metres long.")
 
 
+def test_a_pronoun_after_a_description_of_another_thing_comes_with_that_description() -> None:
+    # "The lighthouse" is no description of Holmø, the heading's subject: "Its 212 steps"
+    # are the lighthouse's.
+    guide = ("## Holmø\n\nThe island of Holmø lies at the mouth of the fjord. The lighthouse is "
+             "open from June to August. Its 212 steps lead to a gallery.")
+    chunks = chunk_document(Document.from_text(guide, source="trips.md"))
+    draft = ExtractiveGenerator(max_sentences=1).generate(
+        "How many steps does the Holmø lighthouse have?", chunks)
+    assert draft.text == ("The lighthouse is open from June to August. "
+                          "Its 212 steps lead to a gallery.")
+
+
 def test_a_pronoun_its_passage_never_names_is_not_read_as_another_passage_s_subject() -> None:
     chunks = [
         *chunk_document(Document.from_text(

@@ -140,7 +140,10 @@ def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidenceP
         if not evidence.has_chunk(span.chunk_id):
             continue
         chunk = evidence.chunk(span.chunk_id)
-        context = " ".join([evidence.title(span.doc_id), *_about(chunk, span)])
+        # The section's heading says what its passage is about too: "Its 212 steps ..." under
+        # "## Holmø" is about Holmø, whatever the sentences between name.
+        context = " ".join([evidence.title(span.doc_id), evidence.heading(span),
+                            *_about(chunk, span)])
         if names_any(context, subjects):
             return True
     return False

@@ -21,12 +21,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veritype._text import ANAPHORIC_LEAD, content_words, tokens
+from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, tokens
 from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
 from veritype.answers.relevance import names_any
 from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer
-from veritype.clauses import heading_text, names_its_subject
+from veritype.clauses import heading_text, names_its_subject, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
@@ -198,10 +198,22 @@ def candidate_sentences(evidence: Sequence[Chunk], asked: Question) -> list[_Can
                                              referent if leads_back else None, leads_back,
                                              about))
             # "The bridge opened in 1998." names no bridge: "Its span ..." after it comes
-            # with the sentence that names the bridge.
-            if names_its_subject(sentence):
+            # with the sentence that names the bridge. "The lighthouse is open in summer."
+            # under "## Holmø" describes a new subject: "Its 212 steps" are the lighthouse's.
+            if names_its_subject(sentence) or _describes_another(sentence, referent):
                 referent = sentence
     return candidates
+
+
+def _describes_another(sentence: str, referent: str | None) -> bool:
+    """Whether ``sentence`` opens with a description ("The lighthouse ...") whose noun the
+    ``referent`` so far (a heading or the sentence that named the subject) does not hold:
+    it speaks of another thing than the one named before."""
+    subject = subject_of(sentence) if DEFINITE_DESCRIPTION.match(sentence) else None
+    if subject is None:
+        return False
+    head = subject.split(" of ")[0].split()[-1].lower()
+    return head not in {word.lower() for word in (referent or "").split()}
 
 
 def _answer_score(question: Question, sentence: str, about: str) -> int:
