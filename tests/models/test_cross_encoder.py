@@ -170,3 +170,16 @@ def test_an_int8_mpnet_export_agrees_with_its_fp32_graph(tmp_path: Path) -> None
     fp32_scores = CrossEncoder(fp32, cache_size=0).predict(pairs)
     agreement = np.mean(int8_scores.argmax(axis=1) == fp32_scores.argmax(axis=1))
     assert agreement >= 0.9, agreement
+
+
+def test_a_failed_export_leaves_nothing_in_the_cache(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from veritype.errors import ModelError
+    from veritype.models.cross_encoder import model_directory
+
+    empty = tmp_path / "not-a-checkpoint"
+    empty.mkdir()
+    cache = tmp_path / "cache"
+    with pytest.raises(ModelError, match="neither an exported model directory"):
+        model_directory(str(empty), cache_dir=cache)
+    assert not cache.exists() or not any(cache.iterdir())

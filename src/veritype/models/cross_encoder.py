@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
@@ -71,6 +72,8 @@ def model_directory(name_or_path: str, *, cache_dir: Path | None = None) -> Path
     try:
         export_onnx(name_or_path, target)
     except (OSError, ValueError) as error:
+        # A failed export leaves nothing half-written in the user's cache.
+        shutil.rmtree(target, ignore_errors=True)
         raise ModelError(
             f"{name_or_path!r} is neither an exported model directory (no {MODEL_FILE}) nor a "
             f"Hugging Face checkpoint that can be exported: {error}"
