@@ -14,7 +14,7 @@ from typing import Any
 
 from veritype.aggregate import default_for, recommended_thresholds
 from veritype.budget import Budget, run_views
-from veritype.checking import CheckRow, DEFAULT_VIEWS
+from veritype.checking import DEFAULT_VIEWS, CheckRow
 from veritype.checking._verify import RowChecker
 from veritype.claims import Claim, classify, is_hedged
 from veritype.evaluation.contract import load_contract
