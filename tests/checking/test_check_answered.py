@@ -108,3 +108,28 @@ def test_a_sentence_answer_is_left_to_the_views() -> None:
            "answer": "It costs 2,799 euros.", "contexts": BIKES}
     (result,) = check([row]).rows
     assert all("answers" not in claim.views for claim in result.claims)
+
+
+def test_only_sentences_that_could_answer_are_scored() -> None:
+    """A sentence that fails what an answer needs besides its score (a value of the asked
+    kind, the asked attribute and event) is not scored: the reading is the one every
+    sentence scored gives."""
+    scorer = create_answer_scorer("answers")
+    scored: list[str] = []
+
+    class Counting:
+        name, calibration = scorer.name, scorer.calibration
+
+        def score(self, question: str, text: str) -> float:
+            return self.score_batch(question, [text])[0]
+
+        def score_batch(self, question: str, texts: list[str]) -> list[float]:
+            scored.extend(texts)
+            return scorer.score_batch(question, texts)
+
+    pack, _ = _pack(PEOPLE)
+    for question, answer, _, _ in CASES[11:15]:
+        assert read_answer(question, answer, pack, Counting()) == read_answer(
+            question, answer, pack, scorer)
+    sentences = sum(len(chunk.sentences()) for chunk in pack)
+    assert 0 < len(scored) < 4 * sentences

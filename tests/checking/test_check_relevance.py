@@ -45,3 +45,27 @@ def test_relevance_can_be_left_out() -> None:
     assert result.rows[0].relevance is None and result.summary()["mean_relevance"] is None
     assert settings.to_dict()["relevance"] is False
     assert "relevance" not in CheckSettings().to_dict()  # earlier run directories continue
+
+
+def test_each_text_is_embedded_once_with_the_same_scores() -> None:
+    """A question asked of several answers is embedded once; the scores are those of
+    embedding every text afresh, to the bit."""
+    fresh = AnswerRelevance(cache_size=0)
+    cached = AnswerRelevance()
+    pairs = [(QUESTION, "The Golden Gate Bridge opened in 1937."),
+             (QUESTION, "The Golden Gate Bridge opened in 1883."),
+             (QUESTION, "The Golden Gate Bridge opened in 1937.")]
+    embedded: list[str] = []
+    inner = cached.encoder.embed_batch
+
+    def counting(texts: list[str]) -> object:
+        embedded.extend(texts)
+        return inner(texts)
+
+    cached.encoder.embed_batch = counting  # type: ignore[method-assign]
+    try:
+        scores = [cached.score(*pair) for pair in pairs]
+    finally:
+        del cached.encoder.embed_batch
+    assert scores == [fresh.score(*pair) for pair in pairs]
+    assert sorted(embedded) == sorted({text for pair in pairs for text in pair})

@@ -177,9 +177,15 @@ def model_answers(question: Question, text: str, score: float | None,
     event asked about, if any ("Marie Curie died in 1934" does not say when she moved), and
     the question is not yes/no."""
     return (score is not None and calibration is not None
-            and question.kind is not AnswerKind.YES_NO
-            and score >= calibration.threshold and question.holds_kind(text)
-            and question.names_asked_attribute(text) and question.names_asked_event(text))
+            and score >= calibration.threshold and may_answer(question, text, calibration))
+
+
+def may_answer(question: Question, text: str, calibration: AnswerCalibration | None) -> bool:
+    """What :func:`model_answers` asks of a text besides its P(answers): a text failing it
+    answers ``question`` at no score, so it need not be scored."""
+    return (calibration is not None and question.kind is not AnswerKind.YES_NO
+            and question.holds_kind(text) and question.names_asked_attribute(text)
+            and question.names_asked_event(text))
 
 
 @runtime_checkable

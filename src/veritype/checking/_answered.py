@@ -33,7 +33,7 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS
 from veritype.answers.question import analyse
-from veritype.answers.scoring import AnswerScorer, model_answers
+from veritype.answers.scoring import AnswerScorer, may_answer, model_answers
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.evidence import EvidencePack, Span
 from veritype.views._matching import contains_run
@@ -92,11 +92,16 @@ def read_answer(question: str, phrase: str, pack: EvidencePack,
             resolved.append(resolved_sentences(chunk, [span], [referent]))
     if not spans:
         return None
-    scores = scorer.score_batch(question, resolved)
+    # Only sentences that can answer whatever their score are scored: the answer scorer
+    # reads one sentence at a time, so leaving the others out changes no score.
+    can = [may_answer(asked, read, scorer.calibration) for read in resolved]
+    scored = iter(scorer.score_batch(question, [read for read, c in zip(resolved, can,
+                                                                         strict=True) if c]))
+    scores = [next(scored) if c else None for c in can]
     answering = sorted(
         (_Sentence(span, text, _about(asked.subjects, read), score)
          for span, text, read, score in zip(spans, written, resolved, scores, strict=True)
-         if model_answers(asked, read, score, scorer.calibration)),
+         if score is not None and model_answers(asked, read, score, scorer.calibration)),
         key=lambda s: (-s.about, -s.probability, s.span.doc_id, s.span.start))
     if not answering:
         return None

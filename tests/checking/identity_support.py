@@ -1,0 +1,124 @@
+"""What the identity test compares: every output of ``check`` on the RAG rows and of the
+default views on the type contract (types, supports, each view's verdict and scores, cited
+spans), so that a change meant to make checking faster can be shown to change nothing.
+
+    PYTHONPATH=src python tests/checking/identity_support.py   # rewrite the reference
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from veritype.aggregate import default_for, recommended_thresholds
+from veritype.budget import Budget, run_views
+from veritype.checking import DEFAULT_VIEWS, CheckRow
+from veritype.checking._verify import RowChecker
+from veritype.claims import Claim, classify, is_hedged
+from veritype.evaluation.contract import load_contract
+from veritype.evidence import Document, EvidencePack
+from veritype.graph import BeliefGraph
+from veritype.thresholds import Thresholds
+from veritype.verification import citing_views, type_graph
+from veritype.views import create_view
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "tests" / "data" / "identity_reference.json"
+RAG_ROWS = ROOT / "benchmarks" / "data" / "rag_rows.jsonl"
+CONTRACT = [ROOT / "benchmarks" / "data" / "type_contract.jsonl",
+            ROOT / "benchmarks" / "data" / "attribution_swaps.jsonl"]
+# Every how-manyth contract row is compared (all of them take a minute).
+CONTRACT_STEP = 3
+
+
+def rag_rows() -> list[CheckRow]:
+    rows = []
+    for number, line in enumerate(RAG_ROWS.read_text(encoding="utf-8").splitlines(), 1):
+        data = json.loads(line)
+        rows.append(CheckRow(line=number, question=data["question"], answer=data["answer"],
+                             contexts=tuple(data["contexts"]), row_id=data["id"]))
+    return rows
+
+
+def check_outputs(rows: list[CheckRow], checker: RowChecker | None = None) -> list[Any]:
+    """Each row's verdict, faithfulness, relevance and claims, as JSON values."""
+    checker = checker or RowChecker()
+    out = []
+    for row in rows:
+        result = checker.check(row)
+        out.append({
+            "id": row.row_id, "verdict": result.verdict.value,
+            "faithfulness": result.faithfulness, "relevance": result.relevance,
+            "claims": [{"text": c.text, "type": c.type.value, "support": c.support,
+                        "vote_share": c.vote_share,
+                        "views": {k: list(v) for k, v in sorted(c.views.items())},
+                        "citations": [[x.context, x.start, x.end] for x in c.citations],
+                        "reason": c.reason} for c in result.claims],
+        })
+    return out
+
+
+def contract_outputs() -> list[Any]:
+    """Each compared contract claim's type, support and view results under the default views,
+    typed together in one batched run as ``benchmarks/type_contract.py`` types them."""
+    rows = [row for suite in CONTRACT for row in load_contract(suite)][::CONTRACT_STEP]
+    views = [create_view(name) for name in DEFAULT_VIEWS]
+    aggregator = default_for([v.name for v in views], [v.name for v in views if v.strong])
+    thresholds = Thresholds(*recommended_thresholds(aggregator))
+    claims = [Claim(f"r{i}", row.claim, classify(row.claim), 0, len(row.claim),
+                    is_hedged(row.claim)) for i, row in enumerate(rows)]
+    by_text: dict[str, EvidencePack] = {}
+    packs = {}
+    for claim, row in zip(claims, rows, strict=True):
+        if row.evidence not in by_text:
+            by_text[row.evidence] = EvidencePack.from_documents(
+                [Document(doc_id=f"passage-{len(by_text)}", text=row.evidence)])
+        packs[claim.claim_id] = by_text[row.evidence]
+    graph = BeliefGraph.from_claims(claims, [])
+    run_views(graph, packs, views, aggregator=aggregator, thresholds=thresholds, budget=Budget())
+    type_graph(graph, aggregator, thresholds, citing_views(views))
+    out = []
+    for claim, row in zip(claims, rows, strict=True):
+        node = graph.node(claim.claim_id)
+        out.append({
+            "id": row.row_id, "type": node.evidence_type.value if node.evidence_type else None,
+            "support": node.support,
+            "evidence": [[s.doc_id, s.start, s.end] for s in node.evidence],
+            "views": [[r.view, r.verdict.value, r.score, r.contradiction,
+                       [[s.start, s.end] for s in r.spans], r.detail] for r in node.results],
+        })
+    return out
+
+
+def differences(expected: Any, actual: Any, where: str = "", tolerance: float = 1e-6
+                ) -> list[str]:
+    """Where ``actual`` differs from ``expected``: numbers by more than ``tolerance``,
+    anything else at all."""
+    if isinstance(expected, bool) or not isinstance(expected, (int, float)):
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            if set(expected) != set(actual):
+                return [f"{where}: keys {sorted(expected)} != {sorted(actual)}"]
+            return [d for k in expected
+                    for d in differences(expected[k], actual[k], f"{where}.{k}", tolerance)]
+        if isinstance(expected, list) and isinstance(actual, list):
+            if len(expected) != len(actual):
+                return [f"{where}: {len(expected)} items != {len(actual)}"]
+            return [d for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+                    for d in differences(e, a, f"{where}[{i}]", tolerance)]
+        return [] if expected == actual else [f"{where}: {expected!r} != {actual!r}"]
+    if isinstance(actual, bool) or not isinstance(actual, (int, float)):
+        return [f"{where}: {expected!r} != {actual!r}"]
+    return [] if abs(expected - actual) <= tolerance else [f"{where}: {expected} != {actual}"]
+
+
+def outputs() -> dict[str, Any]:
+    return {"check_rag_rows": check_outputs(rag_rows()), "type_contract": contract_outputs()}
+
+
+if __name__ == "__main__":
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else REFERENCE
+    path.write_text(json.dumps(outputs(), indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    print(f"wrote {path}")
