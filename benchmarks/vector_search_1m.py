@@ -148,17 +148,14 @@ def memory(args: argparse.Namespace, vectors: Vectors, queries: Vectors, warm: V
            report: Callable[[list[dict[str, Any]], dict[str, Any]], None]) -> None:
     from usearch.index import Index
 
-    # The graph as AnnIndex makes it (its parameters checked on a small one).
-    index = Index(ndim=DIM, metric="cos", dtype="f32")
+    # The graph with the parameters AnnIndex gives it (read from a small one).
     with tempfile.TemporaryDirectory() as folder:
         probe = AnnIndex(["a", "b"], vectors[:2], path=Path(folder) / "probe.usearch",
                          generation=1).index
-    parameters = {"connectivity": int(index.connectivity),
-                  "expansion_add": int(index.expansion_add),
-                  "expansion_search": int(index.expansion_search)}
-    assert parameters == {"connectivity": int(probe.connectivity),
-                          "expansion_add": int(probe.expansion_add),
-                          "expansion_search": int(probe.expansion_search)}
+    parameters = {"connectivity": int(probe.connectivity),
+                  "expansion_add": int(probe.expansion_add),
+                  "expansion_search": int(probe.expansion_search)}
+    index = Index(ndim=DIM, metric="cos", dtype="f32", **parameters)
     ids = [f"c{n}" for n in range(len(vectors))]
     rows: list[dict[str, Any]] = []
     added, build_s, reload_s = 0, 0.0, 0.0

@@ -53,7 +53,7 @@ def test_pgvector_is_built_after_a_bulk_copy_and_searched_through_the_store(
     assert report["versions"]["pgvector"] and report["vectors"] == "uniform"
     (row,) = report["sizes"]
     pg = row["pgvector"]
-    assert row["exact"]["recall_at_10"] == 1.0 and pg["build_s"] > 0 and pg["ef_search"] == 40
+    assert row["exact"]["recall_at_10"] == 1.0 and pg["build_s"] > 0 and pg["ef_search"] == 128
     assert 0 < pg["recall_at_10"] <= 1
     assert [point["ef_search"] for point in pg["ef_search_sweep"]] == [16, 256]
     assert pg["ef_search_sweep"][1]["recall_at_10"] >= 0.9
