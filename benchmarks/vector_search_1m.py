@@ -332,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
         args.vectors, args.seed, max(args.sizes), args.queries + args.warmup, args.clusters,
         args.spread)
     warm, queries = queries[: args.warmup], queries[args.warmup :]
+    # onnxruntime 1.32 crashes on import in a process that has imported usearch 2.26 before
+    # it, and AnnIndex imports onnxruntime.
+    import onnxruntime  # noqa: F401
     import usearch
 
     header = {

@@ -51,6 +51,9 @@ class AnnIndex:
     """A usearch HNSW graph over the vectors; keys are positions in ``ids``."""
 
     def __init__(self, ids: list[str], vectors: Vectors, *, path: Path, generation: int) -> None:
+        # onnxruntime 1.32 crashes on import in a process that has imported usearch 2.26 before
+        # it, so it comes first: the embedder loads it in this process sooner or later anyway.
+        import onnxruntime  # noqa: F401
         from usearch.index import Index
 
         self.ids = ids
