@@ -292,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     # Embedded first: onnxruntime 1.32 crashes on import in a process that has imported
     # usearch 2.26 before it.
     embedded = embed_scifact(args.data_dir, args.real_docs) if args.real_docs else None
+    import onnxruntime  # noqa: F401  (before usearch, also when nothing was embedded)
     import usearch
 
     # Queries come from their own stream, so they are the same at every size.

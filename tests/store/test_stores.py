@@ -331,7 +331,7 @@ def test_postgres_searches_as_wide_as_its_ef_search(
         open_store(url, index_dir=index_dir, ef_search=0)
     rng = np.random.default_rng(0)
     with open_store(url, index_dir=index_dir) as store:
-        assert store.ef_search == 40  # pgvector's own default
+        assert store.ef_search == 128  # wider than pgvector's own 40, for recall at 1 M
         store.write([make_write(f"Document number {i}. It has a sentence.", f"d{i}", dims=16,
                                 seed=i) for i in range(30)])
         queries = rng.normal(size=(3, 16)).astype(np.float32)
