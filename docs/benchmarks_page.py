@@ -554,6 +554,37 @@ def ingest(page: Page) -> None:
                       r.get("same_documents_and_chunks_as_local", "–")]
                      for name, r in data["runs"].items()]))
 
+    data = page.load("ingest_ray_scifact.json")
+    page.add("### SciFact ingest on Ray", "")
+    page.prose("The full SciFact corpus ingested locally and on Ray into PostgreSQL, then "
+               "queried with the dev claims from each store: the two stores must hold the same "
+               "chunk ids, spans, texts and vectors, and retrieve alike.")
+    page.source("ingest_ray_scifact.json", data["command"], data)
+    page.add(f"Corpus: {data['corpus']}; layout: {data['layout']}; store: {data['store']}; "
+             f"queries: {data['queries']}.", "")
+    page.add(*table(["run", "Ray start", "documents", "chunks", "ingest", "chunks/s",
+                     "load average before, after"],
+                    [[label(name), seconds(r["ray_start_seconds"]) if "ray_start_seconds" in r
+                      else "–", count(r["documents"]), count(r["chunks"]),
+                      seconds(r["seconds"]), f1(r["chunks_per_second"]),
+                      ", ".join(f2(x) for x in r["load_average_before_after"])]
+                     for name, r in data["runs"].items()]))
+    page.add(*table(["index", "same as local", "local", "Ray"],
+                    [[label(index),
+                      ", ".join(label(k) for k, v in found.items()
+                                if k.startswith("same_") and v is True) or "no",
+                      count(found.get("chunks_local", found.get("vectors_local", 0))),
+                      count(found.get("chunks_ray", found.get("vectors_ray", 0)))
+                      + (f"; max abs difference {found['max_abs_difference']}"
+                         if "max_abs_difference" in found else "")]
+                     for index, found in data["identity"].items()]))
+    stores = list(data["retrieval"])
+    retrievers = [k for k in data["retrieval"][stores[0]] if k != "queries"]
+    page.add(*table(["retriever"] + [f"{label(s)}: recall@10, nDCG@10" for s in stores],
+                    [[name] + [f"{f3(data['retrieval'][s][name]['recall@10'])}, "
+                               f"{f3(data['retrieval'][s][name]['ndcg@10'])}" for s in stores]
+                     for name in retrievers]))
+
     data = page.load("ingest_projection.json")
     page.add("### Projected ingest on more workers", "")
     page.prose("**Projected, not measured.** `benchmarks/ingest_projection.py` only does "
@@ -666,6 +697,87 @@ def vector_search(page: Page) -> None:
     largest = data["sizes"][-1]
     page.headline(f"Exact vector search, {count(largest['vectors'])} vectors",
                   f"p95 {ms(largest['exact']['p95_ms'])}", "vector-search-at-scale")
+    vector_search_1m(page)
+
+
+VECTOR_SEARCH_1M = (
+    "vector_search_1m_memory_clustered.json", "vector_search_1m_memory_clustered_reloaded.json",
+    "vector_search_1m_postgres_clustered.json", "vector_search_1m_postgres_clustered_1m.json",
+    "vector_search_1m_postgres_clustered_1m_default128.json",
+)
+
+
+def _index_of(size: dict[str, Any]) -> tuple[str, str, dict[str, Any], list[dict[str, Any]]]:
+    """The store, the name of its search width, its measurement and its sweep at one size."""
+    if "pgvector" in size:
+        pg = size["pgvector"]
+        return "pgvector", "ef_search", pg, pg.get("ef_search_sweep", [])
+    return "HNSW (in memory)", "expansion_search", size["hnsw"], size.get(
+        "hnsw_expansion_search_sweep", [])
+
+
+def vector_search_1m(page: Page) -> None:
+    page.add("### Clustered vectors, in memory and in pgvector", "")
+    page.prose("The same search on larger sets of synthetic vectors drawn with clusters, as "
+               "real embeddings have, for the in-memory store's usearch HNSW index and for "
+               "pgvector's. Each row names the search width (`expansion_search` in memory, "
+               "`ef_search` in pgvector) its figures used; recall is against exact search "
+               "over the same vectors. One file searches an index saved by the build run and "
+               "read back.")
+    builds = []
+    widths = []
+    notes = []
+    for name in VECTOR_SEARCH_1M:
+        data = page.load(name)
+        page.source(name, data["command"], data)
+        if "note" in data:
+            notes.append(f"`{name}`: {data['note']}")
+        for size in data["sizes"]:
+            store, width, index, sweep = _index_of(size)
+            if "restored_from_saved_index_s" in index:
+                build = f"read back from the saved index in " \
+                        f"{seconds(index['restored_from_saved_index_s'])}"
+            else:
+                build = f"{seconds(index.get('build_s', index.get('build_s_cumulative', 0)))} " \
+                        f"({f1(index['build_vectors_per_second'])} vectors/s)"
+                if "build_paused_s" in index:
+                    build += (f"; paused {seconds(index['build_paused_s'])}, "
+                              f"{seconds(index['build_s_excluding_pause'])} "
+                              f"({f1(index['build_vectors_per_second_excluding_pause'])} "
+                              "vectors/s) without the pause")
+            builds.append([f"`{name}`", store, count(size["vectors"]),
+                           ms(size["exact"]["p95_ms"]), build,
+                           f"{width} {index[width]}", ms(index["p95_ms"]),
+                           f3(index["recall_at_10"])])
+            searched = {index[width]: index} | {s[width]: s for s in sweep
+                                                 if s[width] != index[width]}
+            for w in sorted(searched):
+                widths.append([store, count(size["vectors"]), f"{width} {w}",
+                               ms(searched[w]["p50_ms"]), ms(searched[w]["p95_ms"]),
+                               f3(searched[w]["recall_at_10"]), f"`{name}`"])
+    data = page.load(VECTOR_SEARCH_1M[0])
+    syn = data["synthetic"]
+    page.add(f"k = {syn['k']}; dimension {syn['dim']}, seed {syn['seed']}; vectors: "
+             f"{syn['description']}; queries: {syn['queries']}.", "")
+    saved = data.get("saved_index")
+    if saved:
+        page.add(f"Saved index ({count(saved['vectors'])} vectors, "
+                 f"{count(saved['bytes'] / 2**20)} MiB): saved in {seconds(saved['save_s'])}, "
+                 f"read back in {seconds(saved['reload_s'])}.", "")
+    page.add(*table(["file", "index", "vectors", "exact: p95", "index build", "search width",
+                     "p95", "recall@10"], builds))
+    page.add(*table(["index", "vectors", "search width", "p50", "p95", "recall@10", "file"],
+                    widths))
+    for note in notes:
+        page.add(f"Note, {note}", "")
+    for name in ("vector_search_1m_memory_clustered_reloaded.json",
+                 "vector_search_1m_postgres_clustered_1m_default128.json"):
+        size = page.load(name)["sizes"][-1]
+        store, width, index, _ = _index_of(size)
+        page.headline(f"{store}, {count(size['vectors'])} clustered vectors, "
+                      f"`{width}` {index[width]}",
+                      f"p95 {ms(index['p95_ms'])}, recall@10 {f3(index['recall_at_10'])}",
+                      "clustered-vectors-in-memory-and-in-pgvector")
 
 
 def generation(page: Page) -> None:
@@ -1299,12 +1411,38 @@ def evaluation(page: Page) -> None:
     page.add(*table(["stage", "seconds"], [[k, f"{v:.3f}"] for k, v in stages.items()]))
 
 
+def stage_speed(page: Page) -> None:
+    data = page.load("stage_speed.json")
+    page.add("### Speed by stage, old and new revision", "")
+    page.prose("`veritype check`, `verify`, `ask` and a TruthfulQA evaluation timed on an "
+               "older revision and on a newer one, side by side on the same machine, with the "
+               "time and the number of calls of each part in one recorded round of each.")
+    page.source("stage_speed.json", None, data)
+    page.add(f"Old revision: {data['old_revision']}; new revision: {data['new_revision']}; "
+             f"rounds: {data['rounds']}; settings: "
+             + ", ".join(f"{label(k)} {v}" for k, v in data["settings"].items()) + ".", "")
+    page.add(*table(["stage", "old: median", "new: median", "speedup", "old rounds",
+                     "new rounds"],
+                    [[name, seconds(st["old_median_s"]), seconds(st["new_median_s"]),
+                      f"{f2(st['speedup'])}×", ", ".join(seconds(x) for x in st["old_seconds"]),
+                      ", ".join(seconds(x) for x in st["new_seconds"])]
+                     for name, st in data["stages"].items()]))
+    rows = []
+    for name, st in data["stages"].items():
+        old, new = st["old"].get("parts", {}), st["new"].get("parts", {})
+        for part in list(old) + [p for p in new if p not in old]:
+            rows.append([name, part] + [f"{seconds(side[part]['seconds'])} "
+                                        f"({side[part]['calls']} calls)" if part in side
+                                        else "–" for side in (old, new)])
+    page.add(*table(["stage", "part", "old", "new"], rows))
+
+
 # --- the page -------------------------------------------------------------------------------
 
 SECTIONS: tuple[Callable[[Page], None], ...] = (
     first_run, ask_latency, corpus_qa, answer_corpora, rag_rows, check_halueval,
     answer_relevance, ingest, retrieval, vector_search, generation, load, verifier_models,
-    default_aggregator, type_contract, judge, training, tad, evaluation,
+    default_aggregator, type_contract, judge, training, tad, evaluation, stage_speed,
 )
 
 FILES: tuple[str, ...] = (
@@ -1312,8 +1450,9 @@ FILES: tuple[str, ...] = (
     "ask_corpora.json", "ask_corpora_baseline.json", "answer_corpora_evaluation.json",
     "answer_corpora_calibration.json", "rag_rows.json", "candidate_three_types/rag_rows.json",
     "check_halueval.json", "check_halueval_dialogue.json", "answer_relevance.json",
-    "ingest_scaling.json", "ingest_ray.json", "ingest_projection.json", "retrieval.json",
-    "embedder.json", "vector_search.json", "generation.json", "load.json",
+    "ingest_scaling.json", "ingest_ray.json", "ingest_ray_scifact.json",
+    "ingest_projection.json", "retrieval.json",
+    "embedder.json", "vector_search.json", *VECTOR_SEARCH_1M, "generation.json", "load.json",
     "load_replicas.json", "verifier_quality.json", "verifier_speed.json", "determinism.json",
     "long_evidence.json", "numeric_kinds.json", "calibrated_aggregator/fit_report.json",
     "candidate_three_types/fit_report.json", "type_contract.json",
@@ -1323,7 +1462,7 @@ FILES: tuple[str, ...] = (
     "training_budget.json", "synthetic_ablation.json", "distillation_ablation.json", "tad.json",
     "eval_truthfulqa.json", "eval_truthfulqa-reference.json", "eval_truthfulqa-nli-large.json",
     "eval_truthfulqa-gen.json", "eval_halueval.json", "eval_scifact.json", "eval_nli.json",
-    "eval_e2e.json", "eval_speed.json",
+    "eval_e2e.json", "eval_speed.json", "stage_speed.json",
 )
 
 INTRO = f"""# Benchmarks
