@@ -407,12 +407,16 @@ def rag_rows(page: Page) -> None:
                "`unfaithful` or `uncertain`. The candidate is the three-type aggregator of "
                "[its section](#three-types-with-stated-precision-a-candidate-not-the-default).")
     rows = []
+    runs = {"default": "", "candidate": CANDIDATE_RUN.format(name="candidate_three_types/"
+                                                                "rag_rows.json"),
+            "default, with the judge": " --views numeric,nli,judge --output "
+                                       "benchmarks/results/rag_rows_judge.json"}
     for name, who in (("rag_rows.json", "default"),
-                      ("candidate_three_types/rag_rows.json", "candidate")):
+                      ("candidate_three_types/rag_rows.json", "candidate"),
+                      ("rag_rows_judge.json", "default, with the judge")):
         data = page.load(name)
-        page.source(name, "python benchmarks/rag_rows.py" + (CANDIDATE_RUN.format(name=name)
-                                                             if who == "candidate" else ""), data)
-        rows.append([f"{who} (τ {data['tau']}, τ' {data['tau_low']})",
+        page.source(name, "python benchmarks/rag_rows.py" + runs[who], data)
+        rows.append([f"{who}: {', '.join(data['views'])} (τ {data['tau']}, τ' {data['tau_low']})",
                      f"{data['bad_rows_passed']} of {data['bad_rows']}",
                      f"{data['bad_rows_flagged']} ({data['bad_rows_unfaithful']} unfaithful)",
                      f"{data['good_rows_faithful']} of {data['good_rows']}",
@@ -421,9 +425,23 @@ def rag_rows(page: Page) -> None:
     page.add(*table(["aggregator", "bad rows passed as faithful", "bad rows caught",
                      "good rows faithful", "good rows uncertain", "good rows unfaithful",
                      "time"], rows))
+    page.add(*table(["rows whose verdict the judge changes", "good rows", "bad rows"],
+                    _judge_moves(page.load("rag_rows.json"), page.load("rag_rows_judge.json"))))
     data = page.load("rag_rows.json")
     page.headline("Hand-labelled RAG rows: bad rows passed as faithful (default)",
                   f"{data['bad_rows_passed']} of {data['bad_rows']}", "hand-labelled-rag-rows")
+
+
+def _judge_moves(default: dict[str, Any], judged: dict[str, Any]) -> list[list[Any]]:
+    """How many good and bad rows the judge lifts to faithful and sinks from it."""
+    before = {row["id"]: row for row in default["outcomes"]}
+    moves = {"lifted to faithful": [0, 0], "no longer faithful": [0, 0]}
+    for row in judged["outcomes"]:
+        was, now = before[row["id"]]["verdict"] == "faithful", row["verdict"] == "faithful"
+        if was != now:
+            moves["lifted to faithful" if now else "no longer faithful"][
+                row["label"] != "faithful"] += 1
+    return [[move, good, bad] for move, (good, bad) in moves.items()]
 
 
 def check_halueval(page: Page) -> None:
@@ -1449,6 +1467,7 @@ FILES: tuple[str, ...] = (
     "first_run.json", "ask.json", "eval_corpus-qa.json", "eval_corpus-qa-local.json",
     "ask_corpora.json", "ask_corpora_baseline.json", "answer_corpora_evaluation.json",
     "answer_corpora_calibration.json", "rag_rows.json", "candidate_three_types/rag_rows.json",
+    "rag_rows_judge.json",
     "check_halueval.json", "check_halueval_dialogue.json", "answer_relevance.json",
     "ingest_scaling.json", "ingest_ray.json", "ingest_ray_scifact.json",
     "ingest_projection.json", "retrieval.json",
