@@ -305,13 +305,6 @@ class CrossEncoderView(WindowedView):
             results[index] = replace(results[index], spans=(decided,))
             at += len(spans)
         return results
-        contradiction = self.encoder.predict(pairs)[:, _CONTRADICTION]
-        at = 0
-        for index, spans in narrowing:
-            decided = spans[int(np.argmax(contradiction[at:at + len(spans)]))]
-            results[index] = replace(results[index], spans=(decided,))
-            at += len(spans)
-        return results
 
     def _decide(self, windows: list[EvidenceWindow], scores: np.ndarray,
                 overlap: Sequence[float]) -> ViewResult:
