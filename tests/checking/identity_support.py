@@ -12,16 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from veritype.aggregate import default_for, recommended_thresholds
-from veritype.budget import Budget, run_views
 from veritype.checking import DEFAULT_VIEWS, CheckRow
 from veritype.checking._verify import RowChecker
-from veritype.claims import Claim, classify, is_hedged
-from veritype.evaluation.contract import load_contract
-from veritype.evidence import Document, EvidencePack
-from veritype.graph import BeliefGraph
-from veritype.thresholds import Thresholds
-from veritype.verification import citing_views, type_graph
+from veritype.evaluation.contract import load_contract, typed_graph
 from veritype.views import create_view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,24 +57,10 @@ def contract_outputs() -> list[Any]:
     """Each compared contract claim's type, support and view results under the default views,
     typed together in one batched run as ``benchmarks/type_contract.py`` types them."""
     rows = [row for suite in CONTRACT for row in load_contract(suite)][::CONTRACT_STEP]
-    views = [create_view(name) for name in DEFAULT_VIEWS]
-    aggregator = default_for([v.name for v in views], [v.name for v in views if v.strong])
-    thresholds = Thresholds(*recommended_thresholds(aggregator))
-    claims = [Claim(f"r{i}", row.claim, classify(row.claim), 0, len(row.claim),
-                    is_hedged(row.claim)) for i, row in enumerate(rows)]
-    by_text: dict[str, EvidencePack] = {}
-    packs = {}
-    for claim, row in zip(claims, rows, strict=True):
-        if row.evidence not in by_text:
-            by_text[row.evidence] = EvidencePack.from_documents(
-                [Document(doc_id=f"passage-{len(by_text)}", text=row.evidence)])
-        packs[claim.claim_id] = by_text[row.evidence]
-    graph = BeliefGraph.from_claims(claims, [])
-    run_views(graph, packs, views, aggregator=aggregator, thresholds=thresholds, budget=Budget())
-    type_graph(graph, aggregator, thresholds, citing_views(views))
+    graph, ids = typed_graph(rows, [create_view(name) for name in DEFAULT_VIEWS])
     out = []
-    for claim, row in zip(claims, rows, strict=True):
-        node = graph.node(claim.claim_id)
+    for claim_id, row in zip(ids, rows, strict=True):
+        node = graph.node(claim_id)
         out.append({
             "id": row.row_id, "type": node.evidence_type.value if node.evidence_type else None,
             "support": node.support,

@@ -255,3 +255,31 @@ def test_a_contradiction_cites_the_sentence_that_decided(evidence: str, claim: s
     assert result.verdict is Verdict.CONTRADICTED
     assert len(result.spans) == 1
     assert pack.quote(result.spans[0]).startswith(deciding)
+
+
+def test_the_windows_closest_to_a_claim_do_not_depend_on_the_hash_seed() -> None:
+    # Two windows that hold the same claim words tie exactly, whatever order a set of words
+    # takes in a process: the order changes with the hash seed.
+    import os
+    import subprocess
+    import sys
+
+    contexts = [
+        "Dunmore Rovers won the 2023 league title with 84 points, four ahead of Ashby Town. "
+        "Their striker Kofi Mensah scored 27 goals, the most in the league.",
+        "Ashby Town reached the cup final but lost 2-1 to Carlow United. Ashby's manager, Rob "
+        "Halloran, left the club at the end of the season.",
+        "Carlow United's goalkeeper Sam Okeke kept 19 clean sheets, a club record. He has "
+        "played for Carlow since 2016.",
+    ]
+    claim = "Dunmore Rovers won the cup, beating Ashby Town 2-1 in the final."
+    code = ("from veritype.claims import Claim\n"
+            "from veritype.evidence import EvidencePack\n"
+            "from veritype.models.encoder_views import claim_overlap, evidence_windows\n"
+            f"pack = EvidencePack.from_texts({contexts!r})\n"
+            f"overlap = claim_overlap(Claim('c1', {claim!r}), evidence_windows(pack, (1, 2, 3)))\n"
+            "print([float(x).hex() for x in overlap])\n")
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
+                              ).stdout for seed in range(8)}
+    assert len(outputs) == 1

@@ -161,7 +161,8 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
     def rarity(word: str) -> float:
         return math.log((size + 1) / (holding[word] + 0.5))
 
-    total_rarity = sum(rarity(word) for word in asked) or 1.0
+    # Sums over sets are exact (``fsum``): a set's order changes with the hash seed.
+    total_rarity = math.fsum(rarity(word) for word in asked) or 1.0
     kinds = [float(question.kind is kind) for kind in AnswerKind]
     rows: list[list[float]] = []
     for candidate, words, score in zip(candidates, read, scores, strict=True):
@@ -171,7 +172,7 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
             _logit(score),
             len(asked & own) / len(asked) if asked else 0.0,
             len(asked & words) / len(asked) if asked else 0.0,
-            sum(rarity(word) for word in asked & words) / total_rarity,
+            math.fsum(rarity(word) for word in asked & words) / total_rarity,
             shared_focus(question.focus, with_context) / len(question.focus)
             if question.focus else 1.0,
             float(question.holds_kind(candidate.text)),

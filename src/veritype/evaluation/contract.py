@@ -59,10 +59,11 @@ def load_contract(path: Path) -> list[ContractRow]:
     return rows
 
 
-def type_rows(rows: Sequence[ContractRow], views: Sequence[VerificationView],
-              aggregator: Aggregator | None = None,
-              thresholds: Thresholds | None = None) -> list[EvidenceType]:
-    """Each row's claim typed against its own passage, all in one batched run."""
+def typed_graph(rows: Sequence[ContractRow], views: Sequence[VerificationView],
+                aggregator: Aggregator | None = None,
+                thresholds: Thresholds | None = None) -> tuple[BeliefGraph, list[str]]:
+    """Each row's claim typed against its own passage, all in one batched run: the typed
+    graph and each row's claim id in it."""
     aggregator = aggregator or default_for([v.name for v in views],
                                            [v.name for v in views if v.strong])
     thresholds = thresholds or Thresholds(*recommended_thresholds(aggregator))
@@ -79,7 +80,15 @@ def type_rows(rows: Sequence[ContractRow], views: Sequence[VerificationView],
     run_views(graph, packs, views, aggregator=aggregator, thresholds=thresholds,
               budget=Budget())
     type_graph(graph, aggregator, thresholds, citing_views(views))
-    types = [graph.node(claim.claim_id).evidence_type for claim in claims]
+    return graph, [claim.claim_id for claim in claims]
+
+
+def type_rows(rows: Sequence[ContractRow], views: Sequence[VerificationView],
+              aggregator: Aggregator | None = None,
+              thresholds: Thresholds | None = None) -> list[EvidenceType]:
+    """Each row's claim typed against its own passage, all in one batched run."""
+    graph, ids = typed_graph(rows, views, aggregator, thresholds)
+    types = [graph.node(claim_id).evidence_type for claim_id in ids]
     if any(kind is None for kind in types):
         raise DataError("a claim was left untyped")
     return [kind for kind in types if kind is not None]

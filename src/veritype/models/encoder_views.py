@@ -163,7 +163,9 @@ def claim_overlap(claim: Claim, windows: Sequence[EvidenceWindow]) -> list[float
     frequency = Counter(word for window in windows for word in window.words & words)
     weight = {word: math.log(1.0 + (len(windows) - n + 0.5) / (n + 0.5))
               for word, n in frequency.items()}
-    return [sum(weight[w] for w in words & window.words) for window in windows]
+    # Summed exactly: a set's order changes with the process's hash seed, and two windows
+    # that hold the same words must tie exactly, not by the last bit of a sum in that order.
+    return [math.fsum(weight[w] for w in words & window.words) for window in windows]
 
 
 def _leans_back(sentence: str) -> bool:
