@@ -42,6 +42,8 @@ NOT_RUN = {
     "veritype train": "trains a model for hours",
     "veritype eval": "full benchmark runs, minutes each: tests/evaluation runs them on samples",
     "hub-id": "downloads a model from a hub",
+    "benchmarks/ingest_ray_scifact.py": "ingests the whole SciFact corpus twice, an hour",
+    "benchmarks/vector_search_1m.py": "builds search indexes over a million vectors, hours",
 }
 # Blocks that need an extra beyond the core install: the test marker that says so.
 NEEDS = {"--generator local": "needs_llama", "--tad": "needs_llama", "load_llama": "needs_llama",

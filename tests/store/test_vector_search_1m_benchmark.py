@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from benchmark_support import BENCHMARKS, benchmark_module
 
+# The benchmarks' shared helpers import httpx, which the core install lacks.
+pytestmark = pytest.mark.needs_httpx
+
 SMALL = ["--queries", "20", "--warmup", "2", "--sweep", "16", "256", "--clusters", "20"]
 
 
