@@ -21,6 +21,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from veritype._onnx import quiet_threads
 from veritype.deadline import checkpoint
 from veritype.errors import ModelError
 from veritype.models.model_files import (
@@ -198,14 +199,6 @@ class CrossEncoder:
                 if column is not None:
                     result[batch, label_index] = probabilities[:, column]
         return result
-
-
-def quiet_threads(options: ort.SessionOptions) -> None:
-    """Threads that sleep between runs instead of spinning. One pair per run makes many
-    short runs: spinning threads hold the cores between them, and on a machine with other
-    work (or two models taking turns) a run waits for cores that spin idle. Only scheduling
-    changes: the scores are the same to the bit."""
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

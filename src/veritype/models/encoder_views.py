@@ -82,6 +82,9 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
     for chunk in checked(pack, "the next evidence chunk"):
         sentences = chunk.sentences()
         referents = sentence_referents(chunk, sentences)
+        # Each sentence as the model reads it, resolved once for every window holding it.
+        each_read = [(sentence, resolved_sentences(chunk, [sentence], [referent]))
+                     for sentence, referent in zip(sentences, referents, strict=True)]
         for size in sorted(set(sizes)):
             count = max(1, len(sentences) - size + 1)
             for first in range(count):
@@ -100,11 +103,9 @@ def evidence_windows(pack: EvidencePack, sizes: Sequence[int]) -> list[EvidenceW
                 text = resolved_sentences(chunk, group, referents[start:end])
                 alone = sentence_referents(chunk, group, carried=False)
                 local = resolved_sentences(chunk, group, alone)
-                each = tuple((sentence, resolved_sentences(chunk, [sentence], [referent]))
-                             for sentence, referent in zip(group, referents[start:end],
-                                                           strict=True))
                 windows.append(EvidenceWindow(span, text, frozenset(content_words(text)),
-                                              chunk.slice(span.start, span.end), local, each))
+                                              chunk.slice(span.start, span.end), local,
+                                              tuple(each_read[start:end])))
     return windows
 
 
@@ -290,8 +291,9 @@ class CrossEncoderView(WindowedView):
                 continue
             words = frozenset(content_words(claim.text))
             held = [len(words & frozenset(content_words(text))) for _, text in window.sentences]
+            most = max(held)
             closest = [pair for pair, count in zip(window.sentences, held, strict=True)
-                       if count == max(held)]
+                       if count == most]
             if len(closest) == 1:
                 results[index] = replace(result, spans=(closest[0][0],))
                 continue

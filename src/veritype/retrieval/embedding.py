@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from veritype._onnx import quiet_threads
 from veritype._registry import Registry
 from veritype.deadline import checkpoint
 from veritype.errors import ModelError
@@ -75,9 +76,7 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
-        # Threads sleep between runs rather than spin: short runs one text at a time leave
-        # spinning threads holding the cores. Only scheduling changes, not the vectors.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        quiet_threads(options)
         self._session = onnxruntime.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )

@@ -16,6 +16,7 @@ from veritype._text import (
 from veritype.answers.relevance import is_demonym
 from veritype.deadline import checked
 from veritype.evidence import EvidencePack, Span
+from veritype.views._dimensions import as_dimensions
 from veritype.views._matching import TextValues, contains_run
 from veritype.views._roles import Agency, agencies
 from veritype.views._values import Value, ValueKind
@@ -36,6 +37,11 @@ class EvidenceSentence:
     clauses: tuple[EvidenceClause, ...] = ()
     # Who did what, as the sentence says it (``views._roles``).
     agencies: tuple[Agency, ...] = ()
+    # What a claim aligns with: its words, each dimension word read as its dimension
+    # ("deep" as "depth"), and, when it opens with a pronoun or "The <noun>", the names of
+    # the nearest sentence before it that does not ("It is 2,120 metres long" after "Lake
+    # Orsa is a glacial lake").
+    aligned: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,18 +58,23 @@ _Units = list[tuple[int, EvidenceClause]]
 
 
 def evidence_sentences(pack: EvidencePack) -> list[EvidenceSentence]:
-    """Each sentence of ``pack`` with its values, its content words, its clauses and who
-    does what in it."""
+    """Each sentence of ``pack`` with its values, its content words, its clauses, who does
+    what in it and the words a claim aligns with."""
     sentences: list[EvidenceSentence] = []
+    named: frozenset[str] = frozenset()  # the names of the last sentence not leaning back
     # Reading a long pack's values takes seconds: a cancel stops it between two sentences.
     for span in checked(pack.sentences(), "the next evidence sentence"):
         text = pack.quote(span)
         clauses = tuple(EvidenceClause(part, TextValues.of(part), _leans_back(part),
                                        frozenset(content_words(part)))
                         for part in _clauses(text))
-        sentences.append(EvidenceSentence(span, TextValues.of(text),
-                                          frozenset(content_words(text)), clauses,
-                                          tuple(agencies(text))))
+        values, words = TextValues.of(text), frozenset(content_words(text))
+        leans_back = bool(clauses) and clauses[0].continues
+        if not leans_back:
+            named = frozenset(word for value in values.values for word in value.words)
+        sentences.append(EvidenceSentence(
+            span, values, words, clauses, tuple(agencies(text)),
+            as_dimensions(words) | (named if leans_back else frozenset())))
     return sentences
 
 

@@ -178,21 +178,6 @@ def _cover(where: list[list[int]]) -> list[int]:
     return sorted(chosen)
 
 
-def _subject_names(sentences: list[EvidenceSentence]) -> list[frozenset[str]]:
-    """For each sentence that opens with a pronoun or "The <noun>", the words of the names in
-    the nearest sentence before it that does not: the subject it speaks of ("It is 2,120
-    metres long" after "Lake Orsa is a glacial lake"). Empty for the others."""
-    subjects: list[frozenset[str]] = []
-    last: frozenset[str] = frozenset()
-    for sentence in sentences:
-        leans_back = bool(sentence.clauses) and sentence.clauses[0].continues
-        if not leans_back:
-            last = frozenset(word for value in sentence.values.values
-                             for word in value.words)
-        subjects.append(last if leans_back else frozenset())
-    return subjects
-
-
 def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
                sentences: list[EvidenceSentence]) -> list[_Conflict]:
     """Conflicting values in sentences aligned with the claim, for each missing value."""
@@ -205,9 +190,8 @@ def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
     if not claim_words:
         return []
     aligned: list[tuple[int, float]] = []
-    for index, (sentence, subject) in enumerate(zip(sentences, _subject_names(sentences),
-                                                    strict=True)):
-        shared = len(claim_words & (as_dimensions(sentence.words) | subject))
+    for index, sentence in enumerate(sentences):
+        shared = len(claim_words & sentence.aligned)
         if shared and shared / len(claim_words) >= _ALIGNMENT:
             aligned.append((index, shared / len(claim_words)))
     conflicts: list[_Conflict] = []
