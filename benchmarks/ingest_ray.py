@@ -37,11 +37,16 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "ingest_ray.json"
 
 
-def split_corpus(corpus: Path, docs: int, files: int, folder: Path) -> None:
-    lines = corpus.read_text(encoding="utf-8").splitlines(True)[:docs]
+def split_corpus(corpus: Path, docs: int, files: int, folder: Path) -> int:
+    """The corpus (its first ``docs`` lines; 0: all) dealt into ``files`` files; the number
+    of abstracts."""
+    lines = corpus.read_text(encoding="utf-8").splitlines(True)
+    if docs:
+        lines = lines[:docs]
     for number in range(files):
         (folder / f"part{number:03d}.jsonl").write_text("".join(lines[number::files]),
                                                         encoding="utf-8")
+    return len(lines)
 
 
 def fresh_database(admin_url: str, name: str) -> str:

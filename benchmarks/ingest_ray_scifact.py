@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 from _common import add_data_dir, write_report
-from ingest_ray import fresh_database
+from ingest_ray import fresh_database, split_corpus
 from retrieval import CHUNK_DEPTH, load_claims, quality
 
 from veritype.ingest import Corpus, IngestEngine, create_ingest_engine
@@ -39,18 +39,6 @@ from veritype.ingest import Corpus, IngestEngine, create_ingest_engine
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "results" / "ingest_ray_scifact.json"
 RETRIEVERS = ("bm25", "dense", "hybrid")
-
-
-def split_corpus(corpus: Path, limit: int, files: int, folder: Path) -> int:
-    """The corpus (its first ``limit`` lines when given) dealt into ``files`` files; the
-    number of abstracts."""
-    lines = corpus.read_text(encoding="utf-8").splitlines(True)
-    if limit:
-        lines = lines[:limit]
-    for number in range(files):
-        (folder / f"part{number:03d}.jsonl").write_text("".join(lines[number::files]),
-                                                        encoding="utf-8")
-    return len(lines)
 
 
 def ingest(url: str, folder: Path, engine: IngestEngine | None, index_dir: Path
