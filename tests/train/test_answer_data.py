@@ -10,7 +10,13 @@ from veritype.train.answer_data import (
     ANSWERS,
     EASY,
     HARD,
+    SQUAD2_ANSWERS,
+    SQUAD2_FILE,
+    SQUAD2_HELD_OUT,
+    SQUAD2_OTHER,
+    SQUAD2_PLAUSIBLE,
     answer_sentence_pairs,
+    squad2_answer_pairs,
 )
 
 ROWS = [
@@ -61,3 +67,46 @@ def test_the_sentence_holding_the_answer_is_the_positive_and_its_neighbours_nega
 def test_calibration_and_evaluation_rows_are_refused(data_dir: Path) -> None:
     with pytest.raises(DataError, match="calibrate"):
         answer_sentence_pairs(data_dir, ANSWER_TRAIN_ROWS + 1, random.Random(0))
+
+
+SQUAD2_CONTEXT = ("The Rhine flows through six countries. It is about 1,230 km long. "
+                  "The Danube is about 2,850 km long.")
+SQUAD2_ROWS = [
+    {"title": "Rhine", "context": SQUAD2_CONTEXT, "question": "How long is the Rhine?",
+     "answers": ["1,230 km"], "plausible_answers": [], "is_impossible": False},
+    {"title": "Rhine", "context": SQUAD2_CONTEXT, "question": "How long is the Elbe?",
+     "answers": [], "plausible_answers": ["2,850 km"], "is_impossible": True},
+    {"title": SQUAD2_HELD_OUT, "context": "The Normans came from Normandy.",
+     "question": "Where did the Normans come from?", "answers": ["Normandy"],
+     "plausible_answers": [], "is_impossible": False},
+]
+
+
+def _squad2_dir(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    (tmp_path / SQUAD2_FILE).parent.mkdir(parents=True)
+    (tmp_path / SQUAD2_FILE).write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return tmp_path
+
+
+def test_squad2_plausible_answer_sentences_are_negatives_and_the_held_out_article_unread(
+        tmp_path: Path) -> None:
+    pairs = squad2_answer_pairs(_squad2_dir(tmp_path, SQUAD2_ROWS), random.Random(0))
+    by_source = {(p.source, p.premise, p.hypothesis, p.label) for p in pairs}
+    assert (SQUAD2_ANSWERS, "How long is the Rhine?", "It is about 1,230 km long.",
+            "entailment") in by_source
+    # The sibling's length is what a reader is tempted to give for the Elbe: a negative.
+    assert (SQUAD2_PLAUSIBLE, "How long is the Elbe?", "The Danube is about 2,850 km long.",
+            "not_entailment") in by_source
+    assert sum(p.source == SQUAD2_OTHER and p.premise == "How long is the Rhine?"
+               for p in pairs) == 2
+    assert sum(p.source == SQUAD2_OTHER and p.premise == "How long is the Elbe?"
+               for p in pairs) == 1
+    assert not any("Normans" in p.premise for p in pairs)
+
+
+def test_squad2_rows_without_their_fields_or_file_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="squad2_subset"):
+        squad2_answer_pairs(tmp_path, random.Random(0))
+    with pytest.raises(DataError, match="plausible_answers"):
+        squad2_answer_pairs(_squad2_dir(tmp_path, [{"title": "Rhine", "context": "x"}]),
+                            random.Random(0))

@@ -7,6 +7,12 @@ entities, the bridge fact of a two-hop question, not the answer), and one senten
 row an easy one (off the question altogether, as a retriever's weaker hits are). Rows whose
 answer is in no sentence ("yes", "no") teach nothing and are skipped.
 
+SQuAD 2.0's unanswerable questions were written to look answerable from their paragraph, each
+with the span a reader is tempted to give: the sentence holding that span is the negative the
+HaluEval pairs lack (the asked attribute of a sibling entity, another attribute of the asked
+one). Its answerable questions add their answer sentences and the paragraph's other sentences.
+One article, ``SQUAD2_HELD_OUT``, is never read: it measures the model on that trap.
+
 Pairs are ``(question, sentence)`` in QNLI's order, so QNLI's pairs of the NLI pool train the
 same head. Rows from ``ANSWER_TRAIN_ROWS`` on are left for calibrating the model's threshold
 and the answers' confidence; rows from ``HALUEVAL_TRAIN_ROWS`` on are evaluation only.
@@ -14,8 +20,10 @@ and the answers' confidence; rows from ``HALUEVAL_TRAIN_ROWS`` on are evaluation
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
+from typing import Any
 
 from veritype._text import sentence_spans
 from veritype.errors import DataError
@@ -26,6 +34,10 @@ from veritype.train.data import HALUEVAL_TRAIN_ROWS, TWO_WAY, Pair
 # Rows [ANSWER_TRAIN_ROWS, HALUEVAL_TRAIN_ROWS) calibrate; the model never reads them.
 ANSWER_TRAIN_ROWS = 7000
 ANSWERS, HARD, EASY = "halueval_answers", "halueval_answers_hard", "halueval_answers_easy"
+SQUAD2_ANSWERS, SQUAD2_OTHER, SQUAD2_PLAUSIBLE = (
+    "squad2_answers", "squad2_answers_other", "squad2_plausible")
+SQUAD2_FILE = Path("squad2_subset") / "squad2_subset.jsonl"
+SQUAD2_HELD_OUT = "Normans"
 
 
 def knowledge_sentences(knowledge: str) -> list[str]:
@@ -59,4 +71,47 @@ def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random) -> list
         other += other >= index
         if other < len(parsed) and parsed[other][2]:
             pairs.append(Pair(question, rng.choice(parsed[other][2]), TWO_WAY, EASY))
+    return pairs
+
+
+def squad2_questions(data_dir: Path) -> list[dict[str, Any]]:
+    """The SQuAD 2.0 subset's questions, one dict each (its README names the fields)."""
+    path = data_dir / SQUAD2_FILE
+    if not path.is_file():
+        raise DataError(f"SQuAD 2.0 subset not found: {path} (set --data-dir to the folder "
+                        f"that holds squad2_subset/)")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    for row in rows:
+        if not {"title", "context", "question", "answers", "plausible_answers"} <= row.keys():
+            raise DataError(f"{path}: a row lacks title, context, question, answers or "
+                            f"plausible_answers: {str(row)[:120]}")
+    return rows
+
+
+def squad2_answer_pairs(data_dir: Path, rng: random.Random) -> list[Pair]:
+    """Pairs from the SQuAD 2.0 subset, its held-out article left out: an answerable
+    question's sentences holding a gold answer are entailment and its paragraph's other
+    sentences not_entailment; an unanswerable question's sentences holding its plausible
+    answer are not_entailment, with one other sentence of its paragraph."""
+    pairs: list[Pair] = []
+    for row in squad2_questions(data_dir):
+        if row["title"] == SQUAD2_HELD_OUT:
+            continue
+        question = str(row["question"]).strip()
+        sentences = knowledge_sentences(str(row["context"]))
+        answers = [str(answer) for answer in row["answers"]]
+        if answers:
+            holds = [any(contains_answer(s, a) for a in answers) for s in sentences]
+            if not any(holds):
+                continue
+            pairs += [Pair(question, sentence, "entailment" if held else TWO_WAY,
+                           SQUAD2_ANSWERS if held else SQUAD2_OTHER)
+                      for sentence, held in zip(sentences, holds, strict=True)]
+            continue
+        plausible = [str(answer) for answer in row["plausible_answers"]]
+        tempting = [s for s in sentences if any(contains_answer(s, a) for a in plausible)]
+        pairs += [Pair(question, sentence, TWO_WAY, SQUAD2_PLAUSIBLE) for sentence in tempting]
+        others = [s for s in sentences if s not in tempting]
+        if others:
+            pairs.append(Pair(question, rng.choice(others), TWO_WAY, SQUAD2_OTHER))
     return pairs

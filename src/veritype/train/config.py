@@ -20,6 +20,9 @@ class DataConfig(Settings):
     halueval_summarization: int = 0
     # Answer-sentence pairs from the first N HaluEval-QA rows (veritype.train.answer_data).
     halueval_answers: int = 0
+    # Answer-sentence pairs from the SQuAD 2.0 subset, its held-out article left out, each
+    # read this many times an epoch: they are few, and the only negatives of their kind.
+    squad2_answers: int = Field(default=0, ge=0)
     scifact: bool = False
     synthetic_scifact_docs: int = 0
     synthetic_halueval_rows: int = 0
