@@ -109,3 +109,15 @@ def test_p_right_reads_both_scores_and_labels_by_its_floors() -> None:
         Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW]
     with pytest.raises(ConfigurationError, match="medium <= high"):
         RightCalibration(0.0, 1.0, 0.0, high=0.5, medium=0.7)
+
+
+def test_a_reader_file_without_answers_from_never_answers_by_its_p_alone(tmp_path: Path) -> None:
+    data = _shipped().to_dict()
+    del data["calibration"]["answers_from"]
+    (tmp_path / READER_FILE).write_text(json.dumps(data))
+    read = AnswerReader.read(tmp_path / READER_FILE)
+    assert read.calibration.answers_from == 1.0
+    assert not read.calibration.reads_as_answer(analyse("When must a renewal be refused?"),
+                                                0.999)
+    with pytest.raises(ConfigurationError, match="answers_from"):
+        RightCalibration(0.0, 1.0, 0.0, high=0.9, medium=0.7, answers_from=0.0)

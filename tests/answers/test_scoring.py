@@ -272,3 +272,30 @@ def test_with_a_reader_p_right_reads_the_reader_and_a_doubtful_answer_abstains()
                       reader_calibration=right)
     assert right.right(0.05, 0.93) < RIGHT_FLOOR
     assert doubtful.abstained and doubtful.related[0].startswith("Metallica")
+
+
+def test_a_claim_the_reader_is_sure_of_answers_though_it_holds_no_value_of_the_asked_kind(
+) -> None:
+    from veritype.answers.reader import RightCalibration
+
+    evidence = EvidencePack.from_texts([
+        "An item can be renewed twice, online or at the desk, unless another member has "
+        "reserved it. Bookings open seven days in advance."])
+    question = analyse("When must a renewal be refused?")
+    # The rules read "when" as asking for a date, and the condition holds none.
+    assert not question.holds_kind(evidence.quote(evidence.sentences()[0]))
+    scores = {"c1": 0.2, "c2": 0.7}
+    reads = {"c1": 0.8, "c2": 0.3}
+    vetoed = render(_graph(evidence), evidence, question=question, answer_scores=scores,
+                    answer_calibration=CALIBRATION, reader_scores=reads,
+                    reader_calibration=RightCalibration(0.0, 1.0, 0.0, high=0.95, medium=0.7))
+    assert vetoed.abstained
+    sure = RightCalibration(0.0, 1.0, 0.0, high=0.95, medium=0.7, answers_from=0.75)
+    answered = render(_graph(evidence), evidence, question=question, answer_scores=scores,
+                      answer_calibration=CALIBRATION, reader_scores=reads,
+                      reader_calibration=sure)
+    assert not answered.abstained
+    assert answered.answer.startswith("An item can be renewed twice")
+    assert "Bookings" not in answered.answer
+    # The questions the rules decide stay theirs.
+    assert not sure.reads_as_answer(analyse("Is a renewal ever refused?"), 0.99)

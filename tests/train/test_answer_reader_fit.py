@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from veritype.answers.reader import FEATURES, READER_FILE, AnswerReader
 from veritype.train.answer_reader import REPORT_FILE, train_answer_reader
 
@@ -22,3 +24,39 @@ def test_the_reader_fitted_on_three_corpora_ranks_answers_at_least_as_well_held_
     assert best["answerable"] == 29
     assert reader.calibration.medium <= reader.calibration.high
     assert "machine" in saved
+
+
+def test_the_reader_answers_alone_from_the_p_where_its_best_candidates_are_right_enough(
+) -> None:
+    import numpy as np
+
+    from veritype.evaluation.answer_corpora import GoldQuestion, ReadQuestion
+    from veritype.train.answer_reader import ANSWERS_PRECISION, MIN_BAND, HeldOut, answers_from
+
+    # One feature only (the answer model's logit) carries the reader here: coefficient 1,
+    # intercept 0, so a candidate's reader P is the answer model's P.
+    coefficients = tuple([1.0] + [0.0] * (len(FEATURES) - 1))
+    reads = []
+    for i in range(60):
+        p = 0.5 + i / 125  # 0.5 .. 0.97: the best-read questions are the right ones
+        right = i >= 20 or i % 2 == 0
+        row = np.zeros(len(FEATURES))
+        row[0] = np.log(p / (1 - p))
+        source = "a" if i % 2 else "b"
+        reads.append(ReadQuestion(GoldQuestion(source, Path("."), f"q{i}", "answerable", ()),
+                                  row[None, :], np.array([float(right)]), np.array([p]),
+                                  np.array([0.0])))
+    held_out = HeldOut({"a": (coefficients, 0.0), "b": (coefficients, 0.0)}, {})
+    floor = answers_from(reads, held_out)
+    above = [r.labels[0] for r in reads if np.exp(r.rows[0, 0]) / (1 + np.exp(r.rows[0, 0]))
+             >= floor - 1e-12]
+    assert len(above) >= MIN_BAND and sum(above) / len(above) >= ANSWERS_PRECISION
+    # Below question 10 (P 0.58), one in two is wrong: the 45 right of the 50 from there
+    # down to it are 0.9, one more is not.
+    assert floor == pytest.approx(0.58)
+    # Without source "a", which holds every wrong answer, the lowest P is precise enough.
+    assert answers_from(reads, held_out, without="a") == pytest.approx(0.5)
+    # Never precise enough: the reader never answers alone.
+    wrong = [ReadQuestion(r.question, r.rows, np.array([0.0]), r.answer_model, r.shared_words)
+             for r in reads]
+    assert answers_from(wrong, held_out) == 1.0

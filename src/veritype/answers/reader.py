@@ -13,10 +13,12 @@ A text is read with its ``context`` (the heading or title of its passage, and th
 "it" leads back to) and within its ``pool``, the other candidate texts: a question word that
 many candidates share (the product's name on every page) says less than one they do not.
 
-The reader's calibration (:class:`RightCalibration`) maps the best reader P and the best
-answer-model P(answers) of the claims that answer to P(the shown answer is right), with the
-floors of the confidence labels: the reader knows small corpora of the user's kind, the
-answer model two-hop questions over many similar paragraphs, and P(right) reads both.
+The reader's calibration (:class:`RightCalibration`) holds the reader P from which a claim
+answers whatever the rules read of it (``answers_from``: a condition can answer "when"), and
+maps the best reader P and the best answer-model P(answers) of the claims that answer to
+P(the shown answer is right), with the floors of the confidence labels: the reader knows small
+corpora of the user's kind, the answer model two-hop questions over many similar paragraphs,
+and P(right) reads both.
 
 Pure: no model is loaded here.
 """
@@ -34,11 +36,13 @@ from veritype._text import content_words
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question, shared_focus
 from veritype.answers.relevance import names_any
-from veritype.answers.scoring import AnswerScorer, band, read_json_object
+from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, band, read_json_object
 from veritype.errors import ConfigurationError
 
 READER_FILE = "reader.json"
 _RIGHT_FIELDS = ("intercept", "reader_slope", "answer_model_slope", "high", "medium")
+# A reader written before ``answers_from`` existed never answers by its P alone.
+_OPTIONAL_RIGHT_FIELDS = {"answers_from": 1.0}
 
 # The features of a (question, text) pair, in the order of a fitted model's coefficients.
 FEATURES: tuple[str, ...] = (
@@ -68,19 +72,25 @@ class Candidate:
 class RightCalibration:
     """P(the shown answer is right) = ``sigmoid(intercept + reader_slope · logit(best reader
     P) + answer_model_slope · logit(best P(answers)))`` over the claims that answer; ``high``
-    and ``medium`` are the floors of those labels on it (below ``medium``: low)."""
+    and ``medium`` are the floors of those labels on it (below ``medium``: low). A claim whose
+    reader P reaches ``answers_from`` answers, whatever kind of value the rules read in it
+    (1.0: only the rules and the answer model's threshold decide)."""
 
     intercept: float
     reader_slope: float
     answer_model_slope: float
     high: float
     medium: float
+    answers_from: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.medium <= self.high <= 1.0:
             raise ConfigurationError(
                 f"answer reader: 0 <= medium <= high <= 1 is required; got medium "
                 f"{self.medium}, high {self.high}")
+        if not 0.0 < self.answers_from <= 1.0:
+            raise ConfigurationError(
+                f"answer reader: answers_from must lie in (0, 1]; got {self.answers_from}")
 
     def right(self, read: float, scored: float) -> float:
         """P(right) of an answer whose best claims have reader P ``read`` and answer-model
@@ -91,6 +101,11 @@ class RightCalibration:
     def label(self, right: float) -> Confidence:
         """The confidence label of an answer right with probability ``right``."""
         return band(right, high=self.high, medium=self.medium)
+
+    def reads_as_answer(self, question: Question, read: float) -> bool:
+        """Whether a claim of reader P ``read`` answers ``question`` by that P alone, whatever
+        kind of value the rules read in it; never for the questions the rules decide."""
+        return question.kind not in DECIDED_BY_RULES and read >= self.answers_from
 
 
 @dataclass(frozen=True)
@@ -129,8 +144,10 @@ class AnswerReader:
             names = list(data["features"])
             if names != list(FEATURES):
                 raise ValueError(f"features {names} are not this version's {list(FEATURES)}")
-            calibration = RightCalibration(**{key: float(data["calibration"][key]) for key in
-                                              _RIGHT_FIELDS})
+            fields = {key: float(data["calibration"][key]) for key in _RIGHT_FIELDS}
+            fields |= {key: float(data["calibration"].get(key, default))
+                       for key, default in _OPTIONAL_RIGHT_FIELDS.items()}
+            calibration = RightCalibration(**fields)
             return cls(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
                        calibration)
         except (KeyError, TypeError, ValueError) as error:

@@ -38,7 +38,15 @@ class AnswerSelection:
         if self.question is None:
             return False
         return claim_answers(self.question, node.claim.text,
-                             self.scores.get(node.claim.claim_id), self.calibration)
+                             self.scores.get(node.claim.claim_id), self.calibration
+                             ) or self.read_as_answer(node.claim.claim_id)
+
+    def read_as_answer(self, claim_id: str) -> bool:
+        """Whether the reader's P of a claim answers by itself
+        (:meth:`~veritype.answers.reader.RightCalibration.reads_as_answer`)."""
+        return (self.right_calibration is not None and self.question is not None
+                and claim_id in self.read
+                and self.right_calibration.reads_as_answer(self.question, self.read[claim_id]))
 
     def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
         """The ids of the shown claims that answer the question, and, for a comparison, the
@@ -50,6 +58,8 @@ class AnswerSelection:
             chosen = answering_claims(question, [node.claim.text for node in shown],
                                       [self.scores.get(claim_id) for claim_id in ids],
                                       self.calibration)
+            chosen += [i for i, claim_id in enumerate(ids)
+                       if i not in chosen and self.read_as_answer(claim_id)]
             if question.kind is AnswerKind.YES_NO and chosen:
                 # A yes or no is read from every verified claim on the question, once one
                 # states the asked property: "surgery was associated with decreases in

@@ -329,7 +329,9 @@ class Engine(Closing):
                 answering={node.claim.claim_id for node in graph
                            if answers_surely(question, node.claim.text,
                                              answer_scores.get(node.claim.claim_id),
-                                             calibration)},
+                                             calibration)
+                           or (reader is not None and reader.calibration.reads_as_answer(
+                               question, reader_scores[node.claim.claim_id]))},
                 answer_scores=answer_scores if calibration is not None else None,
             )
         grounded = render(

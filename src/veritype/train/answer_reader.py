@@ -25,8 +25,14 @@ Then:
   best-ranked candidate holds the answer, beside the two single signals it combines (the
   answer model's P(answers) alone; the shared-word rules the drafter ranked by before), and
   the P(answers) of the best candidate for each question.
+- **answers from**: the lowest reader P from which the best-ranked candidate of a question
+  holds its answer at least ``ANSWERS_PRECISION`` of the time (over at least ``MIN_BAND``
+  questions, unanswerable ones included, each read by the reader fitted without its
+  source): from there a claim answers by the reader alone, whatever kind of value the rules
+  read in it.
 - **calibration**: each source's questions are asked through ``Engine.ask`` with the reader
-  fitted without that source, every answer the engine would show being shown; P(the shown
+  fitted without that source (and its floor fitted without it), every answer the engine
+  would show being shown; P(the shown
   answer is right) is a logistic map of the logits of the best reader P and the best
   answer-model P(answers) of the claims shown, fitted on all those answers (an unanswerable
   question's answer is wrong), each source weighing the same; "high" is the lowest P(right)
@@ -43,7 +49,7 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +76,7 @@ from veritype.train.answer_data import ANSWER_TRAIN_ROWS
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
 HIGH_ACCURACY = 0.95
+ANSWERS_PRECISION = 0.9
 MEDIUM_ACCURACY = 0.7
 MIN_BAND = 20
 PENALTY = 1e-3
@@ -142,7 +149,24 @@ def held_out_rankings(reads: Sequence[ReadQuestion]) -> HeldOut:
     return HeldOut(readers, per_source)
 
 
-def fit_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
+def answers_from(reads: Sequence[ReadQuestion], held_out: HeldOut, *,
+                 without: str | None = None) -> float:
+    """The reader P from which a claim answers by the reader alone (the module's docstring),
+    each question read by the reader fitted without its source; ``without`` leaves a source's
+    questions out too."""
+    best: list[float] = []
+    holds: list[float] = []
+    for read in reads:
+        if read.question.source == without:
+            continue
+        probabilities = _probabilities(read, *held_out.readers[read.question.source])
+        top = int(np.argmax(probabilities))
+        best.append(float(probabilities[top]))
+        holds.append(float(read.labels[top]))
+    return _lowest_precise(np.array(best), np.array(holds), ANSWERS_PRECISION)
+
+
+def fit_right(asked: Sequence[AskedAnswer], answers_floor: float = 1.0) -> RightCalibration:
     """P(right) of the shown answers from their best reader P and P(answers), each source
     weighing the same, with the floors of the labels."""
     shown = [item for item in asked if item.shown]
@@ -158,9 +182,9 @@ def fit_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
                                  sample_weight=weights))
     fitted = RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0)
     probability = np.array([fitted.right(item.best_read, item.best_scored) for item in shown])
-    high = _lowest_precise(probability, right)
+    high = _lowest_precise(probability, right, HIGH_ACCURACY)
     return RightCalibration(intercept, reader_slope, model_slope, high,
-                            min(MEDIUM_ACCURACY, high))
+                            min(MEDIUM_ACCURACY, high), answers_floor)
 
 
 def calibration_report(asked: Sequence[AskedAnswer]) -> dict[str, Any]:
@@ -199,15 +223,15 @@ def _logits(probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.asarray(np.log(clipped / (1 - clipped)), dtype=np.float64)
 
 
-def _lowest_precise(probability: npt.NDArray[np.float64], right: npt.NDArray[np.float64]
-                    ) -> float:
-    """The lowest P(right) above which the answers are right at least ``HIGH_ACCURACY`` of
-    the time, over at least ``MIN_BAND`` of them (1.0 when none is)."""
+def _lowest_precise(probability: npt.NDArray[np.float64], right: npt.NDArray[np.float64],
+                    precision: float) -> float:
+    """The lowest P above which the answers are right at least ``precision`` of the time,
+    over at least ``MIN_BAND`` of them (1.0 when none is)."""
     order = np.argsort(-probability)
     hits = np.cumsum(right[order])
     counts = np.arange(1, len(order) + 1)
     precise = [i for i in range(len(order))
-               if counts[i] >= MIN_BAND and hits[i] / counts[i] >= HIGH_ACCURACY
+               if counts[i] >= MIN_BAND and hits[i] / counts[i] >= precision
                and (i + 1 == len(order) or probability[order[i + 1]] < probability[order[i]])]
     return float(probability[order[precise[-1]]]) if precise else 1.0
 
@@ -245,14 +269,18 @@ def train_answer_reader(folders: Sequence[Path], out: Path, *, answer_model: str
         reads = read_candidates(questions, answer_model, progress)
         held_out = held_out_rankings(reads)
         asked: list[AskedAnswer] = []
+        floors: dict[str, float] = {}
         for source, (coefficients, intercept) in held_out.readers.items():
             model = Path(scratch) / f"model-{source}"
             shutil.copytree(model_directory(answer_model), model)
+            floors[source] = answers_from(reads, held_out, without=source)
+            showing = replace(_SHOW_EVERY_ANSWER, answers_from=floors[source])
             (model / READER_FILE).write_text(json.dumps(
-                AnswerReader(coefficients, intercept, _SHOW_EVERY_ANSWER).to_dict()))
+                AnswerReader(coefficients, intercept, showing).to_dict()))
             asked += ask_with_reader([q for q in questions if q.source == source], model,
                                      progress)
-    reader = AnswerReader(*fit_coefficients(reads), fit_right(asked))
+    floor = answers_from(reads, held_out)
+    reader = AnswerReader(*fit_coefficients(reads), fit_right(asked, floor))
     totals = {name: sum(s["best_candidate_holds_answer"][name]
                         for s in held_out.per_source.values())
               for name in ("reader", "answer_model", "shared_words")}
@@ -263,6 +291,7 @@ def train_answer_reader(folders: Sequence[Path], out: Path, *, answer_model: str
         "held_out_by_source": held_out.per_source,
         "best_candidate_holds_answer": {
             "answerable": sum(s["answerable"] for s in held_out.per_source.values()), **totals},
+        "answers_from_held_out": floors,
         "calibration": {"fitted": asdict(reader.calibration),
                         "held_out": calibration_report(asked)},
         "coefficients": dict(zip(FEATURES, (round(c, 4) for c in reader.coefficients),
