@@ -155,3 +155,16 @@ def test_the_contract_notices_a_circle(tmp_path: Path) -> None:
     (package / "files.py").write_text("def load():\n    from pkg import reader\n")
     (package / "apart.py").write_text("from pkg.files import load\n")
     assert circles(import_graph(package)) == {frozenset({"pkg.reader", "pkg.files"})}
+
+
+# The answer path lives in one room, each part small enough to read at one sitting.
+ANSWER_PATH_MAX_LINES = 450
+
+
+def test_every_module_of_the_answer_path_stays_small() -> None:
+    modules = sorted((PACKAGE / "answers").glob("*.py"))
+    assert {m.stem for m in modules} >= {"question", "reader", "relevance", "rendering",
+                                         "scoring", "selection"}
+    long = {m.name: n for m in modules
+            if (n := len(m.read_text(encoding="utf-8").splitlines())) > ANSWER_PATH_MAX_LINES}
+    assert not long, f"split these answer-path modules: {long}"
