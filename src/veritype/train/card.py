@@ -36,6 +36,7 @@ SOURCE_LICENCES = {
     "halueval": "HaluEval rows 0–7999 (qa, dialogue, summarization) — MIT; seeds HotpotQA "
     "CC BY-SA 4.0, OpenDialKG CC BY-NC 4.0, CNN/DailyMail",
     "scifact": "SciFact train claims and abstracts — CC BY 4.0 / ODC-By 1.0",
+    "squad2": "SQuAD 2.0 subset (two Wikipedia articles; the third never read) — CC BY-SA 4.0",
     "scifact_train_2way": "RTE-SciFact train (the COVID-Fact repository's recast of SciFact "
     "train) — SciFact CC BY-NC 2.0 (non-commercial)",
     "mrpc": "GLUE MRPC train — Microsoft Research Paraphrase Corpus licence (research use); "
