@@ -395,6 +395,27 @@ def answer_corpora(page: Page) -> None:
                   "questions-over-documents-written-elsewhere")
 
 
+def answer_model_squad2(page: Page) -> None:
+    page.add("### The answer model on SQuAD 2.0's unanswerable questions", "")
+    page.prose("SQuAD 2.0's unanswerable questions were written to look answerable from their "
+               "paragraph, each with the span a reader is tempted to give: the asked attribute "
+               "of a sibling, another attribute of the asked entity. On an article of the "
+               "subset that no model here read, the answer model's P(answers) of the "
+               "sentences that answer, against that of the tempting sentences, per model, "
+               "side by side in one run.")
+    data = page.load("answer_model_squad2.json")
+    page.source("answer_model_squad2.json",
+                "python benchmarks/answer_model_squad2.py --models OLD NEW", data)
+    page.add(*table(
+        ["model", "ROC-AUC answer vs tempting", "answer sentences P > 0.5",
+         "tempting sentences P > 0.5", "best sentence holds the answer"],
+        [[f"`{m['label']}`", f3(m["roc_auc_answer_vs_tempting"]),
+          f"{f3(m['answer_sentences_above_half'])} of {m['answer_sentences']}",
+          f"{f3(m['tempting_sentences_above_half'])} of {m['tempting_sentences']}",
+          f"{f3(m['best_sentence_holds_answer'])} of {m['answerable_questions']}"]
+         for m in data["models"]]))
+
+
 # --- sections: checking RAG outputs --------------------------------------------------------
 
 
@@ -1458,7 +1479,8 @@ def stage_speed(page: Page) -> None:
 # --- the page -------------------------------------------------------------------------------
 
 SECTIONS: tuple[Callable[[Page], None], ...] = (
-    first_run, ask_latency, corpus_qa, answer_corpora, rag_rows, check_halueval,
+    first_run, ask_latency, corpus_qa, answer_corpora, answer_model_squad2, rag_rows,
+    check_halueval,
     answer_relevance, ingest, retrieval, vector_search, generation, load, verifier_models,
     default_aggregator, type_contract, judge, training, tad, evaluation, stage_speed,
 )
@@ -1466,7 +1488,8 @@ SECTIONS: tuple[Callable[[Page], None], ...] = (
 FILES: tuple[str, ...] = (
     "first_run.json", "ask.json", "eval_corpus-qa.json", "eval_corpus-qa-local.json",
     "ask_corpora.json", "ask_corpora_baseline.json", "answer_corpora_evaluation.json",
-    "answer_corpora_calibration.json", "rag_rows.json", "candidate_three_types/rag_rows.json",
+    "answer_corpora_calibration.json", "answer_model_squad2.json", "rag_rows.json",
+    "candidate_three_types/rag_rows.json",
     "rag_rows_judge.json",
     "check_halueval.json", "check_halueval_dialogue.json", "answer_relevance.json",
     "ingest_scaling.json", "ingest_ray.json", "ingest_ray_scifact.json",
