@@ -396,8 +396,8 @@ def answer_corpora(page: Page) -> None:
 
 
 def answer_model_squad2(page: Page) -> None:
-    page.add("### The answer model on SQuAD 2.0's unanswerable questions", "")
-    page.prose("SQuAD 2.0's unanswerable questions were written to look answerable from their "
+    page.add("### The answer model on unanswerable questions that look answerable", "")
+    page.prose("`SQuAD 2.0`'s unanswerable questions were written to look answerable from their "
                "paragraph, each with the span a reader is tempted to give: the asked attribute "
                "of a sibling, another attribute of the asked entity. On an article of the "
                "subset that no model here read, the answer model's P(answers) of the "

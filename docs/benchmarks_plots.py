@@ -52,9 +52,13 @@ def answer_corpora_labels(page: Page) -> Figure:
     width = 0.38
     for offset, half in ((-width / 2, "evaluation"), (width / 2, "calibration")):
         shown = page.load(f"answer_corpora_{half}.json")["halves"][half]["shown_by_label"]
-        share = [shown[k]["share"] for k in labels]
-        low = [shown[k]["share"] - shown[k]["wilson95"][0] for k in labels]
-        high = [shown[k]["wilson95"][1] - shown[k]["share"] for k in labels]
+        # A label no answer was given has no share: an empty bar, no interval.
+        share = [shown[k]["share"] or 0.0 for k in labels]
+        bounds = [shown[k]["wilson95"] or (0.0, 0.0) for k in labels]
+        low = [s - b[0] if shown[k]["of"] else 0.0 for s, b, k in zip(share, bounds, labels,
+                                                                       strict=True)]
+        high = [b[1] - s if shown[k]["of"] else 0.0 for s, b, k in zip(share, bounds, labels,
+                                                                        strict=True)]
         axes.bar([i + offset for i in range(len(labels))], share, width, yerr=[low, high],
                  capsize=3, label=f"{half} half")
         for i, k in enumerate(labels):
