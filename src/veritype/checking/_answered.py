@@ -11,8 +11,11 @@ The contexts' answers are their sentences that answer the question
 (:func:`veritype.answers.scoring.model_answers`, each read with its opening pronoun resolved: "It
 costs 2,799 euros." is the Voltra Sport's price). They are ranked by how much of a subject of
 the question they name, then by P(answers). The best one is the contexts' answer. So is the
-next, when it names as much of a subject: a two-hop question is answered by a bridge sentence
-and the sentence that holds the answer, and neither names the subject more than the other.
+next, when it names as much of a subject and scores at least ``NEAR_BEST`` of the best, as
+``ask`` reads a claim beside a better one: a two-hop question is answered by a bridge sentence
+and the sentence that holds the answer, and neither names the subject more than the other;
+"Voltra assembles its bikes in Eindhoven" (0.21) beside "Voltra was founded in 2015 in
+Utrecht" (0.96) does not say where Voltra was founded.
 
 - *Stated*: one of them holds the phrase word for word (case, punctuation and articles
   aside).
@@ -33,7 +36,7 @@ from enum import StrEnum
 
 from veritype._text import STOPWORDS
 from veritype.answers.question import analyse
-from veritype.answers.scoring import AnswerScorer, may_answer, model_answers
+from veritype.answers.scoring import NEAR_BEST, AnswerScorer, may_answer, model_answers
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.evidence import EvidencePack, Span
 from veritype.views._matching import contains_run
@@ -106,7 +109,8 @@ def read_answer(question: str, phrase: str, pack: EvidencePack,
     if not answering:
         return None
     best = answering[0]
-    answers = [best, *(s for s in answering[1:2] if s.about >= best.about)]
+    answers = [best, *(s for s in answering[1:2] if s.about >= best.about
+                       and s.probability >= NEAR_BEST * best.probability)]
     for sentence in answers:
         if contains_run(_words(sentence.written), wanted):
             return AnswerReading(Reading.STATED, sentence.span, sentence.probability)
