@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 from benchmark_support import benchmark_module
 
+from veritype.answers.reader import READER_FILE, AnswerReader
+from veritype.models.cross_encoder import model_directory
+
 
 @pytest.fixture(scope="module")
 def corpora() -> Iterator[ModuleType]:
@@ -54,9 +57,13 @@ def test_comparisons_show_both_sides(outcomes: list[Any]) -> None:
 
 
 def test_high_confidence_answers_are_right_as_often_as_calibrated(outcomes: list[Any]) -> None:
-    # "High" is P(right) >= the floor where calibration answers were right 90% of the time;
-    # measured 21 of 23 here.
+    # "High" starts where at least 20 held-out answers were right 95% of the time; the shipped
+    # reader found no such band (its floor is 1.0), so no answer may be labelled high.
+    floor = AnswerReader.read(model_directory("answers") / READER_FILE).calibration.high
     high = [o for o in outcomes if o.confidence == "high" and not o.abstained]
+    if floor >= 1.0:
+        assert not high
+        return
     assert len(high) >= 15
     assert sum(o.right for o in high) / len(high) >= 0.9
 
