@@ -1,11 +1,12 @@
 """Calibrate an answer model on questions it never read: ``veritype train answer-calibration``.
 
 HaluEval-QA rows ``ANSWER_TRAIN_ROWS``–``HALUEVAL_TRAIN_ROWS - 1`` (the answer model trains on
-the rows before, evaluation reads the rows after) are, with the knowledge of the
-``DISTRACTOR_ROWS`` rows before them as distractors (rows the model read, but never with these
-questions), a corpus of knowledge paragraphs as dense as the evaluation's, and a fixed-seed
-sample of the calibration rows' questions is asked through ``Engine.ask`` with the model and
-the extractive drafter, every shown claim counting as an answer. Each answer is judged by the
+rows before them, evaluation reads the rows after) are, with the knowledge of the
+``DISTRACTOR_ROWS`` rows before them as distractors (rows a recipe may read, but never with
+these questions; the shipped model's recipe stops before them), a corpus of knowledge
+paragraphs as dense as the evaluation's, and a fixed-seed sample of the calibration rows'
+questions is asked through ``Engine.ask`` with the model and the extractive drafter, every
+shown claim counting as an answer. Each answer is judged by the
 row's gold answers (``veritype.evaluation.gold``). Then, from the same run:
 
 - **threshold**: a claim answers the question when P(answers) ≥ it and it holds a value of
