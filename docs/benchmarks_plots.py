@@ -46,19 +46,22 @@ def ask_stages(page: Page) -> Figure:
     return figure
 
 
+def _bar(record: dict[str, Any]) -> tuple[float, float, float]:
+    """A share with its Wilson interval as distances below and above it; a label no answer
+    was given has no share: an empty bar, no interval."""
+    if not record["of"]:
+        return 0.0, 0.0, 0.0
+    share, (low, high) = record["share"], record["wilson95"]
+    return share, share - low, high - share
+
+
 def answer_corpora_labels(page: Page) -> Figure:
     figure, axes = plt.subplots(figsize=(8, 3.2))
     labels = ("high", "medium", "low")
     width = 0.38
     for offset, half in ((-width / 2, "evaluation"), (width / 2, "calibration")):
         shown = page.load(f"answer_corpora_{half}.json")["halves"][half]["shown_by_label"]
-        # A label no answer was given has no share: an empty bar, no interval.
-        share = [shown[k]["share"] or 0.0 for k in labels]
-        bounds = [shown[k]["wilson95"] or (0.0, 0.0) for k in labels]
-        low = [s - b[0] if shown[k]["of"] else 0.0 for s, b, k in zip(share, bounds, labels,
-                                                                       strict=True)]
-        high = [b[1] - s if shown[k]["of"] else 0.0 for s, b, k in zip(share, bounds, labels,
-                                                                        strict=True)]
+        share, low, high = zip(*(_bar(shown[k]) for k in labels), strict=True)
         axes.bar([i + offset for i in range(len(labels))], share, width, yerr=[low, high],
                  capsize=3, label=f"{half} half")
         for i, k in enumerate(labels):

@@ -116,6 +116,14 @@ def _probabilities(read: ReadQuestion, coefficients: Sequence[float], intercept:
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
 
+def _top(read: ReadQuestion, reader: tuple[tuple[float, ...], float]) -> tuple[float, bool]:
+    """The P ``reader`` gives the candidate of ``read`` it ranks first, and whether that
+    candidate holds the answer."""
+    probabilities = _probabilities(read, *reader)
+    best = int(np.argmax(probabilities))
+    return float(probabilities[best]), bool(read.labels[best])
+
+
 @dataclass(frozen=True)
 class HeldOut:
     """The reader fitted without each source, and how each ranked its source's candidates."""
@@ -141,8 +149,7 @@ def held_out_rankings(reads: Sequence[ReadQuestion]) -> HeldOut:
         for read in (read for read in reads if read.question.source == source
                      and read.question.kind == "answerable"):
             answerable += 1
-            best = int(np.argmax(_probabilities(read, coefficients, intercept)))
-            tops["reader"] += bool(read.labels[best])
+            tops["reader"] += _top(read, readers[source])[1]
             tops["answer_model"] += bool(read.labels[int(np.argmax(read.answer_model))])
             tops["shared_words"] += bool(read.labels[int(np.argmax(read.shared_words))])
         per_source[source] = {"answerable": answerable, "best_candidate_holds_answer": tops}
@@ -154,16 +161,11 @@ def answers_from(reads: Sequence[ReadQuestion], held_out: HeldOut, *,
     """The reader P from which a claim answers by the reader alone (the module's docstring),
     each question read by the reader fitted without its source; ``without`` leaves a source's
     questions out too."""
-    best: list[float] = []
-    holds: list[float] = []
-    for read in reads:
-        if read.question.source == without:
-            continue
-        probabilities = _probabilities(read, *held_out.readers[read.question.source])
-        top = int(np.argmax(probabilities))
-        best.append(float(probabilities[top]))
-        holds.append(float(read.labels[top]))
-    return _lowest_precise(np.array(best), np.array(holds), ANSWERS_PRECISION)
+    tops = [_top(read, held_out.readers[read.question.source])
+            for read in reads if read.question.source != without]
+    best = np.array([p for p, _ in tops])
+    holds = np.array([float(held) for _, held in tops])
+    return _lowest_precise(best, holds, ANSWERS_PRECISION)
 
 
 def fit_right(asked: Sequence[AskedAnswer], answers_floor: float = 1.0) -> RightCalibration:
