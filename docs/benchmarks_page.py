@@ -232,7 +232,9 @@ def first_run(page: Page) -> None:
     data = page.load("first_run.json")
     page.add("## First run", "")
     page.prose("The first `veritype ask` of the quick start on a new install ingests the demo "
-               "corpus and derives the fused embedder; later runs reuse both. Each run must "
+               "corpus, reading the shipped vectors of its chunks "
+               "(`veritype.ingest.demo`), and derives the fused embedder; later runs reuse "
+               "both. Each run must "
                "print a cited answer.")
     page.source("first_run.json", f"python benchmarks/first_run.py  # runs {data['command']}",
                 data)

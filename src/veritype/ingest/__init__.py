@@ -5,8 +5,8 @@ from veritype.ingest.corpus import (
     DEFAULT_INDEXES,
     HYBRID,
     Corpus,
-    demo_corpus_path,
 )
+from veritype.ingest.demo import demo_corpus_path
 from veritype.ingest.engines import (
     IngestEngine,
     available_ingest_engines,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 from veritype._closing import Closing
 from veritype.errors import ConfigurationError, InputError, UnknownComponentError
+from veritype.ingest.demo import demo_corpus_path, shipped_embedders
 from veritype.ingest.engines import IngestEngine
 from veritype.ingest.pipeline import IngestOptions, Ingestor, IngestReport
 from veritype.ingest.readers import SourceDocument
@@ -33,11 +33,6 @@ DEFAULT_INDEXES = (
     IndexSpec("dense", "dense", DEFAULT_CHUNKING, model=DEFAULT_EMBEDDER),
 )
 HYBRID = "hybrid"
-
-
-def demo_corpus_path() -> Path:
-    """The bundled demo corpus: SciFact abstracts as JSON Lines (see its NOTICE)."""
-    return Path(str(resources.files("veritype") / "data" / "demo" / "scifact_demo.jsonl"))
 
 
 def document_summary(record: DocumentRecord) -> dict[str, Any]:
@@ -176,10 +171,14 @@ class Corpus(Closing):
         return self.retriever(retriever).retrieve_batch(queries, k)
 
     def ensure_demo(self, progress: Progress | None = None) -> IngestReport | None:
-        """Ingest the bundled demo corpus into an empty store; ``None`` if not empty."""
+        """Ingest the bundled demo corpus into an empty store, with the shipped vectors of its
+        chunks where the encoder is the one that computed them; ``None`` if not empty."""
         if self.store.count_documents():
             return None
-        return self.ingest([demo_corpus_path()], progress=progress)
+        ingestor = Ingestor(self.store, self.indexes, embedders=shipped_embedders(self.indexes))
+        report = ingestor.ingest([demo_corpus_path()], progress=progress)
+        self.refresh_indexes()
+        return report
 
     def close(self) -> None:
         self.store.close()

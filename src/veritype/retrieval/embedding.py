@@ -67,6 +67,7 @@ class OnnxEmbedder:
             if not path.is_file():
                 raise ModelError(f"embedding {label} file not found: {path}")
         self.name = name or str(model_path)
+        self.model_path = model_path
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
