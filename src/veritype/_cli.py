@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,6 +26,11 @@ from rich.progress import (
 )
 from typer import rich_utils
 from typer.core import TyperOption
+
+from veritype.errors import InputError
+
+if TYPE_CHECKING:
+    from veritype.engine import EngineConfig
 
 _err = Console(stderr=True)
 # Piped output has no terminal to take a width from: rich would wrap at 80 columns, a claim
@@ -57,6 +62,22 @@ DataDirOption = Annotated[
 EngineConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Engine configuration (TOML).")
 ]
+ModelPathOption = Annotated[
+    Path | None,
+    typer.Option("--model-path", help="A GGUF model to draft with: the local generator "
+                 "(the llm extra), e.g. the judge's Qwen2.5 GGUF.", show_default=False),
+]
+
+
+def drafting_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
+    """``settings`` drafting with the GGUF model at ``model_path`` (the local generator)."""
+    if settings.generator != "local":
+        raise InputError(f"--model-path drafts with the local generator, but the generator is "
+                         f"{settings.generator!r}")
+    if not model_path.is_file():
+        raise InputError(f"--model-path {model_path}: no such model file")
+    return settings.model_copy(update={"generator_options": {
+        **settings.generator_options, "model_path": str(model_path)}})
 
 
 def _flags_show_no_type() -> None:

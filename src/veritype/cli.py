@@ -14,8 +14,10 @@ from rich.table import Table
 from veritype import __version__
 from veritype._cli import (
     EngineConfigOption,
+    ModelPathOption,
     StoreOption,
     ViewOptionOption,
+    drafting_with,
     output_console,
     parse_key_values,
     parse_view_options,
@@ -98,17 +100,6 @@ def _engine_option(field: str, *flags: str, help: str) -> Any:
     """An ``ask`` option that defaults to the engine configuration's ``field``: unset, it
     leaves the value to --config and the environment, and --help shows the default."""
     return typer.Option(*flags, help=help, show_default=_ENGINE_DEFAULT[field])
-
-
-def _drafting_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
-    """``settings`` drafting with the GGUF model at ``model_path`` (the local generator)."""
-    if settings.generator != "local":
-        raise InputError(f"--model-path drafts with the local generator, but the generator is "
-                         f"{settings.generator!r}")
-    if not model_path.is_file():
-        raise InputError(f"--model-path {model_path}: no such model file")
-    return settings.model_copy(update={"generator_options": {
-        **settings.generator_options, "model_path": str(model_path)}})
 
 
 @app.command()
@@ -268,11 +259,7 @@ def ask(
         typer.Option("--filter", help="Metadata filter KEY=VALUE (source, title, added_after, "
                      "added_before); repeatable."),
     ] = None,
-    model_path: Annotated[
-        Path | None,
-        typer.Option("--model-path", help="A GGUF model to draft with: the local generator "
-                     "(the llm extra), e.g. the judge's Qwen2.5 GGUF."),
-    ] = None,
+    model_path: ModelPathOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the GroundedAnswer as JSON.")
     ] = False,
@@ -293,7 +280,7 @@ def ask(
             views=[name.strip() for name in views.split(",") if name.strip()] if views else None,
         )
         if model_path is not None:
-            settings = _drafting_with(settings, model_path)
+            settings = drafting_with(settings, model_path)
         if settings.store is None and not settings.demo:
             settings = settings.model_copy(update={"demo": True})
         with rich_progress() as progress:

@@ -134,3 +134,49 @@ def test_ask_drafts_with_the_model_given_by_model_path(smollm2_path: Path,
         trace = engine.trace(grounded["trace_id"])
     assert trace is not None and trace["generator"] == "local"
     assert trace["draft"].strip()
+
+
+@pytest.mark.needs_serve
+@pytest.mark.slow
+def test_serve_drafts_every_request_with_the_model_given_by_model_path(
+        smollm2_path: Path, tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    store = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "veritype", "serve", "--port", str(port), "--store", store,
+             "--model-path", str(smollm2_path)],
+            stdout=subprocess.DEVNULL, stderr=log, cwd=tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                if httpx.get(url + "/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server never became healthy"
+            time.sleep(0.2)
+        evidence = Path(__file__).resolve().parents[2] / "examples" / "eiffel" / "evidence.txt"
+        added = httpx.post(url + "/documents", timeout=60, json={"documents": [
+            {"text": evidence.read_text(), "title": "Eiffel Tower"}]})
+        assert added.status_code == 201
+        for _ in range(2):
+            answer = httpx.post(url + "/qa", timeout=120, json={"query": QUESTION}).json()
+            trace = httpx.get(url + f"/traces/{answer['trace_id']}", timeout=30).json()
+            assert trace["generator"] == "local" and trace["draft"].strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -97,3 +97,14 @@ def test_serve_refuses_a_retention_it_cannot_keep(tmp_path: Path, option: str, v
     assert result.returncode == 2
     assert option.removeprefix("--").replace("-", "_") in result.stderr
     assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_serve_refuses_a_model_path_that_is_no_file(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "veritype", "serve", "--port", "0", "--model-path",
+         str(tmp_path / "absent.gguf"), "--store", str(tmp_path / "store.sqlite")],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert f"--model-path {tmp_path / 'absent.gguf'}: no such model file" in result.stderr

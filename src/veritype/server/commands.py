@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from veritype._cli import EngineConfigOption, StoreOption
+from veritype._cli import EngineConfigOption, ModelPathOption, StoreOption, drafting_with
 from veritype._cli import fail as _fail
 from veritype.errors import ConfigurationError, VeritypeError
 from veritype.settings import ENV_PREFIX, env
@@ -46,6 +46,7 @@ def serve(
     demo: Annotated[
         bool, typer.Option("--demo", help="Ingest the bundled demo corpus into an empty store.")
     ] = False,
+    model_path: ModelPathOption = None,
     trace_ttl: Annotated[
         float | None,
         typer.Option("--trace-ttl", help="Delete traces older than this many seconds (default: "
@@ -97,8 +98,13 @@ def serve(
                                  "max_traces": max_traces}
     if demo:
         overrides["demo"] = True
+    if model_path is not None:
+        # Each worker's engine loads the model once, when it first drafts.
+        overrides["generator"] = "local"
     try:
         engine_config = EngineConfig.load(config, **overrides)
+        if model_path is not None:
+            engine_config = drafting_with(engine_config, model_path)
     except VeritypeError as error:
         raise _fail(str(error)) from None
 
