@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
+from veritype._cpus import default_threads
 from veritype.errors import ConfigurationError, ModelError
 from veritype.settings import env_flag, model_cache_dir
 
@@ -85,14 +86,6 @@ def default_model_path() -> Path:
 def locate_model(path: str | Path | None) -> Path:
     """The GGUF file ``path`` names, or the default model's when it is ``None``."""
     return Path(path) if path is not None else default_model_path()
-
-
-def default_threads() -> int:
-    """The CPUs this process may run on (the affinity mask, not the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
 
 
 def load_llama(

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veritype.checking import DEFAULT_VIEWS, CheckRow
+from veritype.checking import DEFAULT_VIEWS, CheckRow, RowResult
 from veritype.checking._verify import RowChecker
 from veritype.evaluation.contract import load_contract, typed_graph
 from veritype.views import create_view
@@ -38,19 +39,20 @@ def rag_rows() -> list[CheckRow]:
 def check_outputs(rows: list[CheckRow], checker: RowChecker | None = None) -> list[Any]:
     """Each row's verdict, faithfulness, relevance and claims, as JSON values."""
     checker = checker or RowChecker()
-    out = []
-    for row in rows:
-        result = checker.check(row)
-        out.append({
-            "id": row.row_id, "verdict": result.verdict.value,
-            "faithfulness": result.faithfulness, "relevance": result.relevance,
-            "claims": [{"text": c.text, "type": c.type.value, "support": c.support,
-                        "vote_share": c.vote_share,
-                        "views": {k: list(v) for k, v in sorted(c.views.items())},
-                        "citations": [[x.context, x.start, x.end] for x in c.citations],
-                        "reason": c.reason} for c in result.claims],
-        })
-    return out
+    return result_outputs([checker.check(row) for row in rows])
+
+
+def result_outputs(results: Sequence[RowResult]) -> list[Any]:
+    """Each checked row's verdict, faithfulness, relevance and claims, as JSON values."""
+    return [{
+        "id": result.row.row_id, "verdict": result.verdict.value,
+        "faithfulness": result.faithfulness, "relevance": result.relevance,
+        "claims": [{"text": c.text, "type": c.type.value, "support": c.support,
+                    "vote_share": c.vote_share,
+                    "views": {k: list(v) for k, v in sorted(c.views.items())},
+                    "citations": [[x.context, x.start, x.end] for x in c.citations],
+                    "reason": c.reason} for c in result.claims],
+    } for result in results]
 
 
 def contract_outputs() -> list[Any]:

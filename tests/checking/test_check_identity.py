@@ -7,10 +7,26 @@ from __future__ import annotations
 
 import json
 
-from identity_support import REFERENCE, differences, outputs
+from identity_support import REFERENCE, differences, outputs, rag_rows, result_outputs
+
+from veritype.checking import CheckSettings, check
+from veritype.checking._run import LocalEngine
 
 
 def test_outputs_equal_the_reference() -> None:
     expected = json.loads(REFERENCE.read_text(encoding="utf-8"))
     found = differences(expected, json.loads(json.dumps(outputs())))
+    assert not found, "\n".join(found[:20])
+
+
+def test_two_worker_processes_give_the_reference_outputs() -> None:
+    expected = json.loads(REFERENCE.read_text(encoding="utf-8"))["check_rag_rows"]
+    engine = LocalEngine(CheckSettings(), workers=2)
+    try:
+        # Blocks of four rows, so that both workers check some.
+        result = check(rag_rows(), engine=engine, block_rows=4)
+    finally:
+        engine.close()
+    assert result.engine == "local" and result.workers == 2
+    found = differences(expected, json.loads(json.dumps(result_outputs(result.rows))))
     assert not found, "\n".join(found[:20])

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict
 from itertools import islice
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from veritype._cpus import default_threads
 from veritype._ray import connect
 from veritype.checking._check_result import CheckResult
 from veritype.checking._row_result import RowResult, UncertainAs
@@ -39,7 +43,17 @@ from veritype.views import view_takes
 MANIFEST = "manifest.json"
 ROWS = "rows.jsonl"
 DEFAULT_BLOCK_ROWS = 16
+RAY_WORKERS = 2
+# From how many rows a local check starts a worker process per CPU: starting one (importing,
+# loading its models) costs about as long as checking this many rows (benchmarks/check_pool.py).
+POOL_FROM_ROWS = 200
 OnRows = Callable[[Sequence[RowResult]], None]
+
+
+def local_workers(rows: int) -> int:
+    """How many worker processes a local check of ``rows`` rows starts: one per CPU this
+    process may use from ``POOL_FROM_ROWS`` rows, else none (1: it checks in this process)."""
+    return default_threads() if rows >= POOL_FROM_ROWS else 1
 
 
 class CheckEngine(Protocol):
@@ -56,21 +70,91 @@ class CheckEngine(Protocol):
 
 
 class LocalEngine:
-    """Checks every block in this process."""
+    """Checks every block on this machine: in this process, or with ``workers`` > 1 in as
+    many worker processes, each with one CPU thread for its models and its own views, built
+    before the first block (so that the figures time checking, as on Ray)."""
 
     name = "local"
-    workers = 1
 
-    def __init__(self, settings: CheckSettings) -> None:
+    def __init__(self, settings: CheckSettings, *, workers: int = 1) -> None:
+        if workers < 1:
+            raise InputError(f"workers must be at least 1, got {workers}")
+        # A bad view or threshold fails here, not inside a worker.
         self.checker = RowChecker(settings)
         self.thresholds = self.checker.thresholds
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        if workers > 1:
+            context = multiprocessing.get_context("spawn")
+            started = context.Barrier(workers)
+            self._pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=_start_worker,
+                initargs=(worker_settings(settings, 1), started))
+            # A worker waits at the barrier until all are up, so each takes one of these.
+            for future in [self._pool.submit(_ready) for _ in range(workers)]:
+                future.result()
 
     def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]:
-        return [self.checker.check(row) for row in rows]
+        if self._pool is None:
+            return [self.checker.check(row) for row in rows]
+        done: list[RowResult] = []
+        self.check_blocks([rows], done.extend)
+        return done
 
     def check_blocks(self, blocks: Iterable[Sequence[CheckRow]], on_rows: OnRows) -> None:
+        if self._pool is None:
+            for block in blocks:
+                on_rows(self.check_block(block))
+            return
+        pending: set[Future[list[dict[str, Any]]]] = set()
+
+        def finish() -> None:
+            ready, rest = wait(pending, return_when=FIRST_COMPLETED)
+            pending.intersection_update(rest)
+            for future in ready:
+                on_rows([RowResult.from_dict(row) for row in future.result()])
+
         for block in blocks:
-            on_rows(self.check_block(block))
+            pending.add(self._pool.submit(_check_in_worker, [row.to_dict() for row in block]))
+            if len(pending) >= 2 * self.workers:
+                finish()
+        while pending:
+            finish()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+# The views of this worker process of a ``LocalEngine``, built once when it starts.
+_worker_checker: RowChecker | None = None
+
+
+def _start_worker(settings: dict[str, Any], started: Barrier) -> None:
+    global _worker_checker
+    _worker_checker = RowChecker(CheckSettings.model_validate(settings))
+    _worker_checker.warm()
+    started.wait()
+
+
+def _ready() -> None:
+    """Nothing: submitted once per worker, it returns once every worker has started."""
+
+
+def _check_in_worker(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    assert _worker_checker is not None, "a worker of a LocalEngine checks after it starts"
+    return [_worker_checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
+
+
+def worker_settings(settings: CheckSettings, threads: int) -> dict[str, Any]:
+    """``settings`` as a worker builds its views from: each view that takes ``threads``
+    gets the worker's CPUs (unless the user's view options say otherwise), so that workers
+    do not fight over cores."""
+    given = settings.view_options or {}
+    options = {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
+                      **given.get(name, {})} for name in settings.views}
+    return {**settings.model_dump(), "view_options": options}
 
 
 class _RayWorker:
@@ -103,12 +187,7 @@ class RayEngine:
         # A bad view or threshold fails here, not inside a worker.
         self.thresholds = RowChecker(settings).thresholds
         self.workers = workers
-        # Each worker's models get the worker's CPUs, so workers do not fight over cores.
-        threads = max(1, int(cpus_per_worker))
-        given = settings.view_options or {}
-        options = {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
-                          **given.get(name, {})} for name in settings.views}
-        payload = {**settings.model_dump(), "view_options": options}
+        payload = worker_settings(settings, max(1, int(cpus_per_worker)))
         actor: Any = ray.remote(num_cpus=cpus_per_worker)(_RayWorker)
         self._actors: list[Any] = [actor.remote(payload) for _ in range(workers)]
 
@@ -145,13 +224,14 @@ class RayEngine:
 
 
 def create_engine(
-    name: str, settings: CheckSettings, *, address: str | None = None, workers: int = 2
+    name: str, settings: CheckSettings, *, address: str | None = None, workers: int | None = None
 ) -> CheckEngine:
-    """The engine called ``name``: ``local`` or ``ray``."""
+    """The engine called ``name``: ``local`` (by default in this process) or ``ray`` (by
+    default ``RAY_WORKERS`` workers), with ``workers`` processes."""
     if name == "local":
-        return LocalEngine(settings)
+        return LocalEngine(settings, workers=workers or 1)
     if name == "ray":
-        return RayEngine(settings, address=address, workers=workers)
+        return RayEngine(settings, address=address, workers=workers or RAY_WORKERS)
     raise InputError(f"unknown engine {name!r}; known engines: local, ray")
 
 
@@ -222,12 +302,22 @@ def check(
             on_rows(done)
 
     started = time.perf_counter()
-    runner.check_blocks(_blocks(good, block_rows), keep)
+    try:
+        runner.check_blocks(_blocks(good, block_rows), keep)
+    finally:
+        if isinstance(engine, str):
+            _close(runner)
     seconds = time.perf_counter() - started
     return CheckResult(sorted(results, key=lambda r: r.row.line),
                        [row for row in parsed if isinstance(row, BadRow)], settings,
                        runner.thresholds, engine=runner.name, workers=runner.workers,
                        seconds=seconds, checked_now=len(results), uncertain_as=counting)
+
+
+def _close(runner: CheckEngine) -> None:
+    close = getattr(runner, "close", None)
+    if callable(close):
+        close()
 
 
 def _blocks(rows: Iterable[CheckRow], size: int) -> Iterator[list[CheckRow]]:
@@ -331,7 +421,7 @@ def check_file(
     columns: Columns | None = None,
     engine: str = "local",
     address: str | None = None,
-    workers: int = 2,
+    workers: int | None = None,
     limit: int | None = None,
     restart: bool = False,
     block_rows: int = DEFAULT_BLOCK_ROWS,
@@ -352,12 +442,14 @@ def check_file(
     check_columns(first, columns, str(path))
     manifest = {"input": str(path.resolve()), "input_sha256": file_digest(path),
                 "columns": asdict(columns), "settings": settings.to_dict()}
+    total = sum(1 for _ in islice(read_records(path), limit))
+    if workers is None and engine == "local":
+        workers = local_workers(total)
     # The engine first: settings that cannot be run must not leave a run directory behind.
     runner = create_engine(engine, settings, address=address, workers=workers)
     run = RunDirectory.open(Path(out), manifest, restart=restart)
     stored_rows, stored_bad = run.stored()
     done = {row.row.line for row in stored_rows} | {bad.line for bad in stored_bad}
-    total = sum(1 for _ in islice(read_records(path), limit))
     if on_start is not None:
         on_start(total, len(done))
     new_rows: list[RowResult] = []
@@ -387,9 +479,7 @@ def check_file(
     try:
         runner.check_blocks(_blocks(todo(), block_rows), keep)
     finally:
-        close = getattr(runner, "close", None)
-        if callable(close):
-            close()
+        _close(runner)
     seconds = time.perf_counter() - started
     rows = sorted([*stored_rows, *new_rows], key=lambda r: r.row.line)
     bad = sorted([*stored_bad, *new_bad], key=lambda b: b.line)

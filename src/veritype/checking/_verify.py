@@ -134,6 +134,13 @@ class RowChecker:
                 raise InputError(str(error)) from None
         return self._answer_scorer
 
+    def warm(self) -> None:
+        """Load now the models otherwise loaded on first use: the answer scorer and the
+        relevance encoder."""
+        self.answer_scorer()
+        if self.relevance is not None:
+            self.relevance.encoder  # noqa: B018 (loads it)
+
     def check(self, row: CheckRow) -> RowResult:
         started = time.perf_counter()
         clear_model_caches(self.views)

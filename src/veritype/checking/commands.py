@@ -94,7 +94,10 @@ def check(
     address: Annotated[str | None, typer.Option(
         help="Ray cluster address ('auto' for one started with `ray start`; default: start "
              "a local cluster).", show_default=False)] = None,
-    workers: Annotated[int, typer.Option(help="Ray workers (one CPU each).", min=1)] = 2,
+    workers: Annotated[int | None, typer.Option(
+        help="Worker processes, each with one CPU thread for its models (default: ray 2; "
+             "local one per CPU from 200 rows, else none: 1 checks in this process).",
+        min=1, show_default=False)] = None,
     limit: Annotated[int | None, typer.Option(
         help="Check only the first N rows.", min=1, show_default="every row")] = None,
     restart: Annotated[bool, typer.Option(
