@@ -10,9 +10,10 @@ progress bar, and reports:
 - balanced accuracy against the labels, with a 95% bootstrap interval over HaluEval rows,
   beside the trivial baselines (accept everything; the verbatim substring: accept when the
   bare answer occurs in the knowledge);
-- rows/s of the local engine, and of the Ray engine with 1 and 2 workers on the same rows
-  (all of them, or the first ``--ray-rows``), in one run, with the check that every row's
-  result is identical;
+- rows/s of the local engine (by default, a worker process per CPU), of the local engine in
+  one process, and of the Ray engine with 1 and 2 workers on the same rows (all of them, or
+  the first ``--ray-rows``), in one run, with the check that every row's result is
+  identical;
 - the tokens a per-claim LLM judge would read for the same rows (the judge prompt with the
   row's contexts and one claim, per claim, counted by the judge model's own tokenizer).
 
@@ -217,7 +218,8 @@ def main() -> None:
     if args.screenshot:
         screenshot(args.work_dir / "full" / "report.html", args.screenshot)
 
-    runs = [("ray, 1 worker", ["--engine", "ray", "--workers", "1"]),
+    runs = [("local, in process", ["--workers", "1"]),
+            ("ray, 1 worker", ["--engine", "ray", "--workers", "1"]),
             ("ray, 2 workers", ["--engine", "ray", "--workers", "2"])]
     engines: dict[str, Any] = {}
     verdicts: dict[str, list[Any]] = {}

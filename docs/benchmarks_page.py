@@ -359,9 +359,17 @@ def answer_corpora(page: Page) -> None:
         data = page.load(name)
         halves[half] = data["halves"][half]
         page.source(name, f"python benchmarks/answer_corpora.py --half {half}", data)
+    llm = page.load("answer_corpora_evaluation_llm.json")
+    halves["llm"] = llm["halves"]["evaluation"]
+    model = Path(llm["config"]["generator_options"]["model_path"]).name
+    page.source("answer_corpora_evaluation_llm.json",
+                "python benchmarks/answer_corpora.py --half evaluation --generator local "
+                f"--generator-options '{{\"model_path\": \"{model}\"}}'", llm)
     split = page.load("answer_corpora_evaluation.json")["split"]
     page.add(f"Corpora: calibration {', '.join(split['calibration'])}; "
-             f"evaluation {', '.join(split['evaluation'])}.", "")
+             f"evaluation {', '.join(split['evaluation'])}. The third column drafts with the "
+             f"local generator on {model} (the judge's model; `ask --model-path`) instead of "
+             "the extractive default; everything else is the same.", "")
     rows = [
         ["answerable: right when shown"] + [hits(h["answerable"]["right_when_shown"])
                                             for h in halves.values()],
@@ -387,7 +395,8 @@ def answer_corpora(page: Page) -> None:
                    for h in halves.values()])
     rows.append(["p50 / p90 `ask`"] + [f"{seconds(h['p50_ask_s'])} / {seconds(h['p90_ask_s'])}"
                                        for h in halves.values()])
-    page.add(*table(["", "evaluation half", "calibration half"], rows))
+    page.add(*table(["", "evaluation half", "calibration half",
+                      "evaluation half, LLM drafter"], rows))
     page.plot("answer_corpora_labels", "Share of shown answers that are right, per confidence "
               "label and half, with Wilson intervals")
     ev = halves["evaluation"]
@@ -507,6 +516,28 @@ def check_halueval(page: Page) -> None:
     page.add(f"A per-claim LLM judge ({qa['model']}) would read {f1(qa['mean_tokens_per_row'])} "
              f"prompt tokens per QA row (mean; median {f1(qa['median_tokens_per_row'])}).", "")
     page.add("![The HTML report of a check of HaluEval-QA rows](img/check_report.png)", "")
+
+
+def check_pool(page: Page) -> None:
+    data = page.load("check_pool.json")
+    page.add("### Worker processes", "")
+    page.prose("`veritype check` on this machine's CPUs: in one process (`--workers 1`), with "
+               "a worker process per CPU (`--workers 2`) and with the default, side by side in "
+               "each round. Every run's rows must be identical to the in-process run's. The "
+               "workers' start (spawn, import, load their models) is timed apart: with the two "
+               "rates it gives the rows from which the workers pay for it.")
+    page.source("check_pool.json", "python benchmarks/check_pool.py --data-dir DATA_DIR", data)
+    page.add(*table(["run", "median wall s", "median rows/s (check's own figure)", "workers",
+                     "identical to in process"],
+                    [[name, f1(data["median"][name]["wall_seconds"]),
+                      f1(data["median"][name]["rows_per_second"]),
+                      str(runs[0]["workers"]), str(data["identical_to_in_process"][name])]
+                     for name, runs in data["runs"].items()]))
+    page.add(f"{count(data['rows'])} check rows, {data['rounds']} rounds; speedup "
+             f"{f2(data['speedup'])}×; the workers start in "
+             f"{', '.join(seconds(s) for s in data['pool_start_seconds'])}, so they pay from "
+             f"about {data['break_even_rows']} rows (a local check starts them from "
+             f"{data['pool_from_rows']}).", "")
 
 
 def answer_relevance(page: Page) -> None:
@@ -1482,7 +1513,7 @@ def stage_speed(page: Page) -> None:
 
 SECTIONS: tuple[Callable[[Page], None], ...] = (
     first_run, ask_latency, corpus_qa, answer_corpora, answer_model_squad2, rag_rows,
-    check_halueval,
+    check_halueval, check_pool,
     answer_relevance, ingest, retrieval, vector_search, generation, load, verifier_models,
     default_aggregator, type_contract, judge, training, tad, evaluation, stage_speed,
 )
@@ -1490,10 +1521,12 @@ SECTIONS: tuple[Callable[[Page], None], ...] = (
 FILES: tuple[str, ...] = (
     "first_run.json", "ask.json", "eval_corpus-qa.json", "eval_corpus-qa-local.json",
     "ask_corpora.json", "ask_corpora_baseline.json", "answer_corpora_evaluation.json",
-    "answer_corpora_calibration.json", "answer_model_squad2.json", "rag_rows.json",
+    "answer_corpora_calibration.json", "answer_corpora_evaluation_llm.json",
+    "answer_model_squad2.json", "rag_rows.json",
     "candidate_three_types/rag_rows.json",
     "rag_rows_judge.json",
-    "check_halueval.json", "check_halueval_dialogue.json", "answer_relevance.json",
+    "check_halueval.json", "check_halueval_dialogue.json", "check_pool.json",
+    "answer_relevance.json",
     "ingest_scaling.json", "ingest_ray.json", "ingest_ray_scifact.json",
     "ingest_projection.json", "retrieval.json",
     "embedder.json", "vector_search.json", *VECTOR_SEARCH_1M, "generation.json", "load.json",

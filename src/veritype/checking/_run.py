@@ -44,8 +44,9 @@ MANIFEST = "manifest.json"
 ROWS = "rows.jsonl"
 DEFAULT_BLOCK_ROWS = 16
 RAY_WORKERS = 2
-# From how many rows a local check starts a worker process per CPU: starting one (importing,
-# loading its models) costs about as long as checking this many rows (benchmarks/check_pool.py).
+# From how many rows a local check starts a worker process per CPU: twice the rows from which
+# the workers pay for their start (spawning, importing, loading their models: about 100 rows
+# on 2 cores, benchmarks/check_pool.py), so that a slower start still pays.
 POOL_FROM_ROWS = 200
 OnRows = Callable[[Sequence[RowResult]], None]
 
