@@ -20,6 +20,11 @@ QUALIFIED_COPIES = [
     ("If you're visiting Germany and Sweden, you'll need to change dollars into Euros",
      "If you're visiting Germany and Sweden, you'll need to change dollars into Euros and "
      "Swedish krona."),
+    # Set off after the copy, a comparison with another qualifier still limits it, and so
+    # does one without "than" ("more or less").
+    ("The mower runs at 62 dB(A).",
+     "The mower runs at 62 dB(A), but only in eco mode, less than in turbo mode."),
+    ("The mower weighs 13 kg.", "The mower weighs 13 kg, more or less."),
 ]
 STATED_COPIES = [
     ("The tower is 330 metres tall.", "It opened in 1889. The tower is 330 metres tall."),
@@ -57,6 +62,11 @@ STATED_COPIES = [
      "for women than for men."),
     ("The museum is open on Mondays and Wednesdays.",
      "The museum is open on Mondays and Wednesdays; on all other days it is closed."),
+    # A comparison set off after the copy sets it beside something else.
+    ("The mower runs at 62 dB(A).",
+     "The mower runs at 62 dB(A), a little louder than the smaller models because of its "
+     "larger blade disc."),
+    ("The tower is 330 metres tall.", "The tower is 330 metres tall, more than the abbey."),
 ]
 
 

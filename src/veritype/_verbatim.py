@@ -24,6 +24,9 @@ _QUALIFIERS = NEGATIONS | frozenset(
 # Words that take back what a clause beside them states.
 _DENIALS = NEGATIONS | frozenset(["false", "untrue", "wrong", "incorrect", "myth",
                                   "misconception", "rumour", "rumor", "disproved"])
+# Comparison words: set off after a copy with "than" ("It runs at 62 dB(A), a little louder
+# than the smaller models"), they set it beside something else and do not limit it.
+_COMPARING = frozenset(["little", "more", "less", "fewer", "than"])
 _CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
 # A clause of its own starts here: after ", but", "; and", ", while" (the text before a copy).
 _JOINED_CLAUSE = re.compile(r"[,;]\s*(?:but|yet|and|while|whereas)\s*$")
@@ -74,12 +77,17 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             aside = (after.lstrip().startswith(";")
                      or (after.lstrip().startswith(",")
                          and joiner in {"which", "who", "whom", "whose"}))
+            # "..., a little louder than the smaller models": a comparison set off after
+            # the copy compares it with something else, and limits it only with another
+            # qualifier ("..., but less than in winter").
+            limits = (_QUALIFIERS - _COMPARING if after.lstrip().startswith(",")
+                      and has_word_of(suffix, frozenset(["than"])) else _QUALIFIERS)
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
                 coordinated=not whole and joiner in {"and", "or", "nor"},
                 qualified=(not own_clause and _qualified(before))
                 or (_qualified(joiner) if predicate else not clause and (
-                    has_word_of(suffix, _DENIALS) if aside else _qualified(suffix))),
+                    has_word_of(suffix, _DENIALS) if aside else has_word_of(suffix, limits))),
             )
         at = sentence.find(claim, at + 1)
 
