@@ -8,6 +8,8 @@ from collections.abc import Callable
 RAY_NEEDS_EXTRA = 'the ray engine needs the ray extra: pip install "veritype[ray]"'
 # How long a cluster's address may take to answer: Ray itself retries for minutes.
 PROBE_SECONDS = 5.0
+# How many workers a Ray engine starts unless told.
+RAY_WORKERS = 2
 
 
 def connect(

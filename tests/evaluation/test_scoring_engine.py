@@ -94,3 +94,20 @@ def test_ray_engine_equals_local_engine(data_dir: Path) -> None:
     np.testing.assert_array_equal(distributed.verdict, local.verdict)
     assert distributed.spans == local.spans
     assert distributed.views == local.views and distributed.strong == local.strong
+
+
+def test_worker_processes_give_this_process_results_bit_for_bit(data_dir: Path) -> None:
+    examples = truthfulqa_examples(data_dir)[:48]
+    here = score_examples(LocalEngine(VIEWS, workers=1), examples, block_size=8)
+    pooled = LocalEngine(VIEWS, workers=2)
+    done: list[int] = []
+    try:
+        spread = score_examples(pooled, examples, block_size=8, on_block=done.append)
+    finally:
+        pooled.close()
+    assert sum(done) == here.pairs and len(done) > 2
+    for name in ("score", "contradiction", "verdict"):
+        np.testing.assert_array_equal(getattr(spread, name), getattr(here, name))
+    assert spread.spans == here.spans
+    with pytest.raises(ConfigurationError, match="workers must be at least 1"):
+        LocalEngine(VIEWS, workers=0)

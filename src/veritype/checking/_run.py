@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict
 from itertools import islice
-from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from veritype._cpus import default_threads
-from veritype._ray import connect
+from veritype._pool import WorkerPool
+from veritype._ray import RAY_WORKERS, connect
 from veritype.checking._check_result import CheckResult
 from veritype.checking._row_result import RowResult, UncertainAs
 from veritype.checking._rows import (
@@ -38,12 +36,11 @@ from veritype.checking._rows import (
 from veritype.checking._verify import CheckSettings, RowChecker
 from veritype.errors import InputError
 from veritype.thresholds import Thresholds
-from veritype.views import view_takes
+from veritype.views import with_threads
 
 MANIFEST = "manifest.json"
 ROWS = "rows.jsonl"
 DEFAULT_BLOCK_ROWS = 16
-RAY_WORKERS = 2
 # From how many rows a local check starts a worker process per CPU: twice the rows from which
 # the workers pay for their start (spawning, importing, loading their models: about 100 rows
 # on 2 cores, benchmarks/check_pool.py), so that a slower start still pays.
@@ -84,16 +81,8 @@ class LocalEngine:
         self.checker = RowChecker(settings)
         self.thresholds = self.checker.thresholds
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-        if workers > 1:
-            context = multiprocessing.get_context("spawn")
-            started = context.Barrier(workers)
-            self._pool = ProcessPoolExecutor(
-                workers, mp_context=context, initializer=_start_worker,
-                initargs=(worker_settings(settings, 1), started))
-            # A worker waits at the barrier until all are up, so each takes one of these.
-            for future in [self._pool.submit(_ready) for _ in range(workers)]:
-                future.result()
+        self._pool = (WorkerPool(workers, _worker_checker, (worker_settings(settings, 1),),
+                                 _check_rows) if workers > 1 else None)
 
     def check_block(self, rows: Sequence[CheckRow]) -> list[RowResult]:
         if self._pool is None:
@@ -107,55 +96,24 @@ class LocalEngine:
             for block in blocks:
                 on_rows(self.check_block(block))
             return
-        pending: set[Future[list[dict[str, Any]]]] = set()
-
-        def finish() -> None:
-            ready, rest = wait(pending, return_when=FIRST_COMPLETED)
-            pending.intersection_update(rest)
-            for future in ready:
-                on_rows([RowResult.from_dict(row) for row in future.result()])
-
-        for block in blocks:
-            pending.add(self._pool.submit(_check_in_worker, [row.to_dict() for row in block]))
-            if len(pending) >= 2 * self.workers:
-                finish()
-        while pending:
-            finish()
+        for _, rows in self._pool.run([row.to_dict() for row in block] for block in blocks):
+            on_rows([RowResult.from_dict(row) for row in rows])
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.close()
             self._pool = None
 
 
-# The views of this worker process of a ``LocalEngine``, built once when it starts.
-_worker_checker: RowChecker | None = None
+def _worker_checker(settings: dict[str, Any]) -> RowChecker:
+    """The views of a worker process of a ``LocalEngine``, with every model loaded."""
+    checker = RowChecker(CheckSettings.model_validate(settings))
+    checker.warm()
+    return checker
 
 
-def _start_worker(settings: dict[str, Any], started: Barrier) -> None:
-    global _worker_checker
-    _worker_checker = RowChecker(CheckSettings.model_validate(settings))
-    _worker_checker.warm()
-    started.wait()
-
-
-def _ready() -> None:
-    """Nothing: submitted once per worker, it returns once every worker has started."""
-
-
-def _check_in_worker(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    assert _worker_checker is not None, "a worker of a LocalEngine checks after it starts"
-    return [_worker_checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
-
-
-def worker_settings(settings: CheckSettings, threads: int) -> dict[str, Any]:
-    """``settings`` as a worker builds its views from: each view that takes ``threads``
-    gets the worker's CPUs (unless the user's view options say otherwise), so that workers
-    do not fight over cores."""
-    given = settings.view_options or {}
-    options = {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
-                      **given.get(name, {})} for name in settings.views}
-    return {**settings.model_dump(), "view_options": options}
+def _check_rows(checker: RowChecker, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
 
 
 class _RayWorker:
@@ -166,6 +124,12 @@ class _RayWorker:
 
     def check_block(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [self.checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
+
+
+def worker_settings(settings: CheckSettings, threads: int) -> dict[str, Any]:
+    """``settings`` as a worker given ``threads`` CPUs builds its views from."""
+    return {**settings.model_dump(),
+            "view_options": with_threads(settings.views, settings.view_options, threads)}
 
 
 class RayEngine:
@@ -179,7 +143,7 @@ class RayEngine:
         settings: CheckSettings,
         *,
         address: str | None = None,
-        workers: int = 2,
+        workers: int = RAY_WORKERS,
         cpus_per_worker: float = 1.0,
     ) -> None:
         connect(address, workers, cpus_per_worker, InputError)

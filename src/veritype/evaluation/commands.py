@@ -24,7 +24,7 @@ from veritype._cli import (
 )
 from veritype._cli import fail as _fail
 from veritype._cli import progress as _progress
-from veritype._ray import RAY_NEEDS_EXTRA
+from veritype._ray import RAY_NEEDS_EXTRA, RAY_WORKERS
 from veritype.errors import VeritypeError
 from veritype.evaluation import gold, truthfulqa
 from veritype.evaluation.e2e import (
@@ -109,7 +109,7 @@ def _evaluate(
     tau: str,
     engine: str,
     ray_address: str | None,
-    workers: int,
+    workers: int | None,
     out: Path,
     limit: int | None,
     subset: str | None,
@@ -126,9 +126,11 @@ def _evaluate(
     if engine == "ray":
         if importlib.util.find_spec("ray") is None:
             raise _fail(RAY_NEEDS_EXTRA)
-        engine_options = {"address": ray_address, "workers": workers}
+        engine_options = {"address": ray_address, "workers": workers or RAY_WORKERS}
     elif ray_address is not None:
         raise _fail("--ray-address needs --engine ray")
+    elif workers is not None:
+        engine_options = {"workers": workers}
     started = time.perf_counter()
     settings = _validated(EvalSettings, {
         "data_dir": data_dir,
@@ -184,7 +186,12 @@ EngineOption = Annotated[str, typer.Option("--engine", help="local, or ray (Ray 
 RayAddressOption = Annotated[
     str | None, typer.Option("--ray-address", help="A running Ray cluster (default: start one).")
 ]
-WorkersOption = Annotated[int, typer.Option("--workers", help="Ray workers (one model copy each).")]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, show_default=False,
+                 help="Worker processes, one model copy each (default: ray 2; local one per "
+                 "CPU from 2,000 pairs, else none: 1 scores in this process)."),
+]
 OutOption = Annotated[Path, typer.Option("--out", help="Where run directories are written.")]
 LimitOption = Annotated[
     int | None, typer.Option("--limit", help="Only the first N questions/rows/claims (quick runs).")
@@ -227,7 +234,7 @@ BENCHMARK_OPTIONS: list[tuple[str, Any, Any]] = [
     ("tau", TauOption, DEFAULT_TAU_TEXT),
     ("engine", EngineOption, "local"),
     ("ray_address", RayAddressOption, None),
-    ("workers", WorkersOption, 2),
+    ("workers", WorkersOption, None),
     ("out", OutOption, Path("eval-runs")),
     ("limit", LimitOption, None),
     ("subset", SubsetOption, None),

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from veritype._ray import connect
+from veritype._ray import RAY_WORKERS, connect
 from veritype.errors import ConfigurationError
 from veritype.evaluation.scoring import (
     BlockScores,
@@ -47,7 +47,7 @@ class RayEngine:
         *,
         view_options: dict[str, dict[str, Any]] | None = None,
         address: str | None = None,
-        workers: int = 2,
+        workers: int = RAY_WORKERS,
         cpus_per_worker: float = 1.0,
     ) -> None:
         connect(address, workers, cpus_per_worker, ConfigurationError)

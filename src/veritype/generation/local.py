@@ -17,13 +17,13 @@ from typing import Unpack
 
 import numpy as np
 
+from veritype._cpus import default_threads
 from veritype._llama import (
     DEFAULT_MODEL_FILE,
     DEFAULT_MODEL_PACKAGE,
     RuntimeOptions,
     chat_template,
     default_model_path,
-    default_threads,
     is_end_of_generation,
     last_logits,
     locate_model,

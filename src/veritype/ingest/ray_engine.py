@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from veritype._closing import Closing
-from veritype._ray import connect
+from veritype._ray import RAY_WORKERS, connect
 from veritype.errors import ConfigurationError, VeritypeError
 from veritype.evidence import Document
 from veritype.ingest.pipeline import (
@@ -208,7 +208,8 @@ class RayIngestEngine(Closing):
     name = "ray"
 
     def __init__(
-        self, *, address: str | None = None, workers: int = 2, cpus_per_worker: float = 1.0
+        self, *, address: str | None = None, workers: int = RAY_WORKERS,
+        cpus_per_worker: float = 1.0,
     ) -> None:
         connect(address, workers, cpus_per_worker, ConfigurationError)
         self.workers = workers

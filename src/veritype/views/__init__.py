@@ -17,6 +17,7 @@ from veritype.views._base import (
     once_per_pack,
     register_view,
     view_takes,
+    with_threads,
 )
 from veritype.views.lexical import LexicalSupportView
 from veritype.views.numeric import NumericConsistencyView
@@ -37,4 +38,5 @@ __all__ = [
     "once_per_pack",
     "register_view",
     "view_takes",
+    "with_threads",
 ]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 from veritype._registry import Registry
 from veritype.claims import Claim
@@ -36,6 +36,16 @@ def view_takes(name: str, option: str) -> bool:
     """Whether the view registered as ``name`` takes the option ``option`` (``threads``)."""
     factory = _REGISTRY.find(name)
     return factory is not None and option in inspect.signature(factory).parameters
+
+
+def with_threads(names: Sequence[str], options: Mapping[str, Mapping[str, Any]] | None,
+                 threads: int) -> dict[str, dict[str, Any]]:
+    """The options of the views ``names`` where each view that takes ``threads`` gets
+    ``threads`` (unless ``options`` set it): the options of a worker process given that many
+    CPUs, so that workers do not fight over cores."""
+    given = options or {}
+    return {name: {**({"threads": threads} if view_takes(name, "threads") else {}),
+                   **given.get(name, {})} for name in names}
 
 
 def clear_model_caches(views: Sequence[VerificationView]) -> None:
