@@ -70,6 +70,9 @@ def test_the_floor_must_be_a_similarity() -> None:
         # Without "City", the Voltra City would be every Voltra (the Cargo too).
         ("How much does the Voltra City weigh?", [{"voltra", "city"}]),
         ("How long is the Brooklyn Bridge?", [{"brooklyn", "bridge"}]),
+        # "I" with a contraction is the asker, not a name; an apostrophe inside a name stays.
+        ("What's the mileage rate once I've done 10,000 miles?", []),
+        ("How long can I\u2019m away before O'Brien's team calls?", [{"o'brien"}]),
     ],
 )
 def test_the_names_a_question_asks_about(question: str, subjects: list[set[str]]) -> None:

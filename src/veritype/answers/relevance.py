@@ -79,8 +79,10 @@ def question_subjects(question: str, *, from_first_word: bool = False
     run: list[str] = []
     for index, match in enumerate(tokens(question)):
         word = match.group(0)
+        # "I'm", "I've": a stopword with a contraction is no name either.
         names_something = ((index > 0 or from_first_word) and _NAME.fullmatch(word) is not None
-                           and word.lower() not in STOPWORDS)
+                           and word.lower().replace("\u2019", "'").split("'")[0]
+                           not in STOPWORDS)
         if names_something:
             run.append(name_word(word))
             continue
