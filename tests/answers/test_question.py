@@ -172,3 +172,18 @@ def test_an_answer_states_the_asked_event_in_any_of_its_forms() -> None:
     assert analyse("When did the Berlin Wall fall?").names_asked_event(
         "The Berlin Wall fell on 9 November 1989.")
     assert analyse("How tall is the tower?").names_asked_event("The tower is 330 m tall.")
+
+
+@pytest.mark.parametrize(("sentence", "holds"), [
+    ("The bridge opened in 1937.", True),
+    ("Cars are banned from the Old Town between 11:00 and 18:00.", True),
+    ("On Friday and Saturday nights a night bus runs every hour.", True),
+    ("In summer there are six departures a day.", True),
+    ("From the eighth day you need a fit note from your doctor.", True),
+    ("A key that has not been used for 180 days is revoked automatically.", True),
+    ("Members may borrow up to twelve items at a time.", False),
+    ("The ferry leaves from the Kvay terminal.", False),
+])
+def test_when_is_answered_by_a_time_a_day_a_season_or_a_span(sentence: str,
+                                                             holds: bool) -> None:
+    assert analyse("When does it happen?").holds_kind(sentence) is holds

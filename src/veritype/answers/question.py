@@ -103,6 +103,16 @@ _MONTH = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)\b"
 )
+# Besides a year or a month, what answers "when" in a handbook or a guide: a time of day, a
+# day of the week, a season, a day counted in a sequence ("from the eighth day"), or a span
+# after which something happens (``_DURATION``: "after 180 days").
+_WHEN = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b|"
+    r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|\bweekends?\b|\bweekdays?\b|"
+    r"\b(?:spring|summer|autumn|winter)\b|"
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th))"
+    r"\s+(?:working\s+)?(?:day|week|month|year)\b",
+    re.IGNORECASE)
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b",
                      re.IGNORECASE)
@@ -368,7 +378,8 @@ def shared_focus(focus: frozenset[str], sentence: str) -> int:
 def _holds_kind(question: Question, sentence: str) -> bool:
     kind = question.kind
     if kind is AnswerKind.DATE:
-        return _YEAR.search(sentence) is not None or _MONTH.search(sentence) is not None
+        return any(pattern.search(sentence) is not None
+                   for pattern in (_YEAR, _MONTH, _WHEN, _DURATION))
     if kind is AnswerKind.DURATION:
         return _DURATION.search(sentence) is not None
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
