@@ -140,16 +140,14 @@ def test_ask_drafts_with_the_model_given_by_model_path(smollm2_path: Path,
 @pytest.mark.slow
 def test_serve_drafts_every_request_with_the_model_given_by_model_path(
         smollm2_path: Path, tmp_path: Path) -> None:
-    import socket
     import subprocess
     import sys
-    import time
 
     import httpx
+    from llama_support import free_port
+    from serve_support import wait_until_healthy
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     store = f"sqlite:///{tmp_path / 'store.sqlite'}"
     log_path = tmp_path / "serve.log"
     with log_path.open("w") as log:
@@ -159,16 +157,7 @@ def test_serve_drafts_every_request_with_the_model_given_by_model_path(
             stdout=subprocess.DEVNULL, stderr=log, cwd=tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, log_path.read_text()
-            try:
-                if httpx.get(url + "/healthz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server never became healthy"
-            time.sleep(0.2)
+        wait_until_healthy(process, url, log_path)
         evidence = Path(__file__).resolve().parents[2] / "examples" / "eiffel" / "evidence.txt"
         added = httpx.post(url + "/documents", timeout=60, json={"documents": [
             {"text": evidence.read_text(), "title": "Eiffel Tower"}]})

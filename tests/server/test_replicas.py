@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import httpx
 import pytest
 from llama_support import free_port
 from pg_support import fresh_database
+from serve_support import wait_until_healthy
 
 pytestmark = [pytest.mark.needs_serve, pytest.mark.needs_pg, pytest.mark.slow]
 
@@ -38,19 +38,6 @@ def _serve(store: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     return process, f"http://127.0.0.1:{port}"
 
 
-def _wait_healthy(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while True:
-        assert process.poll() is None, log.read_text()
-        try:
-            if httpx.get(url + "/healthz").status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, f"{url} never became healthy"
-        time.sleep(0.2)
-
-
 @pytest.fixture
 def replicas(postgres_admin_url: str, tmp_path: Path) -> Iterator[list[str]]:
     """Two replicas over one fresh database, each in its own folder (so each keeps its own
@@ -59,7 +46,7 @@ def replicas(postgres_admin_url: str, tmp_path: Path) -> Iterator[list[str]]:
     started = [_serve(store, tmp_path / name) for name in ("a", "b")]
     try:
         for (process, url), name in zip(started, ("a", "b"), strict=True):
-            _wait_healthy(process, url, tmp_path / name / "serve.log")
+            wait_until_healthy(process, url, tmp_path / name / "serve.log")
         yield [url for _, url in started]
     finally:
         for process, _ in started:

@@ -13,15 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from llama_support import free_port
+from serve_support import wait_until_healthy
 
 pytestmark = pytest.mark.needs_serve
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.mark.slow
@@ -41,16 +36,7 @@ def test_serve_starts_answers_and_logs_json_lines(tmp_path: Path) -> None:
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, log_path.read_text()
-            try:
-                if httpx.get(url + "/healthz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server never became healthy"
-            time.sleep(0.2)
+        wait_until_healthy(process, url, log_path)
         for host, status in (("veritype.test", 200), ("docs.veritype.test", 200),
                              (f"localhost:{port}", 200), ("attacker.example", 400)):
             assert httpx.get(url + "/healthz", headers={"Host": host}).status_code == status
