@@ -9,6 +9,9 @@ All workers have started before the pool is returned, so timing the tasks times 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing.synchronize import Barrier
@@ -17,14 +20,24 @@ from typing import Any, Generic, TypeVar
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+PARENT_POLL_SECONDS = 1.0
 # The state of this worker process, built once by the pool's ``start``.
 _state: Any = None
 
 
 def _start(start: Callable[..., Any], arguments: tuple[Any, ...], started: Barrier) -> None:
     global _state
+    threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True).start()
     _state = start(*arguments)
     started.wait()
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker once ``parent`` is gone: a parent killed outright (SIGKILL, SIGTERM)
+    cannot stop its workers, which would otherwise wait for work forever."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 def _ready() -> None:
