@@ -19,7 +19,8 @@ from veritype.store import IndexSpec
 
 DENSE = next(spec for spec in DEFAULT_INDEXES if spec.kind == "dense")
 STALE = ("the shipped demo vectors are not the default encoder's; write them anew: python -c "
-         "'from veritype.ingest.demo import *; write_demo_vectors(demo_vectors_path())'")
+         "'from veritype.ingest import DEFAULT_INDEXES; from veritype.ingest.demo import *; "
+         "write_demo_vectors(demo_vectors_path(), DEFAULT_INDEXES)'")
 
 
 def test_the_demo_is_ingested_with_its_shipped_vectors_which_the_encoder_would_compute(

@@ -8,7 +8,8 @@ embedder runs one text per session run, so a text's vector does not depend on wh
 embedded, and a shipped vector is the one the encoder would compute. Any other encoder
 (another model, or another onnxruntime deriving another int8 graph) embeds as usual.
 
-``write_demo_vectors(demo_vectors_path())`` writes the file anew; a test says when it is stale.
+``write_demo_vectors(demo_vectors_path(), DEFAULT_INDEXES)`` writes the file anew; a test
+says when it is stale.
 """
 
 from __future__ import annotations
@@ -113,20 +114,20 @@ class _Recording:
         return vectors
 
 
-def write_demo_vectors(path: Path) -> int:
-    """Ingest the demo corpus under the default layout, write the vectors of its chunks to
-    ``path`` with the encoder's digest, and return how many there are."""
-    from veritype.ingest.corpus import DEFAULT_INDEXES
+def write_demo_vectors(path: Path, indexes: Sequence[IndexSpec]) -> int:
+    """Ingest the demo corpus under ``indexes`` (the default layout: ``DEFAULT_INDEXES``),
+    write the vectors of its chunks for their dense index to ``path`` with the encoder's
+    digest, and return how many there are."""
     from veritype.ingest.pipeline import Ingestor
     from veritype.store import open_store
 
-    (spec,) = [spec for spec in DEFAULT_INDEXES if spec.kind == "dense"]
+    (spec,) = [spec for spec in indexes if spec.kind == "dense"]
     base = create_embedder(spec.model, max_tokens=spec.max_tokens)
     recording = _Recording(base)
     with tempfile.TemporaryDirectory() as scratch:
         store = open_store(f"sqlite:///{scratch}/demo.sqlite")
         try:
-            Ingestor(store, DEFAULT_INDEXES, embedders={spec.name: recording}).ingest(
+            Ingestor(store, indexes, embedders={spec.name: recording}).ingest(
                 [demo_corpus_path()])
         finally:
             store.close()
