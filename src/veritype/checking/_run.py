@@ -123,7 +123,7 @@ class _RayWorker:
         self.checker = RowChecker(CheckSettings.model_validate(settings))
 
     def check_block(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [self.checker.check(CheckRow.from_dict(row)).to_dict() for row in rows]
+        return _check_rows(self.checker, rows)
 
 
 def worker_settings(settings: CheckSettings, threads: int) -> dict[str, Any]:
