@@ -96,24 +96,6 @@ def shipped_embedders(indexes: Sequence[IndexSpec], path: Path | None = None
     return embedders
 
 
-class _Recording:
-    """An embedder that remembers every vector it computes, by text."""
-
-    def __init__(self, base: Embedder) -> None:
-        self.base = base
-        self.name = base.name
-        self.dimensions = base.dimensions
-        self.seen: dict[bytes, Vectors] = {}
-
-    def embed(self, text: str) -> Vectors:
-        return np.asarray(self.embed_batch([text])[0], dtype=np.float32)
-
-    def embed_batch(self, texts: Sequence[str]) -> Vectors:
-        vectors = self.base.embed_batch(texts)
-        self.seen.update(zip((_text_key(text) for text in texts), vectors, strict=True))
-        return vectors
-
-
 def write_demo_vectors(path: Path, indexes: Sequence[IndexSpec]) -> int:
     """Ingest the demo corpus under ``indexes`` (the default layout: ``DEFAULT_INDEXES``),
     write the vectors of its chunks for their dense index to ``path`` with the encoder's
@@ -122,20 +104,21 @@ def write_demo_vectors(path: Path, indexes: Sequence[IndexSpec]) -> int:
     from veritype.store import open_store
 
     (spec,) = [spec for spec in indexes if spec.kind == "dense"]
-    base = create_embedder(spec.model, max_tokens=spec.max_tokens)
-    recording = _Recording(base)
     with tempfile.TemporaryDirectory() as scratch:
         store = open_store(f"sqlite:///{scratch}/demo.sqlite")
         try:
-            Ingestor(store, indexes, embedders={spec.name: recording}).ingest(
-                [demo_corpus_path()])
+            Ingestor(store, indexes).ingest([demo_corpus_path()])
+            ids, vectors = store.vectors(spec)
+            chunks = store.chunks(ids)
         finally:
             store.close()
-    keys = sorted(recording.seen)
+    by_key = {_text_key(chunks[chunk_id].index_text): vector
+              for chunk_id, vector in zip(ids, vectors, strict=True)}
+    keys = sorted(by_key)
+    encoder = encoder_digest(create_embedder(spec.model, max_tokens=spec.max_tokens))
     np.savez_compressed(
-        path, model=np.array(spec.model), encoder=np.array(encoder_digest(base)),
+        path, model=np.array(spec.model), encoder=np.array(encoder),
         max_tokens=np.array(spec.max_tokens),
         keys=np.array(keys, dtype="S32"),
-        vectors=np.stack([recording.seen[key] for key in keys]).astype(np.float32))
+        vectors=np.stack([by_key[key] for key in keys]).astype(np.float32))
     return len(keys)
-
