@@ -27,6 +27,8 @@ _DENIALS = NEGATIONS | frozenset(["false", "untrue", "wrong", "incorrect", "myth
 # Comparison words: set off after a copy with "than" ("It runs at 62 dB(A), a little louder
 # than the smaller models"), they set it beside something else and do not limit it.
 _COMPARING = frozenset(["little", "more", "less", "fewer", "than"])
+_THAN = frozenset(["than"])
+_UNCOMPARED_QUALIFIERS = _QUALIFIERS - _COMPARING
 _CLAUSE_BREAK = (",", ";", ":", "\u2014", " -")
 # A clause of its own starts here: after ", but", "; and", ", while" (the text before a copy).
 _JOINED_CLAUSE = re.compile(r"[,;]\s*(?:but|yet|and|while|whereas)\s*$")
@@ -80,8 +82,8 @@ def _copies(claim: str, sentence: str) -> Iterator[_Copy]:
             # "..., a little louder than the smaller models": a comparison set off after
             # the copy compares it with something else, and limits it only with another
             # qualifier ("..., but less than in winter").
-            limits = (_QUALIFIERS - _COMPARING if after.lstrip().startswith(",")
-                      and has_word_of(suffix, frozenset(["than"])) else _QUALIFIERS)
+            limits = (_UNCOMPARED_QUALIFIERS if after.lstrip().startswith(",")
+                      and has_word_of(suffix, _THAN) else _QUALIFIERS)
             yield _Copy(
                 ends_clause=(not suffix or after.lstrip().startswith(_CLAUSE_BREAK) or whole),
                 coordinated=not whole and joiner in {"and", "or", "nor"},
