@@ -87,10 +87,40 @@ def test_each_side_of_a_comparison_is_answered_by_its_own_sentence() -> None:
     assert analysed.side_answered(sport, "Its range is up to 90 km.", about="Voltra Sport")
 
 
+def test_a_side_is_named_by_its_words_and_its_sentence_outranks_its_heading() -> None:
+    analysed = analyse("Which is longer, full-pay maternity leave or partner leave?")
+    maternity, partner = analysed.sides
+    copy = "Quillfield pays the first 16 weeks at full pay, and the next 23 weeks unpaid."
+    assert analysed.names_side(maternity, copy, about="Maternity leave")
+    assert not analysed.names_side(maternity, copy)
+    partners = "Partners may take four weeks of partner leave at full pay."
+    assert analysed.names_side(partner, partners, about="Maternity and partner leave")
+    assert not analysed.names_side(maternity, partners, about="Maternity and partner leave")
+
+
+def test_each_side_is_asked_alone_as_a_plain_question() -> None:
+    analysed = analyse("Which study had more participants, the student sleep study or the "
+                       "paired reading trial?")
+    assert analysed.side_question(0) == (
+        "Which study had more participants, the student sleep study?")
+    assert analysed.side_question(1) == (
+        "Which study had more participants, the paired reading trial?")
+    assert analyse("Do drivers or warehouse staff work longer weeks?").side_question(1) == (
+        "Do warehouse staff work longer weeks?")
+    assert analyse("When did Tower Bridge open?").side_question(0) == (
+        "When did Tower Bridge open?")
+
+
 @pytest.mark.parametrize(("question", "sides", "focus"), [
-    # A comparative the question's noun names the attribute of.
+    # A comparative the question's noun names the attribute of; each side is the words that
+    # tell it from the other.
     ("Which expires sooner, an access token or a refresh token?",
-     (frozenset({"access", "token"}), frozenset({"refresh", "token"})), {"expir"}),
+     (frozenset({"access"}), frozenset({"refresh"})), {"expir"}),
+    ("Which is longer, full-pay maternity leave or partner leave?",
+     (frozenset({"full-pay", "maternity"}), frozenset({"partner"})), set()),
+    # "study" and "trial" say what kind of thing a side is, not which one.
+    ("Which study had more participants, the student sleep study or the paired reading trial?",
+     (frozenset({"student", "sleep"}), frozenset({"paired", "reading"})), {"participant"}),
     # Asked with an auxiliary: the sides stand between it and the verb.
     ("Do drivers or warehouse staff work longer weeks?",
      (frozenset({"drivers"}), frozenset({"warehouse", "staff"})), {"work", "week"}),

@@ -28,6 +28,7 @@ from veritype.answers.relevance import (
     names_any,
     question_subjects,
 )
+from veritype.answers.sides import COMPARATIVES, comparison_parts, sides_of, words_of_side
 from veritype.errors import InputError
 
 
@@ -76,28 +77,6 @@ _HOW_MEASURES = frozenset([
 ])
 # Verbs that carry no topic of their own ("How long does it take to charge ...").
 _LIGHT = frozenset(normalise_word(word) for word in ["take", "get", "make", "go", "happen", "come"])
-# A comparative word of a comparison, and the attribute it compares when the question does not
-# name one ("Which is heavier ..." compares weights).
-_COMPARATIVES: dict[str, tuple[str, ...]] = {
-    "heavier": ("weigh",), "lighter": ("weigh",), "longer": (), "shorter": (),
-    "cheaper": ("cost",), "expensive": ("cost",), "more": (), "less": (), "fewer": (),
-    "older": ("born", "age"), "younger": ("age",), "first": (), "earlier": (), "later": (),
-    "taller": ("high",), "higher": ("high",), "bigger": (), "larger": (), "smaller": (),
-    "faster": ("speed",), "slower": ("speed",), "wider": (), "deeper": (),
-    # The rest name no attribute of their own: the question names it ("Which expires sooner,
-    # ...", "Which is closer to the centre, ...").
-    **dict.fromkeys([
-        "sooner", "closer", "nearer", "farther", "further", "better", "worse", "greater",
-        "lower", "stronger", "weaker", "warmer", "colder", "cooler", "hotter", "quicker",
-        "newer", "safer", "riskier", "easier", "harder", "busier", "quieter", "louder",
-        "thicker", "thinner", "steeper", "dearer", "richer", "poorer", "last", "most", "least",
-        "fewest",
-    ], ()),
-}
-_COMPARISON_OPENING = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
-_SIDES = re.compile(r"(?:,|\bbetween\b|:)\s*([^,:?]+?)\s+(?:or|and)\s+([^,:?]+?)\s*\??\s*$",
-                    re.IGNORECASE)
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _MONTH = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -138,8 +117,9 @@ class Question:
 
     ``focus``: the normalised words that name what is asked of the subject ("range" in "What
     is the range of the Voltra Trek?"); ``subjects``: the names asked about (distinctive words
-    of each); ``sides``: the two things a comparison compares, each as its words;
-    ``counts``: it asks "how many", so a measure ("1,280 metres") does not answer it.
+    of each); ``sides``: the two things a comparison compares, each as the words that tell it
+    from the other (``side_texts``: each as written); ``counts``: it asks "how many", so a
+    measure ("1,280 metres") does not answer it.
     """
 
     text: str
@@ -151,6 +131,7 @@ class Question:
     # The verbs a "did/does/do" question asks about ("move" in "When did Marie Curie move to
     # Paris?"): an answer states one of them, not another event of the subject.
     events: frozenset[str] = frozenset()
+    side_texts: tuple[str, ...] = ()
 
     @property
     def comparative(self) -> bool:
@@ -198,8 +179,28 @@ class Question:
     def names_side(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence``, or ``about`` (the title or heading of its passage), names
         ``side`` of a comparison, in any inflection ("Access tokens ..." names "an access
-        token")."""
+        token"), a hyphenated word by its parts ("full-pay" by "at full pay"); not by its
+        heading alone when the sentence itself names another side."""
+        if about and not names_any(sentence, [side]) and any(
+                names_any(sentence, [other]) for other in self.sides if other != side):
+            # "... four weeks of partner leave" under "Maternity and partner leave" gives
+            # the partner side's value: the sentence's own words outrank its heading's.
+            return False
         return names_any(f"{sentence} {about}", [side])
+
+    def side_question(self, index: int) -> str:
+        """The question asked of one side of a comparison alone: its text without the other
+        side ("Which study had more participants, the student sleep study?"), which the
+        answer model reads as a plain question; the question itself when the sides cannot
+        be cut apart."""
+        if len(self.side_texts) != 2:
+            return self.text
+        first, second = self.side_texts
+        for joint in (" or ", " and "):
+            both = f"{first}{joint}{second}"
+            if both in self.text:
+                return self.text.replace(both, self.side_texts[index], 1)
+        return self.text
 
     def side_answered(self, side: frozenset[str], sentence: str, about: str = "") -> bool:
         """Whether ``sentence`` answers a comparison for ``side``: it names the side and
@@ -218,9 +219,9 @@ def analyse(question: str) -> Question:
     words = [match.group(0) for match in tokens(text)]
     lowered = [word.lower() for word in words]
     subjects = tuple(question_subjects(text))
-    parts = _comparison_parts(text, lowered)
-    sides = tuple(_side(part) for part in parts)
-    side_words = {normalise_word(w) for part in parts for w in _side_words(part)}
+    parts = comparison_parts(text, lowered)
+    sides = sides_of(parts)
+    side_words = {normalise_word(w) for part in parts for w in words_of_side(part)}
     subject_words = side_words | {normalise_word(w) for subject in subjects for w in subject}
     kind = _kind(lowered, sides, text)
     focus: set[str] = set()
@@ -229,8 +230,8 @@ def analyse(question: str) -> Question:
         if word in STOPWORDS or word in _AUXILIARIES or (word in _HOW_MEASURES and (
                 index > 0 and lowered[index - 1] == "how")):
             continue
-        if sides and word in _COMPARATIVES:
-            implied.update(_COMPARATIVES[word])
+        if sides and word in COMPARATIVES:
+            implied.update(COMPARATIVES[word])
             continue
         stem = normalise_word(word)
         # Names are subjects, not focus; an acronym ("CEO") names a role or a thing asked,
@@ -253,7 +254,7 @@ def analyse(question: str) -> Question:
     # ("a route in England") need not repeat.
     events = _events(words, lowered) if kind in _EVENT_KINDS else frozenset()
     return Question(text, kind, frozenset(focus), subjects, sides,
-                    counts=lowered[:2] == ["how", "many"], events=events)
+                    counts=lowered[:2] == ["how", "many"], events=events, side_texts=parts)
 
 
 _EVENT_KINDS = frozenset({AnswerKind.DATE, AnswerKind.PLACE})
@@ -303,58 +304,6 @@ def _kind(lowered: list[str], sides: tuple[frozenset[str], ...], text: str) -> A
                                  and not _QUESTION_WORDS & set(lowered)):
         return AnswerKind.YES_NO
     return AnswerKind.DESCRIPTION
-
-
-def _comparison_parts(text: str, lowered: list[str]) -> tuple[str, ...]:
-    """The two things compared, as written, when the question compares ("..., the City or
-    the Sport?", "Do drivers or warehouse staff work longer weeks?")."""
-    if not any(w in _COMPARATIVES for w in lowered):
-        return ()
-    found = _SIDES.search(text) if _COMPARISON_OPENING.match(text) else None
-    parts = found.groups() if found is not None else _asked_sides(text)
-    return parts if all(_side_words(part) for part in parts) else ()
-
-
-def _side_words(part: str) -> list[str]:
-    return [match.group(0) for match in tokens(_ARTICLE.sub("", part))
-            if match.group(0).lower() not in STOPWORDS]
-
-
-def _side(part: str) -> frozenset[str]:
-    """The words that name a compared side. A side with a name is told by its name: "the
-    Holmø lighthouse" is "Holmø" in a passage headed so ("Its 212 steps ..."), "the rest of
-    the UK" is "the UK"; "the Brooklyn Bridge" is told from "Tower Bridge" by "Brooklyn",
-    not "Bridge"."""
-    words = _side_words(part)
-    named = frozenset(name_word(word) for word in words if word[:1].isupper())
-    named = named or frozenset(name_word(word) for word in words)
-    return named - KIND_WORDS or named
-
-
-# "Do drivers or warehouse staff work longer weeks?": the sides stand between the auxiliary
-# and the verb.
-_AUXILIARY_SIDES = re.compile(
-    r"^\s*(?:do|does|did|is|are|was|were|will|would|can|could|has|have|had)\s+(.+?)\s+or\s+"
-    r"(.+?)\s*\?\s*$", re.IGNORECASE)
-
-
-def _asked_sides(text: str) -> tuple[str, ...]:
-    """The sides of a comparison asked with an auxiliary: what stands between it and "or",
-    and what follows "or" up to the first verb or comparative word; none when a
-    comparative comes before "or" ("Was the effect bigger overall or for ...?")."""
-    found = _AUXILIARY_SIDES.match(text)
-    if found is None:
-        return ()
-    first, rest = found.groups()
-    if any(match.group(0).lower() in _COMPARATIVES for match in tokens(first)):
-        return ()
-    second: list[str] = []
-    for match in tokens(rest):
-        word = match.group(0)
-        if word.lower() in _COMPARATIVES or (word.lower() in BASE_FORMS and second):
-            break
-        second.append(word)
-    return (first, " ".join(second)) if second else ()
 
 
 def _matches(focus_word: str, word: str) -> bool:

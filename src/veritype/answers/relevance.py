@@ -104,10 +104,17 @@ def name_word(word: str) -> str:
 
 def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
     """Whether ``text`` names one of ``subjects``: it holds each of that subject's words, in
-    any inflection ("Access tokens" names "an access token")."""
+    any inflection ("Access tokens" names "an access token"), a hyphenated word also by its
+    parts ("full-pay" by "at full pay")."""
     written = [name_word(match.group(0)) for match in tokens(text)]
     words = {*written, *map(normalise_word, written)}
-    return any(all(word in words or normalise_word(word) in words for word in subject)
+
+    def held(word: str) -> bool:
+        return word in words or normalise_word(word) in words
+
+    return any(all(held(word) or ("-" in word and all(held(part) for part in word.split("-")
+                                                      if part))
+                   for word in subject)
                for subject in subjects)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from veritype._text import MODAL_MAY, STOPWORDS, tokens
 from veritype.answer import (
@@ -156,6 +156,7 @@ def render(
     answer_calibration: AnswerCalibration | None = None,
     reader_scores: Mapping[str, float] | None = None,
     reader_calibration: RightCalibration | None = None,
+    side_scores: Sequence[Mapping[str, float]] = (),
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -183,14 +184,16 @@ def render(
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
     claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P) and
     ``reader_calibration``, P(right) reads the best of both scores of the claims that answer
-    (``veritype.answers.reader.RightCalibration``).
+    (``veritype.answers.reader.RightCalibration``). A comparison's ``side_scores`` (per side,
+    claim id → P(the claim answers that side's own question)) let a claim that names a side
+    give its value by the model.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
     selection = AnswerSelection(question, answer_scores or {}, answer_calibration,
-                                reader_scores or {}, reader_calibration)
+                                reader_scores or {}, reader_calibration, side_scores)
     rendered: set[str] = set()
     admissible: set[str] = set()
     cited_spans: dict[str, list[Span]] = {}

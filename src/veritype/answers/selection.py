@@ -5,7 +5,7 @@ calibrated threshold (``veritype.answers.scoring``), and an answer reader's P
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question
@@ -27,9 +27,11 @@ class AnswerSelection:
 
     def __init__(self, question: Question | None, scores: Mapping[str, float],
                  calibration: AnswerCalibration | None, read: Mapping[str, float],
-                 right_calibration: RightCalibration | None) -> None:
+                 right_calibration: RightCalibration | None,
+                 side_scores: Sequence[Mapping[str, float]] = ()) -> None:
         self.question = question
         self.scores = scores if calibration is not None else {}
+        self.side_scores = side_scores if calibration is not None else ()
         self.calibration = calibration
         self.read = read if right_calibration is not None else {}
         self.right_calibration = right_calibration
@@ -70,27 +72,32 @@ class AnswerSelection:
         answering: set[str] = set()
         missing: list[str] = []
         about = {node.claim.claim_id: _about(node, evidence) for node in shown}
-        for side in question.sides:
+        for index, side in enumerate(question.sides):
             found = {
                 node.claim.claim_id for node in shown
-                if self._answers_side(side, node, about[node.claim.claim_id])
+                if self._answers_side(index, node, about[node.claim.claim_id])
             }
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
 
-    def _answers_side(self, side: frozenset[str], node: Node, about: str) -> bool:
-        """Whether a claim gives ``side``'s value: by the rules, read with ``about`` (the
-        titles and headings of its passages), or by the answer model when it names the
-        side."""
+    def _answers_side(self, index: int, node: Node, about: str) -> bool:
+        """Whether a claim gives the value of side ``index``: by the rules, read with
+        ``about`` (the titles and headings of its passages), or by the answer model when it
+        names the side, reading the whole question or the side's own
+        (:meth:`~veritype.answers.question.Question.side_question`)."""
         question = self.question
         assert question is not None
-        text = node.claim.text
+        text, claim_id = node.claim.text, node.claim.claim_id
+        side = question.sides[index]
+        scores = [self.scores.get(claim_id)]
+        if index < len(self.side_scores):
+            scores.append(self.side_scores[index].get(claim_id))
+        best = max((score for score in scores if score is not None), default=None)
         return question.side_answered(side, text, about) or (
             question.names_side(side, text, about)
-            and model_answers(question, text, self.scores.get(node.claim.claim_id),
-                              self.calibration))
+            and model_answers(question, text, best, self.calibration))
 
     def right(self, answer_ids: set[str]) -> float | None:
         """P(the shown answer is right): with a reader, its calibration read at the best

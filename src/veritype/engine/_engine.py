@@ -304,6 +304,7 @@ class Engine(Closing):
         reader: AnswerReader | None = None
         reader_scores: dict[str, float] = {}
         answer_scores: dict[str, float] = {}
+        side_scores: list[dict[str, float]] = []
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
             scorer = self.answer_scorer()
@@ -313,6 +314,13 @@ class Engine(Closing):
                 scores = scorer.score_batch(request.query, [node.claim.text for node in nodes])
                 answer_scores = dict(zip([node.claim.claim_id for node in nodes], scores,
                                          strict=True))
+                # Each side of a comparison asked alone, as the answer model reads a question.
+                side_scores = [
+                    dict(zip([node.claim.claim_id for node in nodes],
+                             scorer.score_batch(question.side_question(index),
+                                                [node.claim.text for node in nodes]),
+                             strict=True))
+                    for index in range(len(question.sides))]
                 reader = reader_of(scorer)
                 if reader is not None:
                     pool = drafting_pool(self._evidence.pack(request.context).chunks,
@@ -342,6 +350,7 @@ class Engine(Closing):
             answer_calibration=calibration,
             reader_scores=reader_scores,
             reader_calibration=reader.calibration if reader is not None else None,
+            side_scores=side_scores,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,
