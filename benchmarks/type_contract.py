@@ -67,7 +67,7 @@ def main() -> None:
                 for row in rows]
     baseline = contract_report(rows, verbatim)
     write_report(args.output, "type_contract",
-                 suites=[str(suite.relative_to(ROOT)) for suite in args.suite],
+                 suites=[str(suite.resolve().relative_to(ROOT)) for suite in args.suite],
                  views=names, seconds=seconds,
                  default=default,
                  with_judge=with_judge,

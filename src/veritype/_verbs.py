@@ -128,6 +128,19 @@ def _principal_parts() -> tuple[frozenset[str], dict[str, frozenset[VerbForm]],
 BASE_FORMS, _IRREGULAR_FORMS, _IRREGULAR_PARTS = _principal_parts()
 
 
+def irregular_forms() -> dict[str, frozenset[VerbForm]]:
+    """The past and participle forms of the irregular verbs, each with the forms it is."""
+    return dict(_IRREGULAR_FORMS)
+
+
+_IRREGULAR_BASES = {form: base for base, forms in _IRREGULAR_PARTS.items() for form in forms}
+
+
+def irregular_base(word: str) -> str | None:
+    """The base form of an irregular past or participle ("ran", "run" → "run"), if any."""
+    return _IRREGULAR_BASES.get(word)
+
+
 def forms_of(base: str) -> frozenset[str]:
     """Every written form of the verb with base form ``base`` ("die": die, dies, died,
     dying; "fall": fall, falls, fell, fallen, falling), by the lexicon's irregular parts and

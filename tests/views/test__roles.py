@@ -1,12 +1,19 @@
 import pytest
 
+from veritype._text import content_words
 from veritype.views._roles import Agency, agencies, given_to_another_agent
 
-MUSEUM = [agencies(text) for text in [
+MUSEUM = [
     "The museum is open on Mondays and Wednesdays; on all other days it is closed.",
     "Its collection of maps was donated by the shipping family Verhoeven in 1962, and the "
     "building itself was designed by the architect Ida Kraal.",
-]]
+]
+
+
+def swap(claim: str, evidence: list[str]) -> tuple[Agency, Agency, int] | None:
+    """The role swap the evidence texts show in ``claim``, read as numeric reads them."""
+    return given_to_another_agent(claim, [agencies(text) for text in evidence],
+                                  [frozenset(content_words(text)) for text in evidence])
 
 
 def test_agents_are_read_from_by_phrases_and_named_subjects() -> None:
@@ -18,44 +25,56 @@ def test_agents_are_read_from_by_phrases_and_named_subjects() -> None:
     assert agencies("It was built by the company and opened in 1889.") == []
 
 
+def test_agents_are_read_past_particles_adverbs_irregular_verbs_and_nouns() -> None:
+    read = agencies("The playground was paid for by the Rotary Club. Owen Pryce later worked "
+                    "out its structure. The ribbon was cut by the mayor, Janet Brooks, on "
+                    "Saturday. It follows a design by the engineer Margaret Tull, and the organ "
+                    "was a gift from the Falk Foundation.")
+    assert [(agency.action, agency.agents) for agency in read] == [
+        ("pay", frozenset({"rotary", "club"})), ("cut", frozenset({"janet", "brooks"})),
+        ("design", frozenset({"margaret", "tull"})), ("donat", frozenset({"falk", "foundation"})),
+        ("work", frozenset({"owen", "pryce"}))]
+    # A phrase ends where a new clause starts: ", and the ribbon ...".
+    (designed,) = agencies("It was designed by a carpenter, Sam Okafor, and the ribbon fell.")
+    assert designed.agents == {"sam", "okafor"}
+
+
 @pytest.mark.parametrize(("claim", "rival"), [
     ("The museum building was designed by the Verhoeven family.", "designed by the architect "
      "Ida Kraal"),
     ("The maps were donated by Ida Kraal in 1962.", "donated by the shipping family Verhoeven"),
 ])
 def test_the_right_names_in_the_wrong_roles_are_a_swap(claim: str, rival: str) -> None:
-    swap = given_to_another_agent(claim, MUSEUM)
-    assert swap is not None
-    assert (swap[1].written, swap[2]) == (rival, 1)
+    found = swap(claim, MUSEUM)
+    assert found is not None
+    assert (found[1].written, found[2]) == (rival, 1)
 
 
 @pytest.mark.parametrize("claim", [
     "The collection of maps was donated by the shipping family Verhoeven.",
     "The building was designed by Ida Kraal.",
-    # Named nowhere else in the evidence: not a swap of roles, only not stated.
+    # Named nowhere in the evidence: not a swap of roles, only not stated.
     "The building was designed by Piet Mondriaan.",
 ])
-def test_an_agent_the_evidence_gives_the_action_or_no_other_role_is_no_swap(claim: str) -> None:
-    assert given_to_another_agent(claim, MUSEUM) is None
+def test_an_agent_the_evidence_gives_the_action_or_does_not_name_is_no_swap(claim: str) -> None:
+    assert swap(claim, MUSEUM) is None
 
 
 def test_one_of_several_agents_listed_is_no_swap() -> None:
     bridge = ["The bridge was designed by Joseph Strauss, Leon Moisseiff and Charles Ellis.",
               "Charles Ellis resigned in 1931."]
-    assert given_to_another_agent("The bridge was designed by Charles Ellis.",
-                                  [agencies(text) for text in bridge]) is None
+    assert swap("The bridge was designed by Charles Ellis.", bridge) is None
 
 
-POST = [agencies(text) for text in [
-    "The uniform penny post was proposed by Rowland Hill in 1837.",
-    "The stamp's portrait was based on a sketch made by Henry Corbould.",
-]]
-BRIDGE = [agencies(text) for text in [
-    "The bridge was designed by Ana Ruiz and constructed by the firm Holt & Sons.",
-]]
-CHOIR = [agencies(text) for text in [
-    "Mara Eld founded the choir in 1950. Tomas Berg wrote its first songbook.",
-]]
+POST = ["The uniform penny post was proposed by Rowland Hill in 1837.",
+        "The stamp's portrait was based on a sketch made by Henry Corbould."]
+BRIDGE = ["The bridge was designed by Ana Ruiz and constructed by the firm Holt & Sons."]
+CHOIR = ["Mara Eld founded the choir in 1950. Tomas Berg wrote its first songbook."]
+# The agent's other role is in words no agency is read from ("the work of").
+HALL = ["Its acoustics were designed by Mirela Kos, while the facade was the work of the "
+        "architect Tobias Lindqvist. Its safety trial was run by the Norwood Unit."]
+BOOK = ["The novel was written by Clara Vance. Its cover was painted by her brother, Elliot "
+        "Vance."]
 
 
 @pytest.mark.parametrize(("claim", "evidence"), [
@@ -64,17 +83,23 @@ CHOIR = [agencies(text) for text in [
     # One action in other words: "built" as "constructed", "established" as "founded".
     ("The bridge was built by Ana Ruiz.", BRIDGE),
     ("The choir was established by Tomas Berg.", CHOIR),
+    ("The acoustics were designed by Tobias Lindqvist.", HALL),
+    # "ran" and "run by" are one action.
+    ("Mirela Kos ran the safety trial.", HALL),
+    # A shared surname is not one agent.
+    ("Clara Vance painted the cover of the novel.", BOOK),
 ])
-def test_a_swap_is_read_whatever_verb_names_the_action(claim: str,
-                                                       evidence: list[list[Agency]]) -> None:
-    assert given_to_another_agent(claim, evidence) is not None
+def test_a_swap_is_read_whatever_verb_names_the_action(claim: str, evidence: list[str]) -> None:
+    assert swap(claim, evidence) is not None
 
 
 @pytest.mark.parametrize(("claim", "evidence"), [
     ("The idea of a uniform penny post came from Rowland Hill.", POST),
     ("The bridge was built by the firm Holt & Sons.", BRIDGE),
     ("The choir was established by Mara Eld in 1950.", CHOIR),
+    ("The Norwood Unit ran the safety trial.", HALL),
+    ("Elliot Vance painted the cover of the novel.", BOOK),
 ])
 def test_the_agent_of_the_action_in_other_words_is_no_swap(claim: str,
-                                                           evidence: list[list[Agency]]) -> None:
-    assert given_to_another_agent(claim, evidence) is None
+                                                           evidence: list[str]) -> None:
+    assert swap(claim, evidence) is None

@@ -14,22 +14,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._text import normalise_word
+from veritype._verbs import AUXILIARY_WORDS, VerbForm, irregular_base, irregular_forms
 
-# "<participle> by <agent>": the agent runs to the end of the clause or to a word that
-# starts another phrase ("... by the shipping family Verhoeven in 1962").
+# "<participle> by <agent>" ("paid for by", "worked out by": a particle may follow it), or
+# an action named by its noun ("to a design by", "a gift from"): the agent runs to the end of
+# the clause or to a word that starts another phrase ("... by the shipping family Verhoeven
+# in 1962", "... by a local carpenter, Sam Okafor, and the ribbon ...").
+_PARTICIPLES = "|".join(sorted(word for word, kinds in irregular_forms().items()
+                               if VerbForm.PARTICIPLE in kinds and len(word) > 2))
 _BY_AGENT = re.compile(
-    r"\b(?P<verb>[a-z]{3,}(?:ed|en)|made|built|led|held|paid|sold|won|bought|taught|drawn|"
-    r"given|sent|told|brought|found|run|begun|done)\s+by\s+")
+    rf"\b(?P<verb>[a-z]{{3,}}(?:ed|en)|{_PARTICIPLES})(?:\s+(?:out|up|off|down|for|over))?"
+    r"\s+by\s+"
+    r"|\b(?P<noun>design|designs|idea|invention|discovery|gift|donation)\s+(?:by|from|of)\s+")
 _PHRASE_END = re.compile(
-    r"[;.!?()]|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
+    r"[;.!?()]|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
+    r"|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
     r"which|who|that|as|when|where|because|although|though|was|were|is|are)\s",
     re.IGNORECASE)
+# What an action's noun names, as its verb would ("a gift from" as "donated by").
+_NOUN_ACTIONS = {"design": "design", "designs": "design", "idea": "propos",
+                 "invention": "invent", "discovery": "discover", "gift": "donat",
+                 "donation": "donat"}
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]+")
-# "Ida Kraal designed the building": a name, then a verb in the past tense.
+# "Ida Kraal designed the building", "Owen Pryce later worked out its structure": a name,
+# perhaps an adverb, then a verb in the past tense.
+_PASTS = "|".join(sorted(word for word, kinds in irregular_forms().items()
+                         if VerbForm.PAST in kinds and len(word) > 2
+                         and word not in AUXILIARY_WORDS | {"became", "got", "let"}))
 _NAMED_AGENT = re.compile(
     r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+)\s+"
-    r"(?P<verb>[a-z]{3,}ed|made|built|led|held|paid|sold|won|bought|taught|drew|gave|sent|"
-    r"told|brought|found|ran|began|wrote|founded)\b(?!\s+by\b)")
+    r"(?:(?:later|also|then|first|once|jointly|himself|herself|itself|[a-z]{3,}ly)\s+)?"
+    rf"(?P<verb>[a-z]{{3,}}ed|{_PASTS})\b(?!\s+by\b)")
 # "The idea came from Rowland Hill": whose idea it was, as "proposed by" says.
 _FROM_AGENT = re.compile(r"\b(?:came|comes|originated|originates)\s+from\s+")
 _ORIGIN = "proposed"
@@ -37,11 +52,9 @@ _ORIGIN = "proposed"
 # action "built by" gives.
 _ONE_ACTION = {stem: group[0] for group in (
     ("propos", "suggest", "invent", "conceiv", "devis", "originat"),
-    ("built", "construct", "erect"),
+    ("build", "construct", "erect"),
     ("found", "establish"),
-    ("wrote", "written"),
-    ("donat", "gave", "given", "bequeath"),
-    ("drew", "drawn"),
+    ("donat", "give", "bequeath"),
 ) for stem in group}
 # Sentence openers that are no one's name.
 _NO_NAME = frozenset({"the", "a", "an", "it", "he", "she", "they", "this", "that", "its",
@@ -67,8 +80,8 @@ def agencies(text: str) -> list[Agency]:
             phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
             names = frozenset(name.lower() for name in _NAME.findall(phrase)) - {"the"}
             if names:
-                verb = match.group("verb") if pattern is _BY_AGENT else _ORIGIN
-                found.append(Agency(_action(verb), names, f"{match.group(0)}{phrase}"))
+                found.append(Agency(_matched_action(match), names,
+                                    f"{match.group(0)}{phrase}"))
     for match in _NAMED_AGENT.finditer(text):
         names = frozenset(name.lower() for name in match.group("agent").split()) - _NO_NAME
         if names:
@@ -76,25 +89,41 @@ def agencies(text: str) -> list[Agency]:
     return found
 
 
+def _matched_action(match: re.Match[str]) -> str:
+    """The action a by-phrase or "came from" match names."""
+    groups = match.groupdict()
+    if groups.get("noun"):
+        return _NOUN_ACTIONS[groups["noun"].lower()]
+    return _action(groups["verb"] if groups.get("verb") else _ORIGIN)
+
+
 def _action(verb: str) -> str:
-    stem = normalise_word(verb)
+    # "ran" and "run by" are one action: an irregular form is read as its base.
+    stem = normalise_word(irregular_base(verb.lower()) or verb)
     return _ONE_ACTION.get(stem, stem)
 
 
-def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]]
-                           ) -> tuple[Agency, Agency, int] | None:
+def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]],
+                           words: Sequence[frozenset[str]]) -> tuple[Agency, Agency, int] | None:
     """A role swap: the claim's action, the evidence's agency of the same action by someone
     else, and the index of the evidence text that says so (``evidence``: each text's
-    ``agencies``); None when the evidence gives the action to the claim's agent too, gives
-    it to no one, or never names the claim's agent in another role."""
+    ``agencies``; ``words``: each text's content words); None when the evidence gives the
+    action to the claim's agent too, or to no one, or never names the claim's agent. Named
+    there, the agent is named for something else, in whatever words ("the facade was the
+    work of Tobias Lindqvist" against "the acoustics were designed by Tobias Lindqvist")."""
     given = [(index, agency) for index, read in enumerate(evidence) for agency in read]
+    held = frozenset().union(*words)
     for claimed in agencies(claim):
         same = [(index, agency) for index, agency in given if agency.action == claimed.action]
-        if any(agency.agents & claimed.agents for _, agency in same):
-            continue
-        elsewhere = any(agency.agents & claimed.agents for _, agency in given
-                        if agency.action != claimed.action)
-        if same and elsewhere:
+        named = all(normalise_word(name) in held for name in claimed.agents)
+        if named and same and not any(_same_agent(agency.agents, claimed.agents)
+                                      for _, agency in same):
             index, rival = same[0]
             return claimed, rival, index
     return None
+
+
+def _same_agent(given: frozenset[str], claimed: frozenset[str]) -> bool:
+    """Whether two agents' names name one agent: one holds the other ("Dr Aiko Tanaka" and
+    "Aiko Tanaka"); a shared surname alone does not ("Elliot Vance" is not "Clara Vance")."""
+    return given <= claimed or claimed <= given

@@ -105,7 +105,8 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                         spans=(sentences[index].span,),
                         detail=f"claim says {value.label}, evidence says {rival.label} of "
                                f"{subject.label} ({value.label} is another's)")
-                swap = given_to_another_agent(claim.text, [s.agencies for s in sentences])
+                swap = given_to_another_agent(claim.text, [s.agencies for s in sentences],
+                                              [s.words for s in sentences])
                 if swap is not None:
                     claimed, agency, index = swap
                     return ViewResult(
