@@ -1096,6 +1096,29 @@ def default_aggregator(page: Page) -> None:
                       f3(r["unsupported_precision"]), f3(r["uncertain"]), f3(r["decided"]),
                       f3(r["auc"])] for s, r in best["per_source"].items()]))
 
+    data = page.load("aggregator_paraphrase/fit_report.json")
+    page.add("### A paraphrase signal offered to the fit", "")
+    page.prose("The `paraphrase` view scores a claim by the cosine of its sentence embedding "
+               "(the shipped retrieval embedder) to its closest evidence sentence; it never "
+               "contradicts. Offered to the same leave-one-source-out choice as the other "
+               "views, it is kept only if a candidate with it is judged better on the held-out "
+               "sources.")
+    page.source("aggregator_paraphrase/fit_report.json", "veritype train aggregator --data-dir "
+                "DATA_DIR --output-dir benchmarks/results/aggregator_paraphrase --per-source "
+                "400", data)
+    loo = data["leave_one_source_out"]
+    sources = list(next(iter(loo.values()))["per_source"])
+    page.add(*table(["views", "mean (right − wrong)"] + [label(s) for s in sources],
+                    [[f"`{name}`", f3(c["mean_net_right"])]
+                     + [f3(c["per_source"][s]["net_right"]) for s in sources]
+                     for name, c in loo.items()]))
+    with_it = {name: c["mean_net_right"] for name, c in loo.items() if "paraphrase" in c["views"]}
+    best = max(with_it, key=with_it.__getitem__)
+    page.add(f"Chosen: `{data['chosen']['candidate']}`. The best candidate with `paraphrase` "
+             f"(`{best}`, {f3(with_it[best])}) is judged below it "
+             f"({f3(loo[data['chosen']['candidate']]['mean_net_right'])}): the signal is not "
+             "kept in the default.", "")
+
 
 def type_contract(page: Page) -> None:
     data = page.load("type_contract.json")
@@ -1532,7 +1555,8 @@ FILES: tuple[str, ...] = (
     "embedder.json", "vector_search.json", *VECTOR_SEARCH_1M, "generation.json", "load.json",
     "load_replicas.json", "verifier_quality.json", "verifier_speed.json", "determinism.json",
     "long_evidence.json", "numeric_kinds.json", "calibrated_aggregator/fit_report.json",
-    "candidate_three_types/fit_report.json", "type_contract.json",
+    "candidate_three_types/fit_report.json", "aggregator_paraphrase/fit_report.json",
+    "type_contract.json",
     "candidate_three_types/type_contract.json", "metamorphic.json",
     "candidate_three_types/metamorphic.json", "verify_throughput.json", "judge_quality.json",
     "judge_endpoint.json", "eval_truthfulqa-judge.json", "training_speed.json",

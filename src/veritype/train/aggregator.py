@@ -91,7 +91,7 @@ from veritype.verdicts import Verdict
 
 # ``align`` read three of the six sources (READ_BY), so no candidate with it could be judged
 # on every held-out source, and none could be the default: it is not scored.
-VIEWS = ("numeric", "lexical", "nli")
+VIEWS = ("numeric", "lexical", "nli", "paraphrase")
 RULE_VIEWS = ("numeric", "lexical")
 MODEL_FREE = ("numeric", "lexical")
 RULE_FLOORS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)
@@ -104,10 +104,12 @@ VIEW_FEATURES = {
     "judge": (ENTAILMENT,),
     "numeric": (ENTAILED, CONTRADICTED),
     "lexical": (ENTAILMENT, ENTAILED),
+    "paraphrase": (ENTAILMENT,),
 }
 CANDIDATES: tuple[tuple[str, ...], ...] = (
     ("nli",), ("numeric",), ("lexical",),
     ("numeric", "nli"), ("numeric", "lexical", "nli"),
+    ("paraphrase",), ("nli", "paraphrase"), ("numeric", "nli", "paraphrase"),
 )
 CONTRADICTION_SOURCES = ("covidfact", "perturbed")
 

@@ -22,6 +22,7 @@ _REGISTRY = Registry[VerificationView](
     lazy={
         "nli": "veritype.models.encoder_views:nli_view",
         "align": "veritype.models.encoder_views:align_view",
+        "paraphrase": "veritype.models.paraphrase_view:paraphrase_view",
         "judge": "veritype.judges.view:judge_view",
     },
 )
