@@ -34,6 +34,11 @@ def test_agents_are_read_past_particles_adverbs_irregular_verbs_and_nouns() -> N
         ("pay", frozenset({"rotary", "club"})), ("cut", frozenset({"janet", "brooks"})),
         ("design", frozenset({"margaret", "tull"})), ("donat", frozenset({"falk", "foundation"})),
         ("work", frozenset({"owen", "pryce"}))]
+    # A phrase of place or time may stand between the participle and "by".
+    assert [(agency.action, agency.agents) for agency in agencies(
+        "It was developed at the Kemble Institute by Aiko Tanaka and built between 1840 and "
+        "1844 by William Hale.")] == [("develop", frozenset({"aiko", "tanaka"})),
+                                      ("build", frozenset({"william", "hale"}))]
     # A phrase ends where a new clause starts: ", and the ribbon ...".
     (designed,) = agencies("It was designed by a carpenter, Sam Okafor, and the ribbon fell.")
     assert designed.agents == {"sam", "okafor"}
