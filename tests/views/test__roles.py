@@ -91,6 +91,8 @@ BOOK = ["The novel was written by Clara Vance. Its cover was painted by her brot
     ("The acoustics were designed by Tobias Lindqvist.", HALL),
     # "ran" and "run by" are one action.
     ("Mirela Kos ran the safety trial.", HALL),
+    # The name a relative clause opens on is its agent: Rovers beat Albion.
+    ("Albion beat Rovers in the final.", ["The final was won by Rovers, who beat Albion."]),
     # A shared surname is not one agent.
     ("Clara Vance painted the cover of the novel.", BOOK),
 ])
@@ -104,6 +106,7 @@ def test_a_swap_is_read_whatever_verb_names_the_action(claim: str, evidence: lis
     ("The choir was established by Mara Eld in 1950.", CHOIR),
     ("The Norwood Unit ran the safety trial.", HALL),
     ("Elliot Vance painted the cover of the novel.", BOOK),
+    ("Rovers beat Albion in the final.", ["The final was won by Rovers, who beat Albion."]),
 ])
 def test_the_agent_of_the_action_in_other_words_is_no_swap(claim: str,
                                                            evidence: list[str]) -> None:

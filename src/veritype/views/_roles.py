@@ -46,7 +46,8 @@ _PASTS = "|".join(sorted(word for word, kinds in irregular_forms().items()
                          if VerbForm.PAST in kinds and len(word) > 2
                          and word not in AUXILIARY_WORDS | {"became", "got", "let"}))
 _NAMED_AGENT = re.compile(
-    r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+)\s+"
+    # "won by Rovers, who beat Albion": the name a relative clause opens on is its agent.
+    r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+)(?:,\s*who\s+|\s+)"
     r"(?:(?:later|also|then|first|once|jointly|himself|herself|itself|[a-z]{3,}ly)\s+)?"
     rf"(?P<verb>[a-z]{{3,}}ed|{_PASTS})\b(?!\s+by\b)")
 # "The idea came from Rowland Hill": whose idea it was, as "proposed by" says.
