@@ -107,6 +107,9 @@ def test_a_swap_is_read_whatever_verb_names_the_action(claim: str, evidence: lis
     ("The Norwood Unit ran the safety trial.", HALL),
     ("Elliot Vance painted the cover of the novel.", BOOK),
     ("Rovers beat Albion in the final.", ["The final was won by Rovers, who beat Albion."]),
+    # The full stop of an initial does not end the agent's name.
+    ("John A. Roebling designed it.", ["The bridge was designed by John A. Roebling. It "
+                                       "opened in 1883."]),
 ])
 def test_the_agent_of_the_action_in_other_words_is_no_swap(claim: str,
                                                            evidence: list[str]) -> None:

@@ -31,7 +31,8 @@ _BY_AGENT = re.compile(
     r"\s+by\s+"
     r"|\b(?P<noun>design|designs|idea|invention|discovery|gift|donation)\s+(?:by|from|of)\s+")
 _PHRASE_END = re.compile(
-    r"[;.!?()]|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
+    # The full stop of an initial ("John A. Roebling") ends nothing.
+    r"[;!?()]|(?<!\s(?-i:[A-Z]))\.|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
     r"|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
     r"which|who|that|as|when|where|because|although|though|was|were|is|are)\s",
     re.IGNORECASE)
@@ -121,14 +122,16 @@ def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]],
     for claimed in agencies(claim):
         same = [(index, agency) for index, agency in given if agency.action == claimed.action]
         named = all(normalise_word(name) in held for name in claimed.agents)
-        if named and same and not any(_same_agent(agency.agents, claimed.agents)
+        if named and same and not any(_same_agent(agency, claimed.agents)
                                       for _, agency in same):
             index, rival = same[0]
             return claimed, rival, index
     return None
 
 
-def _same_agent(given: frozenset[str], claimed: frozenset[str]) -> bool:
-    """Whether two agents' names name one agent: one holds the other ("Dr Aiko Tanaka" and
-    "Aiko Tanaka"); a shared surname alone does not ("Elliot Vance" is not "Clara Vance")."""
-    return given <= claimed or claimed <= given
+def _same_agent(given: Agency, claimed: frozenset[str]) -> bool:
+    """Whether the evidence's agency names the claimed agent: one's names hold the other's
+    ("Dr Aiko Tanaka" and "Aiko Tanaka"), or its phrase as written does; a shared surname
+    alone does not ("Elliot Vance" is not "Clara Vance")."""
+    written = {name.lower() for name in _NAME.findall(given.written)}
+    return given.agents <= claimed or claimed <= given.agents or claimed <= written
