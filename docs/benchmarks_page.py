@@ -1084,11 +1084,7 @@ def default_aggregator(page: Page) -> None:
     chosen = data["chosen"]
     page.add(f"Chosen: {chosen['candidate']}; τ {chosen['tau']}, τ' {chosen['tau_low']}.", "")
     loo = data["leave_one_source_out"]
-    sources = list(next(iter(loo.values()))["per_source"])
-    page.add(*table(["views", "mean (right − wrong)"] + [label(s) for s in sources],
-                    [[f"`{name}`", f3(c["mean_net_right"])]
-                     + [f3(c["per_source"][s]["net_right"]) for s in sources]
-                     for name, c in loo.items()]))
+    sources = net_right_table(page, loo)
     best = loo[chosen["candidate"]]
     page.add(*table(["held out", "Verified share (precision)", "Unsupported precision",
                      "Uncertain share", "decided", "ROC-AUC"],
@@ -1107,11 +1103,7 @@ def default_aggregator(page: Page) -> None:
                 "DATA_DIR --output-dir benchmarks/results/aggregator_paraphrase --per-source "
                 "400", data)
     loo = data["leave_one_source_out"]
-    sources = list(next(iter(loo.values()))["per_source"])
-    page.add(*table(["views", "mean (right − wrong)"] + [label(s) for s in sources],
-                    [[f"`{name}`", f3(c["mean_net_right"])]
-                     + [f3(c["per_source"][s]["net_right"]) for s in sources]
-                     for name, c in loo.items()]))
+    net_right_table(page, loo)
     with_it = {name: c["mean_net_right"] for name, c in loo.items() if "paraphrase" in c["views"]}
     best = max(with_it, key=with_it.__getitem__)
     page.add(f"Chosen: `{data['chosen']['candidate']}`. The best candidate with `paraphrase` "
@@ -1119,6 +1111,16 @@ def default_aggregator(page: Page) -> None:
              f"({f3(loo[data['chosen']['candidate']]['mean_net_right'])}): the signal is not "
              "kept in the default.", "")
 
+
+def net_right_table(page: Page, loo: dict[str, Any]) -> list[str]:
+    """The leave-one-source-out table of a fit: each candidate's mean and per-source share
+    typed right less wrong; returns the sources, in the fit's order."""
+    sources = list(next(iter(loo.values()))["per_source"])
+    page.add(*table(["views", "mean (right − wrong)"] + [label(s) for s in sources],
+                    [[f"`{name}`", f3(c["mean_net_right"])]
+                     + [f3(c["per_source"][s]["net_right"]) for s in sources]
+                     for name, c in loo.items()]))
+    return sources
 
 def type_contract(page: Page) -> None:
     data = page.load("type_contract.json")

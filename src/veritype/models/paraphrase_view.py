@@ -20,7 +20,7 @@ from veritype.claims import Claim
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, create_embedder
-from veritype.verdicts import Verdict, ViewResult
+from veritype.verdicts import Verdict, ViewResult, check_fraction
 from veritype.views._base import PackAnalysingView
 
 
@@ -41,8 +41,7 @@ class ParaphraseView(PackAnalysingView[_Sentences]):
 
     def __init__(self, embedder: Embedder, *, threshold: float = 0.9, cost: float = 0.3
                  ) -> None:
-        if not 0.0 < threshold <= 1.0:  # also rejects NaN
-            raise ConfigurationError(f"threshold must lie in (0, 1], got {threshold}")
+        check_fraction("threshold", threshold)
         if cost < 0:
             raise ConfigurationError(f"cost must be >= 0, got {cost}")
         self.name = "paraphrase"

@@ -21,7 +21,7 @@ from veritype.claims import Claim
 from veritype.deadline import checked
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
-from veritype.verdicts import Verdict, ViewResult
+from veritype.verdicts import Verdict, ViewResult, check_fraction
 from veritype.views._base import PackAnalysingView, register_view
 
 
@@ -32,11 +32,6 @@ class _Sentence:
     negated: bool
     text: str
     pair: bool = False
-
-
-def _check_threshold(label: str, value: float) -> None:
-    if not 0.0 < value <= 1.0:  # also rejects NaN
-        raise ConfigurationError(f"{label} must lie in (0, 1], got {value}")
 
 
 @register_view("lexical")
@@ -55,8 +50,8 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
         cost: float = 0.2,
         strong: bool = True,
     ) -> None:
-        _check_threshold("support_threshold", support_threshold)
-        _check_threshold("contradiction_threshold", contradiction_threshold)
+        check_fraction("support_threshold", support_threshold)
+        check_fraction("contradiction_threshold", contradiction_threshold)
         if cost < 0:
             raise ConfigurationError(f"cost must be >= 0, got {cost}")
         self.name = "lexical"
