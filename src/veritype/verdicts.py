@@ -121,10 +121,17 @@ def check_fraction(label: str, value: float) -> None:
         raise ConfigurationError(f"{label} must lie in (0, 1], got {value}")
 
 
+def check_cost(cost: float) -> None:
+    """Raise :class:`ConfigurationError` unless a view's ``cost`` per claim is >= 0."""
+    if cost < 0:
+        raise ConfigurationError(f"cost must be >= 0, got {cost}")
+
+
 __all__ = [
     "Verdict",
     "VerificationView",
     "ViewResult",
     "check_batch",
+    "check_cost",
     "check_fraction",
 ]

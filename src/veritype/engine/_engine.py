@@ -311,14 +311,13 @@ class Engine(Closing):
             if scorer is not None:
                 calibration = scorer.calibration
                 nodes = list(graph)
-                scores = scorer.score_batch(request.query, [node.claim.text for node in nodes])
-                answer_scores = dict(zip([node.claim.claim_id for node in nodes], scores,
-                                         strict=True))
+                ids = [node.claim.claim_id for node in nodes]
+                texts = [node.claim.text for node in nodes]
+                scores = scorer.score_batch(request.query, texts)
+                answer_scores = dict(zip(ids, scores, strict=True))
                 # Each side of a comparison asked alone, as the answer model reads a question.
                 side_scores = [
-                    dict(zip([node.claim.claim_id for node in nodes],
-                             scorer.score_batch(question.side_question(index),
-                                                [node.claim.text for node in nodes]),
+                    dict(zip(ids, scorer.score_batch(question.side_question(index), texts),
                              strict=True))
                     for index in range(len(question.sides))]
                 reader = reader_of(scorer)
@@ -326,9 +325,9 @@ class Engine(Closing):
                     pool = drafting_pool(self._evidence.pack(request.context).chunks,
                                          question)
                     reader_scores = dict(zip(
-                        [node.claim.claim_id for node in nodes],
-                        reader.probabilities(question, [claim_candidate(node.claim.text, pool)
-                                                        for node in nodes], scores, pool=pool),
+                        ids, reader.probabilities(question, [claim_candidate(text, pool)
+                                                             for text in texts],
+                                                  scores, pool=pool),
                         strict=True))
             off_question = off_question_claims(
                 graph, request.query, similarity=self._similarity(),

@@ -25,7 +25,7 @@ from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, 
 from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
 from veritype.answers.relevance import names_any
-from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, model_answers
+from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, may_answer, model_answers
 from veritype.clauses import heading_text, names_its_subject, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
@@ -79,13 +79,8 @@ class ExtractiveGenerator(BaseGenerator):
         candidates = candidate_sentences(evidence, asked)
         if not candidates:
             return []
-        side_scores: list[list[float]] = []
         if self.answer_scorer is not None:
             answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
-            if asked.comparative:
-                side_scores = [self.answer_scorer.score_batch(
-                    asked.side_question(index), [c.sentence for c in candidates])
-                    for index in range(len(asked.sides))]
             reader = reader_of(self.answer_scorer)
             if reader is not None and asked.kind not in DECIDED_BY_RULES:
                 # The reader weighs P(answers) with what the question asks; it alone ranks.
@@ -112,8 +107,8 @@ class ExtractiveGenerator(BaseGenerator):
             for number, side in enumerate(asked.sides):
                 first = next((index for index, candidate in ordered if asked.side_answered(
                     side, candidate.sentence, candidate.context)), None)
-                if first is None and side_scores:
-                    first = self._side_value(asked, number, candidates, side_scores[number])
+                if first is None and self.answer_scorer is not None:
+                    first = self._side_value(asked, number, candidates)
                 if first is not None and first not in firsts:
                     firsts.append(first)
             by_index = dict(ordered)
@@ -149,19 +144,26 @@ class ExtractiveGenerator(BaseGenerator):
         # passage's sentence, "it" would be read as that passage's subject.
         return [*orphans, *parts]
 
-
-    def _side_value(self, asked: Question, number: int, candidates: Sequence[_Candidate],
-                    scores: Sequence[float]) -> int | None:
+    def _side_value(self, asked: Question, number: int, candidates: Sequence[_Candidate]
+                    ) -> int | None:
         """The candidate that best gives side ``number``'s value by the answer model reading
         that side's own question: it names the side, holds a value of the asked kind and its
-        P(answers) reaches the calibrated threshold; None when no candidate does."""
+        P(answers) reaches the calibrated threshold; None when no candidate does. Asked only
+        when the rules find no candidate for the side, and only of the candidates that name
+        it and may answer: the scorer is the costly part."""
         assert self.answer_scorer is not None
         calibration = self.answer_scorer.calibration
         side = asked.sides[number]
-        fitting = [index for index, candidate in enumerate(candidates)
-                   if asked.names_side(side, candidate.sentence, candidate.context)
-                   and model_answers(asked, candidate.sentence, scores[index], calibration)]
-        return max(fitting, key=lambda index: scores[index], default=None)
+        naming = [index for index, candidate in enumerate(candidates)
+                  if asked.names_side(side, candidate.sentence, candidate.context)
+                  and may_answer(asked, candidate.sentence, calibration)]
+        scores = dict(zip(naming, self.answer_scorer.score_batch(
+            asked.side_question(number), [candidates[index].sentence for index in naming]),
+            strict=True))
+        fitting = [index for index in naming
+                   if model_answers(asked, candidates[index].sentence, scores[index],
+                                    calibration)]
+        return max(fitting, key=scores.__getitem__, default=None)
 
 
 # How much the rules (an answer counts 1, the share of the question's words up to 1) weigh

@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from veritype.claims import Claim
-from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
 from veritype.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, create_embedder
-from veritype.verdicts import Verdict, ViewResult, check_fraction
+from veritype.verdicts import Verdict, ViewResult, check_cost, check_fraction
 from veritype.views._base import PackAnalysingView
 
 
@@ -42,8 +41,7 @@ class ParaphraseView(PackAnalysingView[_Sentences]):
     def __init__(self, embedder: Embedder, *, threshold: float = 0.9, cost: float = 0.3
                  ) -> None:
         check_fraction("threshold", threshold)
-        if cost < 0:
-            raise ConfigurationError(f"cost must be >= 0, got {cost}")
+        check_cost(cost)
         self.name = "paraphrase"
         self.embedder = embedder
         self.threshold = threshold

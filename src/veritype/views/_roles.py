@@ -130,8 +130,9 @@ def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]],
 
 
 def _same_agent(given: Agency, claimed: frozenset[str]) -> bool:
-    """Whether the evidence's agency names the claimed agent: one's names hold the other's
-    ("Dr Aiko Tanaka" and "Aiko Tanaka"), or its phrase as written does; a shared surname
-    alone does not ("Elliot Vance" is not "Clara Vance")."""
+    """Whether the evidence's agency names the claimed agent: the claim's names hold its
+    agent's ("Aiko Tanaka" of "Dr Tanaka"), or its phrase as written holds the claim's ("Dr
+    Aiko Tanaka", "John A. Roebling"); a shared surname alone does not ("Elliot Vance" is
+    not "Clara Vance")."""
     written = {name.lower() for name in _NAME.findall(given.written)}
-    return given.agents <= claimed or claimed <= given.agents or claimed <= written
+    return given.agents <= claimed or claimed <= written

@@ -19,9 +19,8 @@ from veritype._text import content_words, has_negation
 from veritype._verbatim import quoted_in
 from veritype.claims import Claim
 from veritype.deadline import checked
-from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
-from veritype.verdicts import Verdict, ViewResult, check_fraction
+from veritype.verdicts import Verdict, ViewResult, check_cost, check_fraction
 from veritype.views._base import PackAnalysingView, register_view
 
 
@@ -52,8 +51,7 @@ class LexicalSupportView(PackAnalysingView[list[_Sentence]]):
     ) -> None:
         check_fraction("support_threshold", support_threshold)
         check_fraction("contradiction_threshold", contradiction_threshold)
-        if cost < 0:
-            raise ConfigurationError(f"cost must be >= 0, got {cost}")
+        check_cost(cost)
         self.name = "lexical"
         self.support_threshold = support_threshold
         self.contradiction_threshold = contradiction_threshold

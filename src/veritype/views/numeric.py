@@ -14,9 +14,8 @@ from dataclasses import dataclass, replace
 
 from veritype._text import content_words, sentence_spans, unhedged
 from veritype.claims import Claim
-from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack
-from veritype.verdicts import Verdict, ViewResult
+from veritype.verdicts import Verdict, ViewResult, check_cost
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._dimensions import as_dimensions
 from veritype.views._matching import TextValues, contains_run
@@ -53,8 +52,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
     strong: bool
 
     def __init__(self, *, cost: float = 0.5, strong: bool = True) -> None:
-        if cost < 0:
-            raise ConfigurationError(f"cost must be >= 0, got {cost}")
+        check_cost(cost)
         self.name = "numeric"
         self.cost = cost
         self.strong = strong
