@@ -133,6 +133,27 @@ def test_an_answer_more_likely_wrong_than_right_abstains_and_lists_its_claims() 
     assert answer.related[0].startswith("Metallica is an American heavy metal band")
 
 
+def test_an_abstention_names_what_the_closest_claim_states_and_the_words_it_leaves_out(
+        ) -> None:
+    fines = EvidencePack.from_texts([
+        "Books are lent for three weeks. A fine of \u20ac0.20 per day is charged for overdue "
+        "books, up to a maximum of \u20ac6 per item."])
+    asked = analyse("How much is the fine for an overdue film?")
+    kind = asked.kind
+    doubtful = AnswerCalibration(**{**CALIBRATION.to_dict(), "kind_offsets": {kind.value: -5.0}})
+    answer = render(_graph(fines), fines, question=asked, answer_scores={"c1": 0.3, "c2": 0.9},
+                    answer_calibration=doubtful)
+    assert answer.abstained
+    # The fine the evidence gives is the books' fine: the reason says so and what it lacks.
+    assert (answer.abstention_reason or "").endswith(
+        "The closest the evidence states is \u201cA fine of \u20ac0.20 per day is charged for "
+        "overdue books, up to a maximum of \u20ac6 per item.\u201d, which does not speak of: "
+        "film.")
+    # A closest claim that speaks of every asked word adds nothing to the reason.
+    assert asked.unstated("The fine for an overdue film is \u20ac0.50 a day.") == []
+    assert analyse("Who is the CEO of Voltra?").unstated("Voltra was founded in 2015.") == ["CEO"]
+
+
 def test_a_comparison_answered_for_both_sides_is_shown_however_low_p_right() -> None:
     births = EvidencePack.from_texts(["Ada Lovelace was born on 10 December 1815 in London. "
                                       "Marie Curie was born on 7 November 1867 in Warsaw."])

@@ -16,6 +16,8 @@ from veritype.train.answer_data import (
     SQUAD2_OTHER,
     SQUAD2_PLAUSIBLE,
     answer_sentence_pairs,
+    sibling_question,
+    sibling_question_pairs,
     squad2_answer_pairs,
 )
 
@@ -110,3 +112,37 @@ def test_squad2_rows_without_their_fields_or_file_are_refused(tmp_path: Path) ->
     with pytest.raises(DataError, match="plausible_answers"):
         squad2_answer_pairs(_squad2_dir(tmp_path, [{"title": "Rhine", "context": "x"}]),
                             random.Random(0))
+
+
+def test_a_sibling_question_swaps_a_held_word_for_one_only_the_siblings_hold() -> None:
+    sentence = "The 24-hour card costs 290 kroner."
+    siblings = ["The 72-hour card costs 450 kroner.", "Children travel free."]
+    swapped = sibling_question("How much is the 24-hour card?", sentence, siblings,
+                               random.Random(0))
+    # A figure the sentence holds becomes the sibling's figure; its price is not this one.
+    assert swapped == "How much is the 72-hour card?"
+    # A name goes before a figure or a word; a sentence-initial capital is no name.
+    assert sibling_question("When did the Rhine flood in 1,230?", "The Rhine flooded in 1,230.",
+                            ["Later, the Danube flooded too."], random.Random(0)) == (
+        "When did the Danube flood in 1,230?")
+    # Nothing the sentence holds, or nothing of its shape in the siblings: no question.
+    assert sibling_question("Who won?", sentence, siblings, random.Random(0)) is None
+    assert sibling_question("How much is the card?", sentence, ["It is red."],
+                            random.Random(0)) is None
+
+
+def test_sibling_question_pairs_are_negatives_without_comparisons_or_held_out_rows(
+        data_dir: Path) -> None:
+    _squad2_dir(data_dir, SQUAD2_ROWS)
+    pairs = sibling_question_pairs(data_dir, 3, random.Random(0))
+    # The Oberoi row swaps a word of its own knowledge ("Group" holds no answer); the
+    # comparison row and the yes/no row give none, nor the unanswerable or held-out questions.
+    assert [(p.hypothesis, p.label) for p in pairs] == [
+        ("The Oberoi Group is a hotel company with its head office in Delhi.", "not_entailment"),
+        ("It is about 1,230 km long.", "not_entailment"),
+    ]
+    assert pairs[0].premise != ROWS[1]["question"]
+    # "long" is the only word of the question the pronoun sentence holds ("Rhine" is not).
+    assert pairs[1].premise == "How flows is the Rhine?"
+    with pytest.raises(DataError, match="below"):
+        sibling_question_pairs(data_dir, ANSWER_TRAIN_ROWS + 1, random.Random(0))

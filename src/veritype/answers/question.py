@@ -188,6 +188,24 @@ class Question:
             return False
         return names_any(f"{sentence} {about}", [side])
 
+    def unstated(self, sentence: str, about: str = "") -> list[str]:
+        """The question's words, as written, that name what ``sentence`` (read with ``about``,
+        the title or heading of its passage) does not speak of: a focus word it lacks in every
+        inflection, and the words of a subject it does not name ("film" of "How much is the
+        fine for an overdue film?" against the fine for books)."""
+        context = f"{sentence} {about}"
+        held = set(content_words(context))
+        unnamed = {word for subject in self.subjects if not names_any(context, [subject])
+                   for word in subject}
+        missing = [
+            raw for raw in (match.group(0) for match in tokens(self.text))
+            if raw.lower().split("'")[0] not in _QUESTION_WORDS and (
+                name_word(raw) in unnamed or (
+                    normalise_word(raw.lower()) in self.focus
+                    and not any(_matches(normalise_word(raw.lower()), word) for word in held)))
+        ]
+        return list(dict.fromkeys(missing))
+
     def side_question(self, index: int) -> str:
         """The question asked of one side of a comparison alone: its text without the other
         side ("Which study had more participants, the student sleep study?"), which the

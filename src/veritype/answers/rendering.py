@@ -269,7 +269,8 @@ def render(
             related = [node.claim.text for node in shown]
         elif not answer_ids:
             abstention_reason = (f"No verified claim answers the question, which asks for "
-                                 f"{question.describe()}.")
+                                 f"{question.describe()}."
+                                 + selection.closest_statement(shown, evidence))
             related = [node.claim.text for node in shown]
         else:
             # Only the claims that answer are the answer; the rest is related, not an answer.
@@ -280,7 +281,8 @@ def render(
             if right is not None and right < RIGHT_FLOOR and question.kind not in DECIDED_BY_RULES:
                 abstention_reason = (
                     f"The verified claims that answer are more likely wrong than right for a "
-                    f"question that asks for {question.describe()} (P(right) {right:.2f}).")
+                    f"question that asks for {question.describe()} (P(right) {right:.2f})."
+                    + selection.closest_statement(shown, evidence))
                 related = [node.claim.text for node in shown] + related
             elif right is not None:
                 cap = Confidence.MEDIUM if contradicted else Confidence.HIGH

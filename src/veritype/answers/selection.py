@@ -112,6 +112,23 @@ class AnswerSelection:
             return self.right_calibration.right(read, best)
         return self.calibration.right(best, self.question.kind if self.question else None)
 
+    def closest_statement(self, nodes: Sequence[Node], evidence: EvidencePack) -> str:
+        """What the evidence closest to an answer states and the question's words it does not
+        speak of, as a sentence for an abstention ("The closest the evidence states is “A
+        fine of €0.20 per day is charged for overdue books”, which does not speak of: film.");
+        empty when no claim was scored or the closest speaks of every asked word."""
+        scored = [node for node in nodes
+                  if node.claim.claim_id in self.read or node.claim.claim_id in self.scores]
+        if self.question is None or not scored:
+            return ""
+        closest = max(scored, key=lambda node: (self.read.get(node.claim.claim_id, 0.0),
+                                                self.scores.get(node.claim.claim_id, 0.0)))
+        missing = self.question.unstated(closest.claim.text, _about(closest, evidence))
+        if not missing:
+            return ""
+        return (f" The closest the evidence states is \u201c{closest.claim.text}\u201d, which "
+                f"does not speak of: {', '.join(missing)}.")
+
     def label(self, right: float) -> Confidence:
         """The label of P(right) under the calibration that gave it."""
         if self.right_calibration is not None and self.read:

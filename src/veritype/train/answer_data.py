@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veritype._text import sentence_spans
+from veritype._text import STOPWORDS, sentence_spans
 from veritype.errors import DataError
 from veritype.evaluation.answer_metrics import contains_answer
 from veritype.evaluation.e2e import halueval_rows
@@ -114,4 +116,83 @@ def squad2_answer_pairs(data_dir: Path, rng: random.Random) -> list[Pair]:
         others = [s for s in sentences if s not in tempting]
         if others:
             pairs.append(Pair(question, rng.choice(others), TWO_WAY, SQUAD2_OTHER))
+    return pairs
+
+
+SIBLING = "sibling_question"
+_QUESTION_WORD = re.compile(r"[A-Za-z0-9][\w'\u2019-]*")
+# Shapes a swap keeps, most telling first: another name, another figure, another word.
+_SHAPES = ("name", "figure", "word")
+
+
+def _shape(word: str, sentence_initial: bool) -> str | None:
+    if any(character.isdigit() for character in word):
+        return "figure"
+    if word[0].isupper():
+        # A capital that opens a sentence says nothing of whether the word is a name.
+        return None if sentence_initial else "name"
+    return "word" if len(word) >= 4 else None
+
+
+def sibling_question(question: str, sentence: str, siblings: Sequence[str],
+                     rng: random.Random) -> str | None:
+    """``question`` with one of its words that ``sentence`` holds (not its first word)
+    replaced by a word of the same shape that only ``siblings`` hold: a name by a name, a
+    figure by a figure, a word by a word. ``sentence`` answers ``question`` and not the
+    result, which asks of a sibling entity or another attribute ("the 24-hour card" of a
+    question about "the 48-hour card"). None when no word can be swapped."""
+    held = {word.lower() for word in _QUESTION_WORD.findall(sentence)}
+    asked = {word.lower() for word in _QUESTION_WORD.findall(question)}
+    replacements: dict[str, set[str]] = {shape: set() for shape in _SHAPES}
+    for text in siblings:
+        for match in _QUESTION_WORD.finditer(text):
+            word = match.group(0)
+            shape = _shape(word, match.start() == 0)
+            if shape and word.lower() not in held | asked | STOPWORDS:
+                replacements[shape].add(word)
+    targets: dict[str, list[re.Match[str]]] = {shape: [] for shape in _SHAPES}
+    for match in list(_QUESTION_WORD.finditer(question))[1:]:
+        word = match.group(0)
+        shape = _shape(word, False)
+        if shape and word.lower() in held and word.lower() not in STOPWORDS:
+            targets[shape].append(match)
+    for shape in _SHAPES:
+        if targets[shape] and replacements[shape]:
+            target = rng.choice(targets[shape])
+            replacement = rng.choice(sorted(replacements[shape]))
+            return question[: target.start()] + replacement + question[target.end():]
+    return None
+
+
+def sibling_question_pairs(data_dir: Path, rows: int, rng: random.Random) -> list[Pair]:
+    """One not_entailment pair per answerable question of the first ``rows`` HaluEval-QA rows
+    and of the SQuAD 2.0 subset (its held-out article left out): a sentence that answers the
+    question, against the question swapped to a sibling by :func:`sibling_question`, its
+    replacement drawn from the passage's other sentences. Comparisons ("A or B?") are left
+    out: a swapped side may still be answered by the sentence."""
+    if rows > ANSWER_TRAIN_ROWS:
+        raise DataError(f"sibling questions read HaluEval-QA rows below {ANSWER_TRAIN_ROWS}; "
+                        f"asked for {rows}")
+    questions = [
+        (str(row["question"]).strip(), [str(row["right_answer"]).strip()],
+         knowledge_sentences(str(row["knowledge"])))
+        for row in halueval_rows(data_dir, 0, rows)
+    ] + [
+        (str(row["question"]).strip(), [str(answer) for answer in row["answers"]],
+         knowledge_sentences(str(row["context"])))
+        for row in squad2_questions(data_dir)
+        if row["title"] != SQUAD2_HELD_OUT and row["answers"]
+    ]
+    pairs: list[Pair] = []
+    for question, answers, sentences in questions:
+        if re.search(r"\bor\b", question, re.IGNORECASE):
+            continue
+        holding = [s for s in sentences if any(contains_answer(s, a) for a in answers)]
+        if not holding:
+            continue
+        sentence = rng.choice(holding)
+        swapped = sibling_question(question, sentence,
+                                   [s for s in sentences if s not in holding], rng)
+        if swapped:
+            pairs.append(Pair(swapped, sentence, TWO_WAY, SIBLING))
     return pairs

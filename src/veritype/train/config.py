@@ -23,6 +23,9 @@ class DataConfig(Settings):
     # Answer-sentence pairs from the SQuAD 2.0 subset, its held-out article left out, each
     # read this many times an epoch: they are few, and the only negatives of their kind.
     squad2_answers: int = Field(default=0, ge=0)
+    # Negatives from the first N HaluEval-QA rows and the SQuAD 2.0 subset: a question swapped
+    # to a sibling entity or attribute against the sentence that answered it before the swap.
+    sibling_questions: int = Field(default=0, ge=0)
     scifact: bool = False
     synthetic_scifact_docs: int = 0
     synthetic_halueval_rows: int = 0

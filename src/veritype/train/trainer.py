@@ -22,7 +22,11 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from veritype.errors import ConfigurationError, DataError
 from veritype.progress import Progress
 from veritype.train import data as datasets
-from veritype.train.answer_data import answer_sentence_pairs, squad2_answer_pairs
+from veritype.train.answer_data import (
+    answer_sentence_pairs,
+    sibling_question_pairs,
+    squad2_answer_pairs,
+)
 from veritype.train.base_models import resolve_base_model
 from veritype.train.config import TrainConfig
 from veritype.train.data import LABELS, Pair
@@ -61,6 +65,8 @@ def assemble(config: TrainConfig, data_dir: Path) -> list[Pair]:
         pairs += answer_sentence_pairs(data_dir, spec.halueval_answers, rng)
     if spec.squad2_answers:
         pairs += squad2_answer_pairs(data_dir, rng) * spec.squad2_answers
+    if spec.sibling_questions:
+        pairs += sibling_question_pairs(data_dir, spec.sibling_questions, rng)
     if spec.scifact:
         pairs += datasets.scifact(data_dir, rng)
     if spec.synthetic_scifact_docs:
