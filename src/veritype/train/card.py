@@ -45,6 +45,9 @@ SOURCE_LICENCES = {
     "VerbNet 3.0 licence, sentiment reviews no licence stated",
     "covidfact": "COVID-Fact RTE train — no licence stated by its repository",
     "synthetic": "Perturbations generated from SciFact abstracts and HaluEval training rows",
+    "sibling_question": "Questions of HaluEval-QA rows 0–5999 (MIT; HotpotQA CC BY-SA 4.0) and "
+    "of the SQuAD 2.0 subset's two training articles (CC BY-SA 4.0), one word swapped for a "
+    "word of the passage's other sentences",
 }
 # The base encoders veritype trains from (by package, folder or hub name): what each is,
 # with its licence.
