@@ -4,7 +4,8 @@ Every fenced ``bash`` and ``python`` block of ``README.md`` and ``docs/**/*.md``
 ``tests/test_readme.py``, except the few ``NOT_RUN`` names with a reason. A block may be
 followed by an ``output`` block: what the block prints on stdout. The test runs the block
 and compares; in the expected text ``…`` stands for any characters within a line, and a line
-holding only ``…`` for any number of lines (an abridged part).
+holding only ``…`` for any number of lines (an abridged part); a score (a number with two or
+more decimals) matches a printed one within ``SCORE_TOLERANCE``.
 
     python docs/examples.py            # run every block, report the outputs that differ
     python docs/examples.py --write    # ... and write what each block printed into its
@@ -157,23 +158,46 @@ def run(block: Block, folder: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=600)
 
 
-def _pattern(expected: str) -> re.Pattern[str]:
-    parts = []
+# A score printed with two or more decimals matches within this much: the shipped int8 models
+# round differently on CPUs with VNNI (exact int8 dot products) and without (AVX2's pairwise
+# sums saturate), by up to about 0.03 on the pages' examples.
+SCORE_TOLERANCE = 0.05
+_SCORE = re.compile(r"\d+\.\d{2,}")
+
+
+def _escaped(piece: str, scores: list[float]) -> str:
+    """``piece`` as a pattern, each score in it a group whose printed value is checked."""
+    parts, start = [], 0
+    for score in _SCORE.finditer(piece):
+        parts += [re.escape(piece[start:score.start()]), r"(\d+\.\d+)"]
+        scores.append(float(score.group(0)))
+        start = score.end()
+    return "".join(parts) + re.escape(piece[start:])
+
+
+def _pattern(expected: str) -> tuple[re.Pattern[str], list[float]]:
+    parts: list[str] = []
+    scores: list[float] = []
     for line in expected.rstrip("\n").splitlines():
         line = line.rstrip()
         if line == "…":
             parts.append("(?:[^\n]*\n)*?")
         else:
-            parts.append(".*".join(re.escape(piece) for piece in line.split("…")) + "\n")
-    return re.compile("".join(parts))
+            parts.append(".*".join(_escaped(piece, scores) for piece in line.split("…")) + "\n")
+    return re.compile("".join(parts)), scores
 
 
 def output_matches(expected: str, printed: str) -> bool:
-    """Whether ``printed`` is what ``expected`` shows (``…`` as described above)."""
+    """Whether ``printed`` is what ``expected`` shows (``…`` as described above; a score,
+    a number with two or more decimals, within ``SCORE_TOLERANCE``)."""
     lines = [line.rstrip() for line in printed.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
-    return _pattern(expected).fullmatch("".join(f"{line}\n" for line in lines)) is not None
+    pattern, scores = _pattern(expected)
+    found = pattern.fullmatch("".join(f"{line}\n" for line in lines))
+    return found is not None and all(
+        abs(float(printed_score) - score) <= SCORE_TOLERANCE
+        for printed_score, score in zip(found.groups(), scores, strict=True))
 
 
 def _write_output(block: Block, printed: str) -> None:

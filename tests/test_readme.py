@@ -100,6 +100,14 @@ def test_output_wildcards() -> None:
     assert not examples.output_matches(shown, "Answer: The tower [2].\ntrace ab · 2.1 s")
 
 
+def test_a_score_matches_within_the_tolerance_and_other_numbers_exactly() -> None:
+    shown = "│ c1 │ Verified │ 0.66 │ 1889 │\nmedium 0.9568\n"
+    assert examples.output_matches(shown, "│ c1 │ Verified │ 0.67 │ 1889 │\nmedium 0.9559\n")
+    assert not examples.output_matches(shown, "│ c1 │ Verified │ 0.74 │ 1889 │\nmedium 0.9568\n")
+    assert not examples.output_matches(shown, "│ c1 │ Verified │ 0.66 │ 1890 │\nmedium 0.9568\n")
+    assert not examples.output_matches(shown, "│ c1 │ Unsupported │ 0.66 │ 1889 │\nmedium 0.96\n")
+
+
 def pytest_examples() -> list[tuple[str, str | None]]:
     """The pytest example (the same file wherever a page shows it), with the failure the page
     shows after it."""
