@@ -985,6 +985,27 @@ def verifier_models(page: Page) -> None:
                      for k, v in data.items()
                      if isinstance(v, dict) and "batch8_label_flips" in v]))
 
+    data = page.load("cpu_families.json")
+    page.add("### The same pair on another CPU", "")
+    page.prose("x86 CPUs with VNNI sum the products of int8 models exactly; those without "
+               "sum pairs of products in short integers, which saturate. The shipped int8 "
+               "models therefore score the same pair differently on the two families, and "
+               "their thresholds were fitted on CPUs without VNNI. This compares every output "
+               "of `check` on the labelled RAG rows and of the default views on a third of "
+               "the type contract, as the identity references of the two families hold them "
+               "(each written on a CPU of its family from the same code).")
+    page.source("cpu_families.json", "python benchmarks/cpu_families.py", data)
+    by_view = data["largest_score_difference_by_view"]
+    page.add(*table(["families", "claims", "claim types differing", "row verdicts differing",
+                     "view verdicts differing", "largest support difference",
+                     "largest score difference"],
+                    [[" and ".join(data["families"]), str(data["claims"]),
+                      str(data["claim_types_differing"]),
+                      f"{data['row_verdicts_differing']} of {data['rows']}",
+                      str(data["view_verdicts_differing"]),
+                      f3(data["largest_support_difference"]),
+                      ", ".join(f"{view} {f3(value)}" for view, value in by_view.items())]]))
+
     data = page.load("long_evidence.json")
     page.add("### Evidence windows", "")
     page.prose("The views score a claim against windows of the evidence. Window sizes were "
@@ -1556,6 +1577,7 @@ FILES: tuple[str, ...] = (
     "ingest_projection.json", "retrieval.json",
     "embedder.json", "vector_search.json", *VECTOR_SEARCH_1M, "generation.json", "load.json",
     "load_replicas.json", "verifier_quality.json", "verifier_speed.json", "determinism.json",
+    "cpu_families.json",
     "long_evidence.json", "numeric_kinds.json", "calibrated_aggregator/fit_report.json",
     "candidate_three_types/fit_report.json", "aggregator_paraphrase/fit_report.json",
     "type_contract.json",

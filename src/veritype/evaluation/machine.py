@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from veritype._cpu import cpu_flags, int8_kernels
+
 _LIBRARIES = ("veritype", "onnxruntime", "onnx", "numpy", "tokenizers", "torch",
               "llama_cpp_python")
 # The flags that change what int8 and float kernels compute or how fast.
@@ -35,10 +37,10 @@ def cpu() -> dict[str, object]:
     text = info.read_text() if info.exists() else ""
     model = next((line.split(":", 1)[1].strip() for line in text.splitlines()
                   if line.startswith("model name")), platform.processor() or "unknown")
-    flags = set(next((line.split(":", 1)[1].split() for line in text.splitlines()
-                      if line.startswith("flags")), []))
+    flags = cpu_flags()
     return {"model": model, "architecture": platform.machine(),
             "vnni": bool(flags & {"avx512_vnni", "avx_vnni"}),
+            "int8_kernels": int8_kernels(),
             "avx512": any(flag.startswith("avx512") for flag in flags),
             "avx2": "avx2" in flags,
             "flags": [flag for flag in _FLAGS if flag in flags]}

@@ -2,14 +2,17 @@
 
 A new user's first ``ask`` fills an empty store with the demo corpus, and on a small CPU
 embedding its chunks is most of that wait. The vectors ship in ``scifact_demo.vectors.npz``,
-keyed by the SHA-256 of the encoder file that computed them and by each chunk's text. They are
-used only where the encoder in use is that same file with the same truncation: the default
+keyed by the SHA-256 of the encoder file that computed them and by each chunk's text, one file
+per family of int8 kernels (``veritype._cpu.int8_kernels``: x86 CPUs with and without VNNI
+compute different vectors from the same int8 graph). They are used only where the encoder in
+use is that same file with the same truncation, on a CPU of the same family: the default
 embedder runs one text per session run, so a text's vector does not depend on what else is
 embedded, and a shipped vector is the one the encoder would compute. Any other encoder
-(another model, or another onnxruntime deriving another int8 graph) embeds as usual.
+(another model, or another onnxruntime deriving another int8 graph) or CPU family embeds as
+usual.
 
-``write_demo_vectors(demo_vectors_path(), DEFAULT_INDEXES)`` writes the file anew; a test
-says when it is stale.
+``write_demo_vectors(demo_vectors_path(), DEFAULT_INDEXES)`` writes this CPU family's file
+anew; a test says when it is stale.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from veritype._cpu import int8_kernels
 from veritype.retrieval.embedding import Embedder, OnnxEmbedder, create_embedder
 from veritype.store import IndexSpec, Vectors
 
@@ -33,9 +37,10 @@ def demo_corpus_path() -> Path:
     return Path(str(_DEMO / "scifact_demo.jsonl"))
 
 
-def demo_vectors_path() -> Path:
-    """The shipped vectors of the demo corpus's chunks (see the module's docstring)."""
-    return Path(str(_DEMO / "scifact_demo.vectors.npz"))
+def demo_vectors_path(kernels: str | None = None) -> Path:
+    """The shipped vectors of the demo corpus's chunks for a family of int8 kernels (default:
+    this CPU's; see the module's docstring)."""
+    return Path(str(_DEMO / f"scifact_demo.vectors.{kernels or int8_kernels()}.npz"))
 
 
 def encoder_digest(embedder: Embedder) -> str | None:
@@ -77,13 +82,16 @@ class KnownVectors:
 def shipped_embedders(indexes: Sequence[IndexSpec], path: Path | None = None
                       ) -> dict[str, Embedder]:
     """For each dense index of ``indexes`` whose encoder is the one that computed the shipped
-    vectors (at ``path``, default :func:`demo_vectors_path`), an embedder that reads them."""
+    vectors (at ``path``, default :func:`demo_vectors_path`) on a CPU of this one's family,
+    an embedder that reads them."""
     path = path or demo_vectors_path()
     if not path.is_file():
         return {}
     with np.load(path, allow_pickle=False) as bundle:
         model, encoder = str(bundle["model"]), str(bundle["encoder"])
         max_tokens = int(bundle["max_tokens"])
+        if str(bundle["int8_kernels"]) != int8_kernels():
+            return {}
         known = dict(zip((bytes(key) for key in bundle["keys"]),
                          np.asarray(bundle["vectors"], dtype=np.float32), strict=True))
     embedders: dict[str, Embedder] = {}
@@ -118,6 +126,7 @@ def write_demo_vectors(path: Path, indexes: Sequence[IndexSpec]) -> int:
     encoder = encoder_digest(create_embedder(spec.model, max_tokens=spec.max_tokens))
     np.savez_compressed(
         path, model=np.array(spec.model), encoder=np.array(encoder),
+        int8_kernels=np.array(int8_kernels()),
         max_tokens=np.array(spec.max_tokens),
         keys=np.array(keys, dtype="S32"),
         vectors=np.stack([by_key[key] for key in keys]).astype(np.float32))
