@@ -29,6 +29,8 @@ def test_the_lexicon_knows_each_form_of_a_verb(word: str, forms: set[VerbForm]) 
 RESOLVED = [
     # (the sentence before, the pronoun-led sentence, what it reads resolved)
     ("Tower Bridge opened in 1894.", "It crosses the Thames.", "Tower Bridge crosses the Thames."),
+    # A one-word name that ends in "s" keeps its pronoun when its verb is singular.
+    ("Texas has a long coast.", "Its capital is Austin.", "Texas\u2019 capital is Austin."),
     ("The Berlin Wall fell in 1989.", "It had stood for 28 years.",
      "The Berlin Wall had stood for 28 years."),
     ("The Great Wall of China is long.", "It was built over centuries.",
@@ -132,6 +134,10 @@ LEFT_ALONE = [
     ("The new museum opened in 2001.", "She founded it."),
     ("The new museum opened in 2001.", "He was its first director."),
     ("Howard Florey and Ernst Chain developed penicillin.", "He shared the Nobel Prize."),
+    # A plural noun capitalised only because it opens the sentence, as its verb agrees.
+    ("Bookings open seven days in advance.", "Its largest room seats ten people."),
+    ("Rooms can be booked for three hours.", "It has a projector."),
+    ("Batteries are covered for two years.", "It charges in four hours."),
     # An "it" that stands for nothing.
     ("Tower Bridge opened in 1894.", "It is likely that it was busy."),
     ("Tower Bridge opened in 1894.", "It took eight years to build."),

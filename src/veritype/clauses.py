@@ -19,6 +19,7 @@ from veritype._text import (
 )
 from veritype._verbs import (
     AUXILIARY,
+    BASE_FORMS,
     COORDINATED_PREDICATE,
 )
 from veritype.evidence import Chunk, Span
@@ -174,6 +175,8 @@ def subject_of(text: str) -> str | None:
     verb = first_verb(text)
     stretch = _without_trailing_adverbs((text if verb is None else text[:verb]).strip(" ."))
     name = _NAME.match(stretch)
+    if name is not None and verb is not None and _plural_common_noun(name.group(0), text[verb:]):
+        return None
     if name is not None and _names_something(name.group(0)):
         rest = stretch[name.end():]
         # A name before an appositive ("Tower Bridge, a bascule bridge, opened ..."), or before
@@ -185,6 +188,22 @@ def subject_of(text: str) -> str | None:
     if verb is not None and _is_description(described):
         return described
     return None
+
+
+# Verbs a plural subject may take besides the base form ("open", "cost"): the plural forms of
+# "be", "have" and "do", and the modals, which leave the number open ("Rooms can be booked";
+# an opening word then names nothing a later "It" can stand for with certainty).
+_PLURAL_VERBS = frozenset({"are", "were", "have", "do", "can", "could", "may", "might",
+                           "must", "shall", "should", "will", "would"})
+
+
+def _plural_common_noun(name: str, predicate: str) -> bool:
+    """Whether ``name``, one word capitalised only because it opens the sentence, may be a
+    plural noun, as its verb (the first word of ``predicate``) agrees: "Bookings open seven
+    days in advance" speaks of bookings, which no later "Its" stands for."""
+    verb = predicate.split(maxsplit=1)[0].lower() if predicate.strip() else ""
+    return (" " not in name and name.endswith("s") and not name.endswith(("ss", "us", "is"))
+            and (verb in _PLURAL_VERBS or verb in BASE_FORMS))
 
 
 def _without_trailing_adverbs(stretch: str) -> str:
