@@ -19,6 +19,7 @@ from veritype._text import (
 )
 from veritype._verbs import (
     AUXILIARY,
+    AUXILIARY_WORDS,
     BASE_FORMS,
     COORDINATED_PREDICATE,
 )
@@ -190,11 +191,15 @@ def subject_of(text: str) -> str | None:
     return None
 
 
-# Verbs a plural subject may take besides the base form ("open", "cost"): the plural forms of
-# "be", "have" and "do", and the modals, which leave the number open ("Rooms can be booked";
-# an opening word then names nothing a later "It" can stand for with certainty).
-_PLURAL_VERBS = frozenset({"are", "were", "have", "do", "can", "could", "may", "might",
-                           "must", "shall", "should", "will", "would"})
+# Auxiliaries a plural subject may take besides a base form ("open", "cost"): all but the
+# singular ones and "had" and "did"; a modal leaves the number open ("Rooms can be booked"),
+# and an opening word then names nothing a later "It" can stand for with certainty.
+_PLURAL_VERBS = AUXILIARY_WORDS - {"is", "was", "has", "does", "had", "did"}
+
+
+def _plural_form(word: str) -> bool:
+    """Whether ``word`` ends as an English plural does ("trials", not "glass" or "Paris")."""
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _plural_common_noun(name: str, predicate: str) -> bool:
@@ -202,7 +207,7 @@ def _plural_common_noun(name: str, predicate: str) -> bool:
     plural noun, as its verb (the first word of ``predicate``) agrees: "Bookings open seven
     days in advance" speaks of bookings, which no later "Its" stands for."""
     verb = predicate.split(maxsplit=1)[0].lower() if predicate.strip() else ""
-    return (" " not in name and name.endswith("s") and not name.endswith(("ss", "us", "is"))
+    return (" " not in name and _plural_form(name)
             and (verb in _PLURAL_VERBS or verb in BASE_FORMS))
 
 
@@ -265,8 +270,7 @@ def _agrees(pronoun: str, subject: str) -> bool:
     walls of Troy" is "walls"."""
     head = subject.split(" of ")[0].split()[-1]
     named = head[:1].isupper()
-    plural = " and " in subject or (
-        head.endswith("s") and not head.endswith(("ss", "us", "is")) and not named)
+    plural = " and " in subject or (_plural_form(head) and not named)
     if pronoun in ("they", "their"):
         return plural
     if pronoun in ("he", "she", "his", "her"):

@@ -39,7 +39,7 @@ def cpu() -> dict[str, object]:
                   if line.startswith("model name")), platform.processor() or "unknown")
     flags = cpu_flags()
     return {"model": model, "architecture": platform.machine(),
-            "vnni": bool(flags & {"avx512_vnni", "avx_vnni"}),
+            "vnni": int8_kernels() == "vnni",
             "int8_kernels": int8_kernels(),
             "avx512": any(flag.startswith("avx512") for flag in flags),
             "avx2": "avx2" in flags,

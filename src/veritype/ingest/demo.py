@@ -37,10 +37,10 @@ def demo_corpus_path() -> Path:
     return Path(str(_DEMO / "scifact_demo.jsonl"))
 
 
-def demo_vectors_path(kernels: str | None = None) -> Path:
-    """The shipped vectors of the demo corpus's chunks for a family of int8 kernels (default:
-    this CPU's; see the module's docstring)."""
-    return Path(str(_DEMO / f"scifact_demo.vectors.{kernels or int8_kernels()}.npz"))
+def demo_vectors_path() -> Path:
+    """The shipped vectors of the demo corpus's chunks for this CPU's family of int8 kernels
+    (see the module's docstring)."""
+    return Path(str(_DEMO / f"scifact_demo.vectors.{int8_kernels()}.npz"))
 
 
 def encoder_digest(embedder: Embedder) -> str | None:

@@ -50,17 +50,7 @@ def knowledge_sentences(knowledge: str) -> list[str]:
 def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random) -> list[Pair]:
     """Pairs from the first ``rows`` HaluEval-QA rows: each sentence holding the right answer
     is entailment, the row's other sentences and one other row's sentence not_entailment."""
-    if rows > ANSWER_TRAIN_ROWS:
-        raise DataError(
-            f"answer-sentence training reads HaluEval-QA rows below {ANSWER_TRAIN_ROWS} "
-            f"(rows {ANSWER_TRAIN_ROWS}-{HALUEVAL_TRAIN_ROWS - 1} calibrate, later ones are "
-            f"evaluation only); asked for {rows}"
-        )
-    parsed = [
-        (str(row["question"]).strip(), str(row["right_answer"]).strip(),
-         knowledge_sentences(str(row["knowledge"])))
-        for row in halueval_rows(data_dir, 0, rows)
-    ]
+    parsed = _training_questions(data_dir, rows, "answer-sentence training reads")
     pairs: list[Pair] = []
     for index, (question, answer, sentences) in enumerate(parsed):
         holds = [contains_answer(sentence, answer) for sentence in sentences]
@@ -74,6 +64,23 @@ def answer_sentence_pairs(data_dir: Path, rows: int, rng: random.Random) -> list
         if other < len(parsed) and parsed[other][2]:
             pairs.append(Pair(question, rng.choice(parsed[other][2]), TWO_WAY, EASY))
     return pairs
+
+
+def _training_questions(data_dir: Path, rows: int, reader: str
+                        ) -> list[tuple[str, str, list[str]]]:
+    """The question, right answer and knowledge sentences of the first ``rows`` HaluEval-QA
+    rows; ``reader`` names what reads them when more rows are asked for than training may."""
+    if rows > ANSWER_TRAIN_ROWS:
+        raise DataError(
+            f"{reader} HaluEval-QA rows below {ANSWER_TRAIN_ROWS} "
+            f"(rows {ANSWER_TRAIN_ROWS}-{HALUEVAL_TRAIN_ROWS - 1} calibrate, later ones are "
+            f"evaluation only); asked for {rows}"
+        )
+    return [
+        (str(row["question"]).strip(), str(row["right_answer"]).strip(),
+         knowledge_sentences(str(row["knowledge"])))
+        for row in halueval_rows(data_dir, 0, rows)
+    ]
 
 
 def squad2_questions(data_dir: Path) -> list[dict[str, Any]]:
@@ -170,13 +177,9 @@ def sibling_question_pairs(data_dir: Path, rows: int, rng: random.Random) -> lis
     question, against the question swapped to a sibling by :func:`sibling_question`, its
     replacement drawn from the passage's other sentences. Comparisons ("A or B?") are left
     out: a swapped side may still be answered by the sentence."""
-    if rows > ANSWER_TRAIN_ROWS:
-        raise DataError(f"sibling questions read HaluEval-QA rows below {ANSWER_TRAIN_ROWS}; "
-                        f"asked for {rows}")
     questions = [
-        (str(row["question"]).strip(), [str(row["right_answer"]).strip()],
-         knowledge_sentences(str(row["knowledge"])))
-        for row in halueval_rows(data_dir, 0, rows)
+        (question, [answer], sentences) for question, answer, sentences
+        in _training_questions(data_dir, rows, "sibling questions read")
     ] + [
         (str(row["question"]).strip(), [str(answer) for answer in row["answers"]],
          knowledge_sentences(str(row["context"])))
