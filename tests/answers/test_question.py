@@ -20,6 +20,10 @@ from veritype.errors import InputError
     ("Is the Voltra Sport waterproof?", AnswerKind.YES_NO, {"waterproof"}),
     ("Who is the CEO of Voltra?", AnswerKind.PERSON, {"ceo"}),
     ("Which is heavier, the Trek or the Cargo?", AnswerKind.COMPARISON, {"weigh"}),
+    # A contracted question word is the question word, not a focus word.
+    ("What's the default page size for list endpoints?", AnswerKind.QUANTITY,
+     {"default", "page", "size", "list", "endpoint"}),
+    ("What is the date of the bridge's opening?", AnswerKind.DATE, {"date", "bridge", "open"}),
 ])
 def test_kind_and_focus(question: str, kind: AnswerKind, focus: set[str]) -> None:
     analysed = analyse(question)
@@ -217,3 +221,18 @@ def test_an_answer_states_the_asked_event_in_any_of_its_forms() -> None:
 def test_when_is_answered_by_a_time_a_day_a_season_or_a_span(sentence: str,
                                                              holds: bool) -> None:
     assert analyse("When does it happen?").holds_kind(sentence) is holds
+
+
+def test_a_date_word_after_the_asked_phrase_does_not_make_a_question_ask_for_a_date() -> None:
+    # "year" belongs to "in the tax year", not to the rate asked for.
+    asked = analyse("What's the mileage rate once I've done 10,000 miles in the tax year?")
+    assert asked.kind is AnswerKind.DESCRIPTION
+    assert analyse("What's the closing day for entries?").kind is AnswerKind.DATE
+
+
+def test_the_focus_may_be_named_by_the_heading_the_value_stands_under() -> None:
+    asked = analyse("What's the default page size for list endpoints?")
+    assert not asked.answers("The default is 25 items.")
+    assert asked.answers("The default is 25 items.", about="Pagination Page size")
+    # The value itself must be in the sentence, not in its heading.
+    assert not asked.answers("The default can be changed.", about="Page size: 25 items")

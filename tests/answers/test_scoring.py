@@ -195,6 +195,18 @@ def test_a_side_named_only_by_its_section_heading_is_answered() -> None:
     assert "170 kroner" in answer.answer and "150 kroner" in answer.answer
 
 
+def test_a_plain_question_is_answered_by_a_value_whose_heading_names_its_focus() -> None:
+    pages = EvidencePack.from_texts([
+        "# Pagination\n\n## Page size\n\nThe default is 25 items.\n"])
+    asked = analyse("What's the default page size for list endpoints?")
+    answer = render(_graph(pages), pages, question=asked)
+    assert not answer.abstained
+    assert "25 items" in answer.answer
+    # Without the heading, the sentence names too little of what is asked.
+    bare = EvidencePack.from_texts(["The default is 25 items."])
+    assert render(_graph(bare), bare, question=asked).abstained
+
+
 def test_a_yes_no_answer_shows_every_verified_claim_on_the_question() -> None:
     sport = EvidencePack.from_texts([
         "The Voltra Sport is waterproof to IPX4. The Voltra Sport has sealed bearings."])

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from veritype.answers.reader import FEATURES, READER_FILE, AnswerReader
+from veritype.evaluation.answer_corpora import AskedAnswer
 from veritype.train.answer_reader import REPORT_FILE, train_answer_reader
 
 OWN_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "corpora"
@@ -60,3 +61,37 @@ def test_the_reader_answers_alone_from_the_p_where_its_best_candidates_are_right
     wrong = [ReadQuestion(r.question, r.rows, np.array([0.0]), r.answer_model, r.shared_words)
              for r in reads]
     assert answers_from(wrong, held_out) == 1.0
+
+
+def _answers(per_source: int) -> list[AskedAnswer]:
+    from veritype.evaluation.answer_corpora import GoldQuestion
+
+    asked = []
+    for source in ("a", "b"):
+        for i in range(per_source):
+            read = 0.3 + 0.69 * i / per_source
+            question = GoldQuestion(source, Path("."), f"q{i}", "answerable", ())
+            # Right from reader P 0.6 up, and one in three wrong below it.
+            asked.append(AskedAnswer(question, True, read >= 0.6 or i % 3 != 0, read, read))
+    return asked
+
+
+def test_high_holds_on_answers_read_held_out_with_a_wilson_bound_of_at_least_0_9() -> None:
+    from veritype.train.answer_reader import (
+        HIGH_ACCURACY,
+        HIGH_LOWER_BOUND,
+        MIN_BAND,
+        calibration_report,
+        high_floor,
+    )
+
+    asked = _answers(60)
+    floor = high_floor(asked)
+    assert floor < 1.0
+    at_high = calibration_report(asked, floor)["all"]["high"]
+    assert at_high["shown"] >= MIN_BAND
+    assert at_high["right"] / at_high["shown"] >= HIGH_ACCURACY
+    # 35 right of 35 is the fewest whose Wilson lower bound (95%) reaches 0.9.
+    assert at_high["shown"] >= 35 and HIGH_LOWER_BOUND == 0.9
+    # Twenty answers per source leave fewer than 35 right at the top: nothing is "high".
+    assert high_floor(_answers(20)) == 1.0

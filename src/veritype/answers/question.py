@@ -149,10 +149,11 @@ class Question:
         }[self.kind]
         return f"{wanted} ({', '.join(sorted(self.focus))})" if self.focus else wanted
 
-    def answers(self, sentence: str) -> bool:
-        """Whether ``sentence`` holds a value of the asked kind for the focus (for a
-        comparison: for either side; see ``side_answered``)."""
-        if not _covers_focus(self.focus, sentence):
+    def answers(self, sentence: str, about: str = "") -> bool:
+        """Whether ``sentence`` holds a value of the asked kind for the focus, which it or
+        ``about`` (the title or heading of its passage) names: "The default is 25 items."
+        under "Page size" (for a comparison: for either side; see ``side_answered``)."""
+        if not _covers_focus(self.focus, f"{sentence} {about}"):
             return False
         return _holds_kind(self, sentence)
 
@@ -234,7 +235,8 @@ def analyse(question: str) -> Question:
     text = question.strip()
     if not text:
         raise InputError("the question is empty")
-    words = [match.group(0) for match in tokens(text)]
+    # "What's the ..." is read as "What is the ...": the question word is not a focus word.
+    words = [match.group(0) for match in tokens(_CONTRACTED.sub(r"\1 is", text))]
     lowered = [word.lower() for word in words]
     subjects = tuple(question_subjects(text))
     parts = comparison_parts(text, lowered)
@@ -265,7 +267,7 @@ def analyse(question: str) -> Question:
     focus = focus or implied
     if kind is AnswerKind.DESCRIPTION and focus & _MEASURED:
         kind = AnswerKind.QUANTITY
-    elif kind is AnswerKind.DESCRIPTION and focus & _DATED:
+    elif kind is AnswerKind.DESCRIPTION and _head_words(lowered) & _DATED:
         kind = AnswerKind.DATE
     # The verb of "when/where did X <verb>" is the event the date or place belongs to; in
     # "What country does Watling Street run through?" it is a relation, which the answer
@@ -276,6 +278,26 @@ def analyse(question: str) -> Question:
 
 
 _EVENT_KINDS = frozenset({AnswerKind.DATE, AnswerKind.PLACE})
+_CONTRACTED = re.compile(r"\b(what|who|where|when|how|which)['\u2019]s\b", re.IGNORECASE)
+_DETERMINERS = frozenset(["the", "a", "an", "my", "your", "our", "its", "their", "his", "her"])
+
+
+def _head_words(lowered: list[str]) -> set[str]:
+    """The normalised words of the phrase a "what is" question asks for: after the question
+    word, its auxiliary and a determiner, up to the next function word ("date" in "What is the
+    date of the opening?"; "mileage rate", not "year", in "What is the mileage rate once I've
+    done 10,000 miles in the tax year?")."""
+    start = 0
+    while start < len(lowered) and (lowered[start] in _QUESTION_WORDS
+                                    or lowered[start] in _AUXILIARIES
+                                    or lowered[start] in _DETERMINERS):
+        start += 1
+    head: set[str] = set()
+    for word in lowered[start:]:
+        if word in STOPWORDS or "'" in word:
+            break
+        head.add(normalise_word(word))
+    return head
 
 
 def _events(words: list[str], lowered: list[str]) -> frozenset[str]:

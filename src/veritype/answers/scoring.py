@@ -157,15 +157,18 @@ NEAR_BEST = 0.5
 
 def answering_claims(question: Question, texts: Sequence[str],
                      scores: Sequence[float | None],
-                     calibration: AnswerCalibration | None) -> list[int]:
-    """The indices of the ``texts`` that answer ``question`` (``claim_answers``), where a
-    model answer must also score at least ``NEAR_BEST`` of the best model answer."""
+                     calibration: AnswerCalibration | None,
+                     abouts: Sequence[str] | None = None) -> list[int]:
+    """The indices of the ``texts`` that answer ``question`` (``claim_answers``; the rules read
+    each text with its ``abouts``, the titles and headings of its passages), where a model
+    answer must also score at least ``NEAR_BEST`` of the best model answer."""
     by_model = [model_answers(question, text, score, calibration)
                 for text, score in zip(texts, scores, strict=True)]
     best = max((score or 0.0 for score, chosen in zip(scores, by_model, strict=True) if chosen),
                default=0.0)
-    return [i for i, (text, score) in enumerate(zip(texts, scores, strict=True))
-            if question.answers(text)
+    about = list(abouts) if abouts is not None else [""] * len(texts)
+    return [i for i, (text, score, context) in enumerate(zip(texts, scores, about, strict=True))
+            if question.answers(text, context)
             or (by_model[i] and (score or 0.0) >= NEAR_BEST * best)]
 
 

@@ -59,7 +59,8 @@ class AnswerSelection:
             ids = [node.claim.claim_id for node in shown]
             chosen = answering_claims(question, [node.claim.text for node in shown],
                                       [self.scores.get(claim_id) for claim_id in ids],
-                                      self.calibration)
+                                      self.calibration,
+                                      [_about(node, evidence) for node in shown])
             chosen += [i for i, claim_id in enumerate(ids)
                        if i not in chosen and self.read_as_answer(claim_id)]
             if question.kind is AnswerKind.YES_NO and chosen:

@@ -36,9 +36,10 @@ Then:
   answer is right) is a logistic map of the logits of the best reader P and the best
   answer-model P(answers) of the claims shown, fitted on all those answers (an unanswerable
   question's answer is wrong), each source weighing the same; "high" is the lowest P(right)
-  above which at least ``HIGH_ACCURACY`` of the answers are right (over at least
-  ``MIN_BAND``); "medium" is P(right) ``MEDIUM_ACCURACY``. The report reads each source
-  under P(right) fitted on the others.
+  from which the answers, each read under P(right) fitted without its source, are right at
+  least ``HIGH_ACCURACY`` of the time with a Wilson lower bound (95%) of at least
+  ``HIGH_LOWER_BOUND`` (over at least ``MIN_BAND``); "medium" is P(right)
+  ``MEDIUM_ACCURACY``. The report reads each source under P(right) fitted on the others.
 """
 
 from __future__ import annotations
@@ -71,11 +72,13 @@ from veritype.evaluation.answer_corpora import (
 )
 from veritype.evaluation.machine import machine
 from veritype.models.cross_encoder import model_directory
-from veritype.train.answer_calibration import DISTRACTOR_ROWS
+from veritype.train.answer_calibration import DISTRACTOR_ROWS, wilson_low
 from veritype.train.answer_data import ANSWER_TRAIN_ROWS
 from veritype.train.data import HALUEVAL_TRAIN_ROWS
 
 HIGH_ACCURACY = 0.95
+HIGH_LOWER_BOUND = 0.9
+_WILSON_95 = 1.96
 ANSWERS_PRECISION = 0.9
 MEDIUM_ACCURACY = 0.7
 MIN_BAND = 20
@@ -170,7 +173,16 @@ def answers_from(reads: Sequence[ReadQuestion], held_out: HeldOut, *,
 
 def fit_right(asked: Sequence[AskedAnswer], answers_floor: float = 1.0) -> RightCalibration:
     """P(right) of the shown answers from their best reader P and P(answers), each source
-    weighing the same, with the floors of the labels."""
+    weighing the same, with the floors of the labels: "high" is read on the answers of each
+    source under P(right) fitted on the others (:func:`high_floor`)."""
+    fitted = _p_right(asked)
+    high = high_floor(asked)
+    return replace(fitted, high=high, medium=min(MEDIUM_ACCURACY, high),
+                   answers_from=answers_floor)
+
+
+def _p_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
+    """P(right) fitted on the shown answers of ``asked``, without label floors."""
     shown = [item for item in asked if item.shown]
     if not shown:
         raise DataError("no question was answered: nothing to calibrate P(right) on")
@@ -182,30 +194,57 @@ def fit_right(asked: Sequence[AskedAnswer], answers_floor: float = 1.0) -> Right
     intercept, reader_slope, model_slope = (
         float(v) for v in newton(design, right, np.full(3, PENALTY), max_iter=100,
                                  sample_weight=weights))
-    fitted = RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0)
-    probability = np.array([fitted.right(item.best_read, item.best_scored) for item in shown])
-    high = _lowest_precise(probability, right, HIGH_ACCURACY)
-    return RightCalibration(intercept, reader_slope, model_slope, high,
-                            min(MEDIUM_ACCURACY, high), answers_floor)
+    return RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0)
 
 
-def calibration_report(asked: Sequence[AskedAnswer]) -> dict[str, Any]:
-    """Each source's answers under P(right) fitted on the other sources' (shown when it
-    reaches ``RIGHT_FLOOR``), and all sources together."""
-    sources = sorted({item.question.source for item in asked})
+def _held_out(asked: Sequence[AskedAnswer]) -> list[tuple[AskedAnswer, float]]:
+    """Each answer with its P(right) fitted on the other sources' answers (0 when not
+    shown)."""
     judged: list[tuple[AskedAnswer, float]] = []
-    for source in sources:
-        calibration = fit_right([item for item in asked if item.question.source != source])
+    for source in sorted({item.question.source for item in asked}):
+        calibration = _p_right([item for item in asked if item.question.source != source])
         judged += [(item, calibration.right(item.best_read, item.best_scored) if item.shown
                     else 0.0) for item in asked if item.question.source == source]
-    return {"all": _outcomes(judged),
+    return judged
+
+
+def high_floor(asked: Sequence[AskedAnswer]) -> float:
+    """The lowest P(right) from which the answers shown, each read under P(right) fitted
+    without its source, are right at least ``HIGH_ACCURACY`` of the time with a Wilson
+    lower bound (95%) of at least ``HIGH_LOWER_BOUND``, over at least ``MIN_BAND`` of them
+    (1.0 when none are): a floor read on the answers it was fitted on would hold for the
+    source that dominates them, not for a new user's documents."""
+    shown = [(right, item.right) for item, right in _held_out(asked)
+             if item.shown and right >= RIGHT_FLOOR]
+    if not shown:
+        return 1.0
+    probability = np.array([right for right, _ in shown])
+    hits = np.cumsum(np.array([float(held) for _, held in shown])[np.argsort(-probability)])
+    ranked = np.sort(probability)[::-1]
+    floor = 1.0
+    for index in range(len(ranked)):
+        count = index + 1
+        last_of_tie = index + 1 == len(ranked) or ranked[index + 1] < ranked[index]
+        if (last_of_tie and count >= MIN_BAND and hits[index] / count >= HIGH_ACCURACY
+                and wilson_low(float(hits[index]), count, _WILSON_95) >= HIGH_LOWER_BOUND):
+            floor = float(ranked[index])
+    return floor
+
+
+def calibration_report(asked: Sequence[AskedAnswer], high: float) -> dict[str, Any]:
+    """Each source's answers under P(right) fitted on the other sources' (shown when it
+    reaches ``RIGHT_FLOOR``; labelled "high" from ``high``), and all sources together."""
+    judged = _held_out(asked)
+    sources = sorted({item.question.source for item in asked})
+    return {"all": _outcomes(judged, high),
             "by_source": {source: _outcomes([pair for pair in judged
-                                             if pair[0].question.source == source])
+                                             if pair[0].question.source == source], high)
                           for source in sources}}
 
 
-def _outcomes(judged: Sequence[tuple[AskedAnswer, float]]) -> dict[str, Any]:
+def _outcomes(judged: Sequence[tuple[AskedAnswer, float]], high: float) -> dict[str, Any]:
     shown = [item for item, right in judged if item.shown and right >= RIGHT_FLOOR]
+    at_high = [item for item, right in judged if item.shown and right >= high]
     answerable = [item for item, _ in judged if item.question.kind == "answerable"]
     unanswerable = [item for item, _ in judged if item.question.kind == "unanswerable"]
     return {
@@ -217,6 +256,7 @@ def _outcomes(judged: Sequence[tuple[AskedAnswer, float]]) -> dict[str, Any]:
                                      / len(answerable), 4) if answerable else None,
         "unanswerable_abstained": round(sum(item not in shown for item in unanswerable)
                                         / len(unanswerable), 4) if unanswerable else None,
+        "high": {"shown": len(at_high), "right": sum(item.right for item in at_high)},
     }
 
 
@@ -295,7 +335,7 @@ def train_answer_reader(folders: Sequence[Path], out: Path, *, answer_model: str
             "answerable": sum(s["answerable"] for s in held_out.per_source.values()), **totals},
         "answers_from_held_out": floors,
         "calibration": {"fitted": asdict(reader.calibration),
-                        "held_out": calibration_report(asked)},
+                        "held_out": calibration_report(asked, reader.calibration.high)},
         "coefficients": dict(zip(FEATURES, (round(c, 4) for c in reader.coefficients),
                                  strict=True)),
         "machine": machine(),
