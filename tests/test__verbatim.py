@@ -32,6 +32,9 @@ STATED_COPIES = [
     ("The bridge opened in 1937", "The bridge opened in 1937, four years after work began."),
     ("The Rhine rises in the Swiss Alps",
      "The Rhine rises in the Swiss Alps and flows into the North Sea."),
+    # A measure of another dimension after "and" is a second predicate, not a list.
+    ("The lake is 2,120 metres long.",
+     "The lake is 2,120 metres long and up to 38 metres deep."),
     ("Python was designed by Guido van Rossum",
      "Python was designed by Guido van Rossum and released in 1991."),
     ("Mental health conditions are common among bariatric surgery patients",

@@ -20,6 +20,11 @@ AUXILIARY = "(?:" + "|".join(sorted(AUXILIARY_WORDS)) + ")"
 # A verb phrase sharing its sentence's subject, coordinated after a clause ("... and has a
 # 750 Wh battery"): the claim splitter cuts before it, and a copy followed by it is whole.
 COORDINATED_PREDICATE = re.compile(rf"(?:and|but)\s+{AUXILIARY}\s+\w")
+# "[It is 2,120 metres long] and up to 38 metres deep": a measure of another dimension is a
+# second predicate of the same subject, not a list's next item.
+_SECOND_MEASURE = re.compile(
+    r"and\s+(?:(?:up\s+to|about|around|nearly|almost|over|under|roughly|some)\s+)?"
+    r"\d[\d,.]*\s*[a-z]+\s+(?:long|deep|high|wide|tall|thick|old|across|heavy)\b")
 # Base, past, past participle; "was/were" and the other auxiliaries are read separately.
 _IRREGULAR = """
 arise arose arisen | awake awoke awoken | bear bore borne | beat beat beaten |
@@ -210,7 +215,7 @@ def coordinates_a_predicate(text: str) -> bool:
     "but" then an auxiliary and a word ("and has a 750 Wh battery") or a finite verb ("and
     flows into the North Sea", "but closed in 1990", "and now attracts"), not a second noun
     ("and Swiss francs")."""
-    if COORDINATED_PREDICATE.match(text):
+    if COORDINATED_PREDICATE.match(text) or _SECOND_MEASURE.match(text):
         return True
     words = text.split()[:3]
     if len(words) < 2 or words[0] not in {"and", "but"}:
