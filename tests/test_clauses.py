@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veritype._verbs import VerbForm, forms_of, verb_forms
-from veritype.clauses import resolve, subject_of
+from veritype.clauses import resolve, split_clauses, subject_of
 
 
 @pytest.mark.parametrize(
@@ -186,3 +186,27 @@ def test_a_verb_has_its_written_forms(base: str, written: set[str]) -> None:
 
 def test_a_word_the_lexicon_has_no_verb_for_is_its_only_form() -> None:
     assert forms_of("bridge") == frozenset({"bridge"})
+
+
+@pytest.mark.parametrize(("sentence", "clauses"), [
+    # A finite verb after "and" opens a second predicate of the same subject.
+    ("Queen Victoria was born in 1819 and came to the throne in 1837.",
+     ["Queen Victoria was born in 1819.", "Queen Victoria came to the throne in 1837."]),
+    ("The Trek costs 3,499 euros and has a 750 Wh battery.",
+     ["The Trek costs 3,499 euros.", "The Trek has a 750 Wh battery."]),
+    # After a comma, a clause with a subject of its own, whatever its verb.
+    ("The X2 costs 199 euros, and the X4 costs 349 euros.",
+     ["The X2 costs 199 euros.", "The X4 costs 349 euros."]),
+    # Kept whole: a verb with nothing after it shares its object ...
+    ("The company designs and builds bikes.", ["The company designs and builds bikes."]),
+    # ... a participle after an auxiliary may share it ("was dedicated") or not ("died") ...
+    ("The dam was built between 1931 and 1936 and dedicated in 1935.",
+     ["The dam was built between 1931 and 1936 and dedicated in 1935."]),
+    ("Shakespeare was born in 1564 and died in 1616.",
+     ["Shakespeare was born in 1564 and died in 1616."]),
+    # ... and a second noun is a list's next item.
+    ("He sells cars and trucks to farmers.", ["He sells cars and trucks to farmers."]),
+])
+def test_coordinated_predicates_with_plain_verbs_are_cut(sentence: str,
+                                                         clauses: list[str]) -> None:
+    assert [clause.text for clause in split_clauses(sentence)] == clauses

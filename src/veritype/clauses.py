@@ -22,6 +22,10 @@ from veritype._verbs import (
     AUXILIARY_WORDS,
     BASE_FORMS,
     COORDINATED_PREDICATE,
+    VerbForm,
+    coordinates_a_predicate,
+    opens_a_clause,
+    verb_forms,
 )
 from veritype.evidence import Chunk, Span
 
@@ -38,6 +42,8 @@ _CLAUSE_WITH_SUBJECT = re.compile(
 # clause opens with a pronoun subject and a verb.
 _COMMA_SPLICE = re.compile(rf",\s+(?:(?:and|but)\s+)?(?={_PRONOUN_SUBJECT}\s+(\w))",
                            re.IGNORECASE)
+# "and" or "but" between two predicates; group 1 is the word itself.
+_AND_OR_BUT = re.compile(r"(?:,\s*|\s+)(and|but)\s+")
 _CLAUSE_SHARED_SUBJECT = re.compile(
     rf"(?:,\s*|\s+)(?={COORDINATED_PREDICATE.pattern})(?:and|but)\s+"
 )
@@ -45,6 +51,26 @@ _CLAUSE_SHARED_SUBJECT = re.compile(
 
 def _is_substantive(text: str) -> bool:
     return len(content_words(text)) >= 2
+
+
+def _whole_predicate(left: str, right: str, subject: str) -> bool:
+    """Whether ``left`` (a clause with its verb) and ``right`` (a predicate after "and" or
+    "but") each say something of their own: the left verb has words after it, so that "The
+    company designs and builds bikes" is not cut into "The company designs.", and the right
+    reads as a statement once given the subject."""
+    verb = first_verb(left)
+    if verb is None:
+        return False
+    after = left[verb:].split(maxsplit=1)
+    if len(after) < 2 or not content_words(after[1]):
+        return False
+    # "The dam was built in 1936 and dedicated in 1935": after an auxiliary, a participle
+    # may share it ("was dedicated") or stand alone ("was born ... and died"): not cut.
+    opening = right.split(maxsplit=1)[0].lower() if right.split() else ""
+    if after[0].lower() in AUXILIARY_WORDS and (
+            opening.endswith("ed") or VerbForm.PARTICIPLE in verb_forms(opening)):
+        return False
+    return has_verb(f"{subject or left[:verb].strip()} {right}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +100,21 @@ def split_clauses(sentence: str) -> list[Clause]:
         for m in _CLAUSE_SHARED_SUBJECT.finditer(sentence)
         if m.start() not in taken
     ]
+    taken = {cut[0] for cut in cuts}
+    # "The X2 costs 199 euros, and the X4 costs 349 euros": a clause of its own after a
+    # comma, whatever its verb.
+    cuts += [(m.start(), m.end(), False) for m in _AND_OR_BUT.finditer(sentence)
+             if m.start() not in taken and m.group(0).startswith(",")
+             and opens_a_clause(sentence[m.start(1):].lower())]
+    taken = {cut[0] for cut in cuts}
+    # "... was born in 1819 and came to the throne in 1837": a finite verb after "and"
+    # opens a second predicate of the same subject.
+    lexical = {
+        m.start() for m in _AND_OR_BUT.finditer(sentence)
+        if m.start() not in taken and coordinates_a_predicate(sentence[m.start(1):].lower())
+    }
+    cuts += [(m.start(), m.end(), True) for m in _AND_OR_BUT.finditer(sentence)
+             if m.start() in lexical]
     cuts.sort()
     subject = ""
 
@@ -81,9 +122,10 @@ def split_clauses(sentence: str) -> list[Clause]:
     start, borrowed = 0, False
     for separator, clause_start, shares_subject in cuts:
         left, right = sentence[start:separator], sentence[clause_start:]
-        if has_verb(left) and has_verb(right) and _is_substantive(left) and (
-            _is_substantive(right)
-        ):
+        if separator in lexical and not _whole_predicate(left, right, subject):
+            continue
+        if has_verb(left) and (has_verb(right) or separator in lexical) and _is_substantive(
+            left) and _is_substantive(right):
             if shares_subject and not subject:
                 verb = first_verb(left)
                 if verb is None or not left[:verb].strip():
