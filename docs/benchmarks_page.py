@@ -993,7 +993,9 @@ def verifier_models(page: Page) -> None:
                "their thresholds were fitted on CPUs without VNNI. This compares every output "
                "of `check` on the labelled RAG rows and of the default views on a third of "
                "the type contract, as the identity references of the two families hold them "
-               "(each written on a CPU of its family from the same code).")
+               "(each written on a CPU of its family from the same code, at revision "
+               "e8e9d8b; a later revision that changes checking holds the reference of the "
+               "family it was written on, until a CPU of the other family writes its own).")
     page.source("cpu_families.json", "python benchmarks/cpu_families.py", data)
     by_view = data["largest_score_difference_by_view"]
     page.add(*table(["families", "claims", "claim types differing", "row verdicts differing",
