@@ -123,6 +123,9 @@ def test_a_bare_phrase_has_no_verb(text: str) -> None:
         ("Most of what stands today was built later.", "was"),
         ("The release of the album came in May.", "came"),
         ("The wall that stands today was built by the Ming.", "stands"),
+        # A number that ends a name: the name is the subject.
+        ("The Kestrel 3 weighs 17.5 kg.", "weighs"),
+        ("Windows 10 runs on it.", "runs"),
     ],
 )
 def test_the_first_verb_is_found_where_it_stands(text: str, verb: str) -> None:

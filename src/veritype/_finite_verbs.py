@@ -132,6 +132,9 @@ def _is_verb_at(words: list[str], index: int) -> bool:
     if before is None:
         # After an appositive: "Cairo, the capital of Egypt, lies on the Nile".
         return words[index - 1] == "," and VerbForm.THIRD_PERSON in forms
+    if words[before][:1].isdigit() and before > 0:
+        # A number that ends a name leaves the name as the subject: "The Kestrel 3 weighs".
+        before -= 1
     return any(_agrees_as_subject(words[before], form, opens=before == 0)
                for form in forms if form in (VerbForm.BASE, VerbForm.THIRD_PERSON))
 

@@ -283,3 +283,24 @@ def test_the_windows_closest_to_a_claim_do_not_depend_on_the_hash_seed() -> None
                               check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
                               ).stdout for seed in range(8)}
     assert len(outputs) == 1
+
+
+@pytest.mark.parametrize("claim", [
+    "The Kestrel 3 has obstacle sensors.",
+    "The Kestrel 3 can be folded.",
+    "The Kestrel 3 comes with a charger.",
+])
+def test_a_claim_whose_denial_the_evidence_states_is_contradicted(claim: str) -> None:
+    pack = EvidencePack.from_texts([
+        "The Kestrel 3 has no obstacle sensors, but it weighs only 17.5 kg. It cannot be "
+        "folded. The Kestrel 3 doesn't come with a charger."])
+    result = _shipped_nli().verify(Claim("c1", claim), pack)
+    assert result.verdict is Verdict.CONTRADICTED and result.contradiction == 1.0
+    assert result.detail == "the evidence states the claim's denial"
+
+
+def test_a_denial_inside_a_qualifier_contradicts_nothing() -> None:
+    pack = EvidencePack.from_texts([
+        "It is a myth that the Kestrel 3 has no obstacle sensors."])
+    result = _shipped_nli().verify(Claim("c1", "The Kestrel 3 has obstacle sensors."), pack)
+    assert result.detail != "the evidence states the claim's denial"

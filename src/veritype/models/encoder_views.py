@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from veritype._denials import denials, spelled_out
 from veritype._text import (
     ANAPHORIC_LEAD,
     DEFINITE_DESCRIPTION,
@@ -47,6 +48,7 @@ _ENTAILMENT, _CONTRADICTION = 0, 2
 NO_EVIDENCE = "no evidence to read"
 # The detail of a view that found the claim only inside words that qualify it.
 QUALIFIED = "the evidence states the claim only inside words that qualify it"
+DENIED = "the evidence states the claim's denial"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,10 +208,28 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
             if found is not None:
                 hedge = " without its hedge" if hedged and text == plain else ""
                 return found, f"the evidence states the claim {how}{hedge}"
+    denied = _denying(claim, windows)
+    if denied is not None:
+        return denied, DENIED
     qualified = next((window for window in windows
                       if any(qualified_in(claim.text, reading) for reading in _readings(window))),
                      None)
     return None if qualified is None else (qualified, QUALIFIED)
+
+
+def _denying(claim: Claim, windows: list[EvidenceWindow]) -> EvidenceWindow | None:
+    """The window that states a plain denial of the claim in its own words ("The Kestrel 3
+    has no obstacle sensors." for "The Kestrel 3 has obstacle sensors."): NLI models entail
+    a sentence that differs from the claim only in its negation."""
+    said = denials(claim.text)
+    if not said:
+        return None
+    for window in windows:
+        for reading in _readings(window):
+            plain = spelled_out(reading)
+            if any(quoted_in(denial, plain) or shortened_in(denial, plain) for denial in said):
+                return window
+    return None
 
 
 def _readings(window: EvidenceWindow) -> tuple[str, ...]:
@@ -266,7 +286,9 @@ class CrossEncoderView(WindowedView):
             self._decide(claim_windows, scores[start:end], claim_overlap(claim, claim_windows))
             if quote is None
             else ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=(quote[0].span,),
-                            detail=quote[1]) if quote[1] != QUALIFIED
+                            detail=quote[1]) if quote[1] not in (QUALIFIED, DENIED)
+            else ViewResult(self.name, Verdict.CONTRADICTED, 0.0, 1.0, (quote[0].span,), DENIED)
+            if quote[1] == DENIED
             # Not stated, nor denied: an even chance either way, as a model unsure of both.
             else ViewResult(self.name, Verdict.UNKNOWN, 0.5, 0.5, (quote[0].span,), QUALIFIED)
             for claim, claim_windows, (start, end), quote in zip(claims, windows, offsets, quoted,
