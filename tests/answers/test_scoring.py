@@ -332,3 +332,23 @@ def test_a_claim_the_reader_is_sure_of_answers_though_it_holds_no_value_of_the_a
     assert "Members" not in answered.answer
     # The questions the rules decide stay theirs.
     assert not sure.reads_as_answer(analyse("Is a renewal ever refused?"), 0.99)
+
+
+def test_a_claim_that_gives_a_sibling_s_value_is_no_answer_and_the_abstention_says_whose(
+        ) -> None:
+    fines = EvidencePack.from_texts([
+        "Books are lent for three weeks; films and games for one week. A fine of \u20ac0.20 "
+        "per day is charged for overdue books, up to a maximum of \u20ac6 per item."])
+    answer = render(_graph(fines), fines, question=analyse(
+        "How much is the fine for an overdue film?"), answer_scores={"c1": 0.3, "c2": 0.95},
+        answer_calibration=CALIBRATION)
+    assert answer.abstained and answer.answer == ""
+    assert (answer.abstention_reason or "").endswith(
+        "The closest the evidence states is \u201cA fine of \u20ac0.20 per day is charged for "
+        "overdue books, up to a maximum of \u20ac6 per item.\u201d, which speaks of books, not "
+        "of film.")
+    # Asked of books, the same claim answers.
+    answer = render(_graph(fines), fines, question=analyse(
+        "How much is the fine for an overdue book?"), answer_scores={"c1": 0.3, "c2": 0.95},
+        answer_calibration=CALIBRATION)
+    assert not answer.abstained and "\u20ac0.20" in answer.answer

@@ -16,6 +16,7 @@ from veritype.answers.scoring import (
     claim_answers,
     model_answers,
 )
+from veritype.answers.siblings import Sibling, sibling_in_place
 from veritype.evidence import EvidencePack
 from veritype.graph import Node
 
@@ -35,6 +36,8 @@ class AnswerSelection:
         self.calibration = calibration
         self.read = read if right_calibration is not None else {}
         self.right_calibration = right_calibration
+        # Claims that give a sibling's value (claim id → the sibling, the claim's text).
+        self.siblings: dict[str, tuple[Sibling, str]] = {}
 
     def answers(self, node: Node) -> bool:
         if self.question is None:
@@ -63,6 +66,7 @@ class AnswerSelection:
                                       [_about(node, evidence) for node in shown])
             chosen += [i for i, claim_id in enumerate(ids)
                        if i not in chosen and self.read_as_answer(claim_id)]
+            chosen = [i for i in chosen if not self._of_a_sibling(shown[i], evidence)]
             if question.kind is AnswerKind.YES_NO and chosen:
                 # A yes or no is read from every verified claim on the question, once one
                 # states the asked property: "surgery was associated with decreases in
@@ -82,6 +86,18 @@ class AnswerSelection:
             if not found:
                 missing.append(" ".join(sorted(side)))
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+    def _of_a_sibling(self, node: Node, evidence: EvidencePack) -> bool:
+        """Whether the claim gives the asked value of a sibling of what the question names
+        (``veritype.answers.siblings``): "overdue books" for "an overdue film"."""
+        assert self.question is not None
+        sentences = [chunk.slice(span.start, span.end)
+                     for chunk in evidence for span in chunk.sentences()]
+        sibling = sibling_in_place(self.question.text, node.claim.text, _about(node, evidence),
+                                   sentences)
+        if sibling is not None:
+            self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
+        return sibling is not None
 
     def _answers_side(self, index: int, node: Node, about: str) -> bool:
         """Whether a claim gives the value of side ``index``: by the rules, read with
@@ -115,9 +131,16 @@ class AnswerSelection:
 
     def closest_statement(self, nodes: Sequence[Node], evidence: EvidencePack) -> str:
         """What the evidence closest to an answer states and the question's words it does not
-        speak of, as a sentence for an abstention ("The closest the evidence states is “A
-        fine of €0.20 per day is charged for overdue books”, which does not speak of: film.");
-        empty when no claim was scored or the closest speaks of every asked word."""
+        speak of, as a sentence for an abstention ("The closest the evidence states is “The
+        library has four study rooms”, which does not speak of: smallest."): a claim that gives
+        a sibling's value says whose ("..., which speaks of books, not of film."); empty when
+        no claim was scored or the closest speaks of every asked word."""
+        if self.siblings:
+            best = max(self.siblings, key=lambda claim_id: (self.read.get(claim_id, 0.0),
+                                                            self.scores.get(claim_id, 0.0)))
+            sibling, text = self.siblings[best]
+            return (f" The closest the evidence states is \u201c{text}\u201d, which speaks of "
+                    f"{sibling.named}, not of {sibling.asked}.")
         scored = [node for node in nodes
                   if node.claim.claim_id in self.read or node.claim.claim_id in self.scores]
         if self.question is None or not scored:

@@ -1,0 +1,116 @@
+"""Whether a claim gives the asked value of a sibling: the thing the question names set beside
+another of its kind in the evidence, and the claim speaking of that other one in its place.
+
+"How much is the fine for an overdue film?" against "A fine of €0.20 per day is charged for
+overdue books": the claim holds the question's "overdue" with "books" where the question has
+"film", and the evidence lists the two side by side ("Books are lent for three weeks; films
+and games for one week"). The claim answers for books, and the evidence states no fine for
+films: an answer would give the sibling's value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+
+# What may stand between two items of one list: "films and games", "books, films or games".
+_LIST_JOINERS = frozenset({",", "and", "or", "nor", "the", "a", "an"})
+_ITEM_MARKS = frozenset({",", "and", "or", "nor"})
+# Where a clause of a parallel sentence starts: "Books are lent ...; films and games ...".
+_CLAUSE_BREAK = re.compile(r";|,\s*(?:while|whereas|but)\b|\bwhile\b|\bwhereas\b")
+_WORD_OR_MARK = re.compile(r"[A-Za-z0-9]+(?:[-'\u2019][A-Za-z0-9]+)*|[,;]")
+
+
+@dataclass(frozen=True, slots=True)
+class Sibling:
+    """A word the question asks about (``asked``) and the sibling the claim names in its place
+    (``named``), each as written."""
+
+    asked: str
+    named: str
+
+
+def sibling_in_place(question: str, claim: str, about: str,
+                     evidence: Sequence[str]) -> Sibling | None:
+    """The sibling ``claim`` names in place of a word the question asks about, if any.
+
+    A question word that the claim (read with ``about``, its passage's title or heading) does
+    not hold is in the claim's place for it when a word next to it in the question stands next
+    to another word in the claim, on the same side ("overdue film", "overdue books"); that other
+    word is a sibling when some ``evidence`` sentence sets the two side by side, as items of
+    one list or as the heads of parallel clauses."""
+    asked = content_words(question)
+    said = content_words(claim)
+    held = set(said) | set(content_words(about))
+    for index, word in enumerate(asked):
+        if word in held or not any(char.isalpha() for char in word):
+            continue
+        for neighbour, step in _neighbours(asked, index):
+            for other in _in_place(said, neighbour, step):
+                if other in asked or not any(char.isalpha() for char in other):
+                    continue
+                if any(_side_by_side(word, other, sentence) for sentence in evidence):
+                    return Sibling(_written(question, word), _written(claim, other))
+    return None
+
+
+def _neighbours(words: list[str], index: int) -> Iterable[tuple[str, int]]:
+    """The words next to ``words[index]`` and the step from each back to it."""
+    if index > 0:
+        yield words[index - 1], 1
+    if index + 1 < len(words):
+        yield words[index + 1], -1
+
+
+def _in_place(words: list[str], neighbour: str, step: int) -> Iterable[str]:
+    """The words that stand ``step`` away from ``neighbour`` in ``words``."""
+    for at, word in enumerate(words):
+        if word == neighbour and 0 <= at + step < len(words):
+            yield words[at + step]
+
+
+def _side_by_side(first: str, second: str, sentence: str) -> bool:
+    """Whether ``sentence`` lists the two words as items of one list ("films and games") or
+    opens two parallel clauses with them ("Books are lent ...; films ...")."""
+    words = [match.group(0) if match.group(0) in ",;" else normalise_word(match.group(0))
+             for match in _WORD_OR_MARK.finditer(sentence)]
+    at_first = [i for i, word in enumerate(words) if word == first]
+    at_second = [i for i, word in enumerate(words) if word == second]
+    for i in at_first:
+        for j in at_second:
+            between = words[min(i, j) + 1:max(i, j)]
+            if between and len(between) <= 3 and set(between) <= _LIST_JOINERS and (
+                    set(between) & _ITEM_MARKS):
+                return True
+    items = [_leading_items(clause) for clause in _CLAUSE_BREAK.split(sentence)]
+    return any(first in one and second in other
+               for a, one in enumerate(items) for b, other in enumerate(items) if a != b)
+
+
+def _leading_items(clause: str) -> set[str]:
+    """The words a clause opens with as its subject: its first content word and the items
+    listed with it ("films and games for one week": films, games)."""
+    words = [match.group(0) if match.group(0) == "," else match.group(0).lower()
+             for match in _WORD_OR_MARK.finditer(clause)]
+    start = next((i for i, word in enumerate(words) if word not in STOPWORDS and word != ","),
+                 None)
+    if start is None:
+        return set()
+    items = {normalise_word(words[start])}
+    at = start + 1
+    while at + 1 < len(words) and words[at] in _ITEM_MARKS:
+        at += 1
+        if words[at] in _ITEM_MARKS and at + 1 < len(words):  # ", and"
+            at += 1
+        items.add(normalise_word(words[at]))
+        at += 1
+    return items
+
+
+def _written(text: str, word: str) -> str:
+    """``word`` (normalised) as ``text`` writes it."""
+    return next((match.group(0) for match in tokens(text)
+                 if normalise_word(match.group(0)) == word), word)
