@@ -138,6 +138,9 @@ LEFT_ALONE = [
     ("Bookings open seven days in advance.", "Its largest room seats ten people."),
     ("Rooms can be booked for three hours.", "It has a projector."),
     ("Batteries are covered for two years.", "It charges in four hours."),
+    # A possessive owning a thing of the subject's own kind: the room is not the room's.
+    ("The smallest room seats two people.", "Its largest room seats ten people."),
+    ("The X2 model has a two-year warranty.", "Its sister model has five years."),
     # An "it" that stands for nothing.
     ("Tower Bridge opened in 1894.", "It is likely that it was busy."),
     ("Tower Bridge opened in 1894.", "It took eight years to build."),

@@ -16,6 +16,7 @@ from veritype._text import (
     NEGATIONS,
     STOPWORDS,
     content_words,
+    normalise_word,
 )
 from veritype._verbs import (
     AUXILIARY,
@@ -329,12 +330,23 @@ def resolve(text: str, subject: str | None) -> str:
     if lead is not None and _agrees(lead.group(0).strip().lower(), subject):
         if lead.re is _PERSONAL_LEAD:
             return subject + " " + text[lead.end():]
+        if _owns_its_kind(subject, text[lead.end():]):
+            return text
         owner = subject + ("\u2019" if subject.endswith("s") else "'s")
         return owner + " " + text[lead.end():]
     lead = DESCRIPTION_LEAD.match(text)
     if lead is not None and lead.group(1).lower() in subject.lower().split()[1:]:
         return _described(subject, lead.group(1).lower()) + " " + text[lead.end():]
     return text
+
+
+def _owns_its_kind(subject: str, owned: str) -> bool:
+    """Whether the thing a possessive owns is of the subject's own kind: after "The smallest
+    room seats two people.", "Its largest room" is the library's, not the smallest room's."""
+    verb = first_verb(owned)
+    phrase = (owned if verb is None else owned[:verb]).split()
+    head = subject.split(" of ")[0].split()
+    return bool(phrase and head) and normalise_word(phrase[-1]) == normalise_word(head[-1])
 
 
 def _described(subject: str, head: str) -> str:
