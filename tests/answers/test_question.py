@@ -128,6 +128,9 @@ def test_each_side_is_asked_alone_as_a_plain_question() -> None:
     # Asked with an auxiliary: the sides stand between it and the verb.
     ("Do drivers or warehouse staff work longer weeks?",
      (frozenset({"drivers"}), frozenset({"warehouse", "staff"})), {"work", "week"}),
+    # Compound modifiers of one head noun: the head is of both sides.
+    ("Do full-time or part-time employees get more leave days?",
+     (frozenset({"full-time"}), frozenset({"part-time"})), {"employe", "leave", "day"}),
     # A side with a name is its name; the attribute is the one named, not "higher"'s height.
     ("Which hotel limit is higher, London or the rest of the UK?",
      (frozenset({"london"}), frozenset({"uk"})), {"hotel", "limit"}),

@@ -39,8 +39,20 @@ def comparison_parts(text: str, lowered: list[str]) -> tuple[str, ...]:
     if not any(w in COMPARATIVES for w in lowered):
         return ()
     found = _SIDES.search(text) if _COMPARISON_OPENING.match(text) else None
-    parts = found.groups() if found is not None else _asked_sides(text)
+    parts = _without_shared_head(found.groups() if found is not None else _asked_sides(text))
     return parts if all(words_of_side(part) for part in parts) else ()
+
+
+def _without_shared_head(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """The sides without the head noun they share: "warm-flat or cool-flat coral recruits"
+    compares "warm-flat" with "cool-flat", the coral recruits being of both. Read so when
+    the first side is a compound modifier alone and the second opens with one."""
+    if len(parts) != 2:
+        return parts
+    first, second = (words_of_side(part) for part in parts)
+    if len(first) == 1 and len(second) > 1 and "-" in first[0] and "-" in second[0]:
+        return parts[0], second[0]
+    return parts
 
 
 def words_of_side(part: str) -> list[str]:
