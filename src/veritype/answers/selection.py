@@ -93,8 +93,8 @@ class AnswerSelection:
         assert self.question is not None
         sentences = [chunk.slice(span.start, span.end)
                      for chunk in evidence for span in chunk.sentences()]
-        sibling = sibling_in_place(self.question.text, node.claim.text, _about(node, evidence),
-                                   sentences)
+        sibling = sibling_in_place(self.question.text, self.question.focus, node.claim.text,
+                                   _about(node, evidence), sentences)
         if sibling is not None:
             self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
         return sibling is not None

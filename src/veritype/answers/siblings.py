@@ -11,7 +11,7 @@ films: an answer would give the sibling's value.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from veritype._text import STOPWORDS, content_words, normalise_word, tokens
@@ -33,36 +33,41 @@ class Sibling:
     named: str
 
 
-def sibling_in_place(question: str, claim: str, about: str,
+def sibling_in_place(question: str, focus: Collection[str], claim: str, about: str,
                      evidence: Sequence[str]) -> Sibling | None:
     """The sibling ``claim`` names in place of a word the question asks about, if any.
 
-    A question word that the claim (read with ``about``, its passage's title or heading) does
-    not hold is in the claim's place for it when a word next to it in the question stands next
-    to another word in the claim, on the same side ("overdue film", "overdue books"); that other
-    word is a sibling when some ``evidence`` sentence sets the two side by side, as items of
-    one list or as the heads of parallel clauses."""
-    asked = content_words(question)
-    said = content_words(claim)
-    held = set(said) | set(content_words(about))
+    A word of the question's ``focus`` that the claim (read with ``about``, its passage's
+    title or heading) does not hold has a place in the claim when the word nearest it in the
+    question that the claim holds stands next to another word in the claim, on the same side
+    ("overdue film", "overdue books"). That other word is a sibling when some ``evidence``
+    sentence sets the two side by side, as items of one list or as the heads of parallel
+    clauses, or when both are compounds of one head ("48-hour", "24-hour")."""
+    asked = [_singular(word) for word in content_words(question)]
+    said = [_singular(word) for word in content_words(claim)]
+    held = set(said) | {_singular(word) for word in content_words(about)}
     for index, word in enumerate(asked):
-        if word in held or not any(char.isalpha() for char in word):
+        if word in held or word not in focus or not any(char.isalpha() for char in word):
             continue
-        for neighbour, step in _neighbours(asked, index):
+        for neighbour, step in _neighbours(asked, index, held):
             for other in _in_place(said, neighbour, step):
                 if other in asked or not any(char.isalpha() for char in other):
                     continue
-                if any(_side_by_side(word, other, sentence) for sentence in evidence):
+                if _same_head(word, other) or any(_side_by_side(word, other, sentence)
+                                                  for sentence in evidence):
                     return Sibling(_written(question, word), _written(claim, other))
     return None
 
 
-def _neighbours(words: list[str], index: int) -> Iterable[tuple[str, int]]:
-    """The words next to ``words[index]`` and the step from each back to it."""
-    if index > 0:
-        yield words[index - 1], 1
-    if index + 1 < len(words):
-        yield words[index + 1], -1
+def _neighbours(words: list[str], index: int, held: set[str]) -> Iterable[tuple[str, int]]:
+    """The nearest words on each side of ``words[index]`` that are ``held`` (two words away
+    at most), and the step from each towards it."""
+    for step in (1, -1):
+        for distance in (1, 2):
+            at = index - step * distance
+            if 0 <= at < len(words) and words[at] in held:
+                yield words[at], step
+                break
 
 
 def _in_place(words: list[str], neighbour: str, step: int) -> Iterable[str]:
@@ -70,6 +75,21 @@ def _in_place(words: list[str], neighbour: str, step: int) -> Iterable[str]:
     for at, word in enumerate(words):
         if word == neighbour and 0 <= at + step < len(words):
             yield words[at + step]
+
+
+# Plurals that a light stemmer does not bring back to their singular.
+_IRREGULAR_PLURALS = {"children": "child", "people": "person", "men": "man", "women": "woman",
+                      "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose"}
+
+
+def _singular(word: str) -> str:
+    return _IRREGULAR_PLURALS.get(word, word)
+
+
+def _same_head(first: str, second: str) -> bool:
+    """Whether two different words are compounds of one head ("48-hour", "24-hour")."""
+    head = first.partition("-")[2]
+    return bool(head) and first != second and second.partition("-")[2] == head
 
 
 def _side_by_side(first: str, second: str, sentence: str) -> bool:
