@@ -511,3 +511,60 @@ def test_a_quantity_without_a_dimension_word_matches_as_before(
         view: NumericConsistencyView) -> None:
     pack = EvidencePack.from_texts(["The Orsa bridge is 1,280 metres long."])
     assert check(view, "The Orsa bridge measures 1,280 metres.", pack).verdict is Verdict.ENTAILED
+
+
+MARLOW = ("The Marlow Bridge crosses the River Tay at Dunmore. It was designed by the engineer "
+          "Agnes Byrne and opened to traffic in 1932. In 1998 the bridge was closed for eight "
+          "months while its steel deck was replaced.")
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    # "In 1998 the bridge ..." speaks of the Marlow Bridge: 1998 is not another's date.
+    ("The Marlow Bridge was closed for eight months in 1998.", Verdict.ENTAILED),
+    # 1998 is the closure's date, and the sentence that says it opened gives 1932.
+    ("The Marlow Bridge opened in 1998.", Verdict.CONTRADICTED),
+    ("The steel deck was replaced in 1932.", Verdict.CONTRADICTED),
+    # Lengths of time in other units: eight months are two thirds of a year, not two years,
+    # and about 35 weeks, which neither states nor contradicts them.
+    ("The Marlow Bridge was closed for two years in 1998.", Verdict.CONTRADICTED),
+    ("The bridge was closed for two thirds of a year in 1998.", Verdict.UNKNOWN),
+    ("The bridge was closed for 35 weeks in 1998.", Verdict.UNKNOWN),
+])
+def test_a_date_or_length_of_time_is_read_with_its_event(claim: str, verdict: Verdict) -> None:
+    result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts([MARLOW]))
+    assert result.verdict is verdict, result.detail
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    ("The warranty lasts two years.", Verdict.ENTAILED),
+    ("The return window is two weeks.", Verdict.ENTAILED),
+    # A month is no whole number of weeks: close is not stated.
+    ("The warranty lasts 104 weeks.", Verdict.UNKNOWN),
+    ("The warranty lasts six months.", Verdict.CONTRADICTED),
+])
+def test_lengths_of_time_in_units_of_fixed_ratio_state_each_other(claim: str,
+                                                                  verdict: Verdict) -> None:
+    pack = EvidencePack.from_texts(["The warranty lasts 24 months. The return window is 14 days."])
+    result = NumericConsistencyView().verify(Claim("c1", claim), pack)
+    assert result.verdict is verdict, result.detail
+
+
+VOSS = ("Helena Voss is a Dutch chemist who won the Keller Prize in 2019 for her work on "
+        "battery electrolytes. She was born in Utrecht in 1971 and studied at Leiden "
+        "University. Before that, she worked for eight years at Shell in Amsterdam.")
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    # "Leiden" of "Leiden University" is not where she was born.
+    ("Helena Voss was born in Leiden.", Verdict.CONTRADICTED),
+    # A name the evidence never gives, in the place of the one it gives her.
+    ("Helena Voss studied at Utrecht University.", Verdict.CONTRADICTED),
+    ("Helena Voss studied at Leiden University.", Verdict.ENTAILED),
+    # A first sentence that names its subject is not read as leaning on "her" further on,
+    # so the later "she" sentences speak of Helena Voss.
+    ("Helena Voss worked at Shell in Amsterdam.", Verdict.ENTAILED),
+])
+def test_a_name_in_the_place_of_the_one_the_evidence_gives_the_subject(
+        claim: str, verdict: Verdict) -> None:
+    result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts([VOSS]))
+    assert result.verdict is verdict, result.detail

@@ -14,6 +14,7 @@ from veritype._text import (
     has_negation,
 )
 from veritype.answers.relevance import is_demonym
+from veritype.clauses import subject_of
 from veritype.deadline import checked
 from veritype.evidence import EvidencePack, Span
 from veritype.views._dimensions import as_dimensions
@@ -92,10 +93,26 @@ def _clauses(text: str) -> list[str]:
     return [part for part in parts if part.strip()]
 
 
+# A time before the subject: "In 1998 the bridge was closed ...", "Today, the hall ...".
+_TIME_LEAD = re.compile(
+    r"(?:(?:In|On|During|After|Before|Since|Until|By|From)\s+(?:(?:early|late|mid-?)\s*)?"
+    r"(?:[A-Z][a-z]+\s+)?\d{1,4}s?|Today|Later|Then|Now|Since then),?\s+(?=the\s+[a-z])")
+
+
 def _leans_back(text: str) -> bool:
     stripped = text.lstrip()
-    return bool(DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped)
-                or _PRONOUN.search(stripped))
+    if (lead := _TIME_LEAD.match(stripped)) is not None:
+        stripped = "T" + stripped[lead.end() + 1:]
+    if DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped):
+        return True
+    # A pronoun further on leans back unless the clause names its own subject first:
+    # "Helena Voss is a chemist who won the prize for her work" speaks of Helena Voss.
+    return bool(_PRONOUN.search(stripped)) and not _names_its_subject(stripped)
+
+
+def _names_its_subject(text: str) -> bool:
+    subject = subject_of(text)
+    return subject is not None and subject[:1].isupper() and not subject.startswith("The ")
 
 
 def names_in(values: list[Value]) -> list[Value]:
@@ -284,8 +301,8 @@ def given_to_another(text: str, claim_values: list[Value],
         # Given to the subject anywhere (a shorter form of the name, or read through "It")
         # is no swap.
         if not _written_as_name(value, sentences) or any(
-                said and given for said, given in zip(named, _naming(units, value),
-                                                      strict=True)):
+                said and _gives(text, value, clause)
+                for said, (_, clause) in zip(named, units, strict=True)):
             continue
         words = set(content_words(text)) - own - set(content_words(value.text))
         words -= {word for other in claim_values for word in content_words(other.text)}
@@ -305,6 +322,19 @@ def given_to_another(text: str, claim_values: list[Value],
             if rival is not None:
                 return value, rival, subject, index, held
     return None
+
+
+def _gives(text: str, value: Value, clause: EvidenceClause) -> bool:
+    """Whether a clause names ``value`` as the claim does: as written, or as a longer or
+    shorter name in the claim's place for it. "studied at Leiden University" does not give
+    "born in Leiden"."""
+    return any(
+        other.kind is ValueKind.ENTITY
+        and (other.words == value.words
+             or ((contains_run(other.words, value.words) or contains_run(value.words,
+                                                                         other.words))
+                 and _same_slot(text, value, clause.text, other)))
+        for other in clause.values.values)
 
 
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -329,8 +359,9 @@ def _same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
 
 def _written_as_name(name: Value, sentences: list[EvidenceSentence]) -> bool:
     """Whether the evidence writes ``name`` as a name: of two words or more, or capitalised
-    inside a sentence somewhere ("with Brazil"), not only as a sentence's first word
-    ("Directed by ...", "Based on ...")."""
+    inside a sentence somewhere ("with Brazil", "at Leiden University"), not only as a
+    sentence's first word ("Directed by ...", "Based on ...")."""
     return len(name.words) > 1 or any(
-        value.kind is ValueKind.ENTITY and value.start > 0 and value.words == name.words
+        value.kind is ValueKind.ENTITY and value.start > 0
+        and contains_run(value.words, name.words)
         for sentence in sentences for value in sentence.values.values)

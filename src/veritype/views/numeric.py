@@ -78,6 +78,14 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         score = len(found) / len(claim_values)
         supporting = tuple(sentences[i].span for i in _cover(where))
         if not missing:
+            elsewhere = _of_another_event(claim, claim_values, where, sentences)
+            if elsewhere is not None:
+                value, other, index = elsewhere
+                return ViewResult(
+                    self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
+                    spans=(sentences[index].span,),
+                    detail=f"claim says {value.label}, evidence says {other.label} "
+                           f"(it gives {value.label} to another event)")
             if _one_statement(claim.text, claim_values):
                 swapped = swapped_value(claim_values, sentences)
                 if swapped is not None:
@@ -114,6 +122,18 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
+        if all(value.kind is ValueKind.ENTITY for value in missing) and _one_statement(
+                claim.text, claim_values):
+            # A name the evidence never gives, where it gives the subject another: "studied
+            # at Utrecht University" against "She ... studied at Leiden University".
+            given = given_to_another(claim.text, claim_values, sentences)
+            if given is not None:
+                value, rival, subject, index, share = given
+                return ViewResult(
+                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                    spans=(sentences[index].span,),
+                    detail=f"claim says {value.label}, evidence says {rival.label} of "
+                           f"{subject.label}")
         conflicts = _conflicts(claim, claim_values, missing, sentences)
         if conflicts:
             used = sorted({conflict.sentence for conflict in conflicts})
@@ -177,15 +197,41 @@ def _cover(where: list[list[int]]) -> list[int]:
     return sorted(chosen)
 
 
-def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
-               sentences: list[EvidenceSentence]) -> list[_Conflict]:
-    """Conflicting values in sentences aligned with the claim, for each missing value."""
-    # Align on the words around the values: the values themselves are what may differ, and
-    # a hedge ("probably", "is thought to be", "around") changes none of what is asserted.
+def _of_another_event(claim: Claim, claim_values: list[Value], where: list[list[int]],
+                      sentences: list[EvidenceSentence]) -> tuple[Value, Value, int] | None:
+    """A date of the claim that the evidence gives only to another event, while a sentence
+    holding every other word of the claim gives that event another date: "The Marlow Bridge
+    opened in 1998." against "It ... opened to traffic in 1932. In 1998 the bridge was
+    closed for eight months." Returns the claim's date, the evidence's and its sentence."""
+    claim_words = _claim_words(claim, claim_values)
+    if not claim_words:
+        return None
+    alignment = [len(claim_words & sentence.aligned) / len(claim_words) for sentence in sentences]
+    for value, hits in zip(claim_values, where, strict=True):
+        if value.kind is not ValueKind.DATE or any(alignment[i] >= _ALIGNMENT for i in hits):
+            continue
+        for index, sentence in enumerate(sentences):
+            if alignment[index] == 1.0:
+                other = sentence.values.conflict(value, claim_values)
+                if other is not None:
+                    return value, other, index
+    return None
+
+
+def _claim_words(claim: Claim, claim_values: list[Value]) -> frozenset[str]:
+    """The claim's words around its values, to align it with evidence sentences: the values
+    themselves are what may differ, and a hedge ("probably", "is thought to be", "around")
+    changes none of what is asserted."""
     blanked = list(claim.text)
     for value in claim_values:
         blanked[value.start : value.end] = " " * (value.end - value.start)
-    claim_words = as_dimensions(content_words(unhedged("".join(blanked)))) - _DEGREE_WORDS
+    return as_dimensions(content_words(unhedged("".join(blanked)))) - _DEGREE_WORDS
+
+
+def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
+               sentences: list[EvidenceSentence]) -> list[_Conflict]:
+    """Conflicting values in sentences aligned with the claim, for each missing value."""
+    claim_words = _claim_words(claim, claim_values)
     if not claim_words:
         return []
     aligned: list[tuple[int, float]] = []
@@ -198,7 +244,7 @@ def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
         if value.kind is ValueKind.ENTITY:  # a name can be missing, never contradicted
             continue
         for index, alignment in aligned:
-            other = sentences[index].values.conflict(value, claim_values)
+            other = sentences[index].values.conflict(value, claim_values, durations=True)
             if other is not None:
                 conflicts.append(_Conflict(value, other, index, alignment))
     return conflicts
