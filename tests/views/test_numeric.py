@@ -568,3 +568,27 @@ def test_a_name_in_the_place_of_the_one_the_evidence_gives_the_subject(
         claim: str, verdict: Verdict) -> None:
     result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts([VOSS]))
     assert result.verdict is verdict, result.detail
+
+
+BULKY = ("Bulky items such as sofas and fridges can be collected for a fee of 30 pounds for up "
+         "to three items. Bookings must be made at least five working days in advance.")
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    # "five" counts items; the evidence's five counts days and its items are three.
+    ("Bulky items are collected for 30 pounds for up to five items.", Verdict.CONTRADICTED),
+    ("Bulky items are collected for 30 pounds for up to three items.", Verdict.ENTAILED),
+    ("Bookings must be made at least five working days ahead.", Verdict.ENTAILED),
+])
+def test_a_count_is_compared_with_a_count_of_the_same_thing(claim: str,
+                                                            verdict: Verdict) -> None:
+    result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts([BULKY]))
+    assert result.verdict is verdict, result.detail
+
+
+def test_a_count_without_a_plural_noun_after_it_counts_anything() -> None:
+    # "four ahead of" names no counted thing, so "four points ahead" is stated.
+    pack = EvidencePack.from_texts(["Dunmore Rovers won the title with 84 points, four ahead "
+                                    "of Ashby Town."])
+    result = check(NumericConsistencyView(), "Dunmore Rovers finished four points ahead.", pack)
+    assert result.verdict is Verdict.ENTAILED, result.detail

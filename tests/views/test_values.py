@@ -449,3 +449,17 @@ def test_a_number_after_a_common_word_or_with_a_unit_or_a_year_stays_a_value(tex
 def test_the_dimension_a_quantity_measures(text: str, dimensions: list[str]) -> None:
     quantities = [v for v in extract_values(text) if v.kind is ValueKind.QUANTITY]
     assert [v.dimension for v in quantities] == dimensions
+
+
+@pytest.mark.parametrize(("text", "counted"), [
+    ("Bookings must be made at least five working days in advance.", ["day"]),
+    ("Halden employs 2,300 people across three factories.", ["people", "factory"]),
+    ("Adults can take it up to three times a day.", ["tim"]),
+    ("After the vote, 12 members left.", ["member"]),
+    # No plural noun after the count: it may count anything.
+    ("They finished four ahead of Ashby Town.", [""]),
+    ("Five of them came.", [""]),
+])
+def test_the_thing_a_plain_number_counts(text: str, counted: list[str]) -> None:
+    numbers = [v for v in extract_values(text) if v.kind is ValueKind.NUMBER]
+    assert [v.dimension for v in numbers] == counted

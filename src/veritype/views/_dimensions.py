@@ -1,14 +1,17 @@
 """Which dimension a measured quantity gives, read from the word beside it: "2,120 metres
 long" is a length, "a depth of 39 metres" a depth, "12 km" alone none. Two quantities of
 different dimensions neither state nor contradict each other, so a depth is compared with a
-depth, not with the first length the sentence gives."""
+depth, not with the first length the sentence gives. A plain count's dimension is the thing
+it counts: "up to three items" counts items, "at least five working days" days, so "five
+items" is neither stated nor contradicted by the five days, and is contradicted by the three
+items."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
-from veritype._text import content_words
+from veritype._text import STOPWORDS, content_words, normalise_word
 
 # Adjectives that follow the quantity they qualify: "330 m tall".
 _ADJECTIVES = {
@@ -46,6 +49,39 @@ def dimension_of(text: str, start: int, end: int) -> str:
     if (before := _BEFORE.search(text[max(0, start - _REACH):start])) is not None:
         return _NOUNS[before.group("noun").lower()]
     return ""
+
+
+# Up to three lower-case words right after a count: "five working days in advance" gives
+# "working days in".
+_COUNTED = re.compile(r"\s+((?:[a-z]+(?:-[a-z]+)*)(?:\s+[a-z]+(?:-[a-z]+)*){0,2})")
+# Words that end the counted phrase besides the stopwords: prepositions and number words
+# ("2,300 people across three factories").
+_PHRASE_END_WORDS = (
+    "across along around beyond behind beside near inside outside within throughout via "
+    "against toward towards except plus like one two three four five six seven eight nine ten "
+    "eleven twelve twenty thirty forty fifty hundred thousand million"
+)
+_PHRASE_ENDS = frozenset(_PHRASE_END_WORDS.split())
+_IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "feet", "teeth", "mice"})
+
+
+def counted_noun(text: str, end: int) -> str:
+    """What the count ending at ``end`` counts: the first plural noun among the content words
+    right after it ("five working days in advance" → "day", "12 members voted" → "member"),
+    or "" when none is there ("four ahead of", "five of them", "3, and")."""
+    if (after := _COUNTED.match(text, end)) is None:
+        return ""
+    for word in after.group(1).split():
+        if word in STOPWORDS or word in _PHRASE_ENDS:
+            break
+        if _plural(word):
+            return normalise_word(word)
+    return ""
+
+
+def _plural(word: str) -> bool:
+    return word in _IRREGULAR_PLURALS or (
+        word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3)
 
 
 # Each dimension word as ``content_words`` writes it, and the dimension it names.

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Literal
 
 from veritype._text import NEGATIONS, STOPWORDS, sentence_spans
-from veritype.views._dimensions import dimension_of
+from veritype.views._dimensions import counted_noun, dimension_of
 from veritype.views._units import CURRENCY_WORD, UNIT, currency_code, unit_named
 
 
@@ -41,7 +41,8 @@ class Value:
     words of a name. ``unit`` is the canonical unit of a quantity or the ISO code of a
     currency. ``hedged`` marks a number introduced by "about", "nearly", ...; ``bound`` one
     that states a limit: "lower" after "more than", "at least"; "upper" after "under".
-    ``dimension`` is what a quantity measures (:func:`~veritype.views._dimensions.dimension_of`).
+    ``dimension`` is what a quantity measures (:func:`~veritype.views._dimensions.dimension_of`)
+    or what a plain number counts (:func:`~veritype.views._dimensions.counted_noun`).
     """
 
     kind: ValueKind
@@ -53,7 +54,8 @@ class Value:
     granularity: Granularity | None = None
     hedged: bool = False
     bound: Literal["", "lower", "upper"] = ""
-    # What a quantity measures, when a word beside it says: "length", "depth", ...
+    # What a quantity measures, when a word beside it says: "length", "depth", ...; what a
+    # plain number counts: "item", "day", ...
     dimension: str = ""
 
     @property
@@ -268,7 +270,8 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
         ):
             found.append(Value(ValueKind.DATE, digits, start, end, surface, granularity="year"))
             continue
-        dimension = dimension_of(text, start, end) if kind is ValueKind.QUANTITY else ""
+        dimension = (dimension_of(text, start, end) if kind is ValueKind.QUANTITY
+                     else counted_noun(text, end) if kind is ValueKind.NUMBER else "")
         found.append(Value(kind, float(amount), start, end, surface, unit=unit,
                            hedged=_hedged(text, start), bound=_bound(text, start),
                            dimension=dimension))
