@@ -39,6 +39,10 @@ def test_agents_are_read_past_particles_adverbs_irregular_verbs_and_nouns() -> N
         "It was developed at the Kemble Institute by Aiko Tanaka and built between 1840 and "
         "1844 by William Hale.")] == [("develop", frozenset({"aiko", "tanaka"})),
                                       ("build", frozenset({"william", "hale"}))]
+    # So may an adverb, and either may be set off by commas.
+    assert [(agency.action, agency.agents) for agency in agencies(
+        "Dunlish Fort was built later, in 1768, by John Ferrier.")] == [
+        ("build", frozenset({"john", "ferrier"}))]
     # A phrase ends where a new clause starts: ", and the ribbon ...".
     (designed,) = agencies("It was designed by a carpenter, Sam Okafor, and the ribbon fell.")
     assert designed.agents == {"sam", "okafor"}

@@ -592,3 +592,21 @@ def test_a_count_without_a_plural_noun_after_it_counts_anything() -> None:
                                     "of Ashby Town."])
     result = check(NumericConsistencyView(), "Dunmore Rovers finished four points ahead.", pack)
     assert result.verdict is Verdict.ENTAILED, result.detail
+
+
+RESTAURANTS = ("The Old Mill restaurant and the Harbour Grill are both run by the Ashdown "
+               "family. The Old Mill seats 60 diners and is known for its lamb. The Harbour "
+               "Grill seats 45 diners and is known for its crab.")
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    # "The Old Mill ... its lamb" names its own subject: the 60 diners are the Old Mill's,
+    # not the Harbour Grill's, which the sentence before named.
+    ("The Harbour Grill seats 60 diners.", Verdict.CONTRADICTED),
+    ("The Old Mill seats 60 diners.", Verdict.ENTAILED),
+])
+def test_a_clause_opening_with_the_and_a_name_speaks_of_that_name(claim: str,
+                                                                  verdict: Verdict) -> None:
+    pack = EvidencePack.from_texts([RESTAURANTS])
+    result = NumericConsistencyView().verify(Claim("c1", claim), pack)
+    assert result.verdict is verdict, result.detail

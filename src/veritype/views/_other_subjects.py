@@ -111,8 +111,11 @@ def _leans_back(text: str) -> bool:
 
 
 def _names_its_subject(text: str) -> bool:
+    """Whether the clause's subject is a name ("Helena Voss", "The Old Mill"), not a
+    definite description with a common noun ("The bridge")."""
     subject = subject_of(text)
-    return subject is not None and subject[:1].isupper() and not subject.startswith("The ")
+    return (subject is not None and subject[:1].isupper()
+            and DEFINITE_DESCRIPTION.match(subject) is None)
 
 
 def names_in(values: list[Value]) -> list[Value]:

@@ -24,11 +24,13 @@ _PARTICIPLES = "|".join(sorted(word for word, kinds in irregular_forms().items()
                                if VerbForm.PARTICIPLE in kinds and len(word) > 2))
 _BY_AGENT = re.compile(
     rf"\b(?P<verb>[a-z]{{3,}}(?:ed|en)|{_PARTICIPLES})(?:\s+(?:out|up|off|down|for|over))?"
-    # "developed at the Kemble Institute by", "built between 1840 and 1844 by": a phrase of
-    # place or time may stand between, if it holds no verb of its own.
-    r"(?:\s+(?:at|in|on|from|between|during|after|before)"
+    # "developed at the Kemble Institute by", "built between 1840 and 1844 by", "built
+    # later, in 1768, by": an adverb and a phrase of place or time may stand between, each
+    # perhaps set off by commas, if the phrase holds no verb of its own.
+    r"(?:\s+(?:later|earlier|first|originally|again|[a-z]{3,}ly))?"
+    r"(?:,?\s+(?:at|in|on|from|between|during|after|before)"
     r"(?:\s+(?![a-z]+(?:ed|en)\b)[\w'\u2019-]+){1,5}?)?"
-    r"\s+by\s+"
+    r",?\s+by\s+"
     r"|\b(?P<noun>design|designs|idea|invention|discovery|gift|donation)\s+(?:by|from|of)\s+")
 _PHRASE_END = re.compile(
     # The full stop of an initial ("John A. Roebling") ends nothing.
