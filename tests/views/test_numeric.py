@@ -579,6 +579,8 @@ BULKY = ("Bulky items such as sofas and fridges can be collected for a fee of 30
     ("Bulky items are collected for 30 pounds for up to five items.", Verdict.CONTRADICTED),
     ("Bulky items are collected for 30 pounds for up to three items.", Verdict.ENTAILED),
     ("Bookings must be made at least five working days ahead.", Verdict.ENTAILED),
+    # Counts of things are compared whatever their nouns: a synonym states the count.
+    ("Up to three pieces of furniture are collected for 30 pounds.", Verdict.ENTAILED),
 ])
 def test_a_count_is_compared_with_a_count_of_the_same_thing(claim: str,
                                                             verdict: Verdict) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from veritype._text import STOPWORDS, content_words, normalise_word
+from veritype._text import STOPWORDS, content_words
+from veritype.views._units import unit_spelled
 
 # Adjectives that follow the quantity they qualify: "330 m tall".
 _ADJECTIVES = {
@@ -62,20 +63,24 @@ _PHRASE_END_WORDS = (
     "eleven twelve twenty thirty forty fifty hundred thousand million"
 )
 _PHRASE_ENDS = frozenset(_PHRASE_END_WORDS.split())
+# The dimension of a count of things.
+COUNT = "count"
 _IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "feet", "teeth", "mice"})
 
 
 def counted_noun(text: str, end: int) -> str:
-    """What the count ending at ``end`` counts: the first plural noun among the content words
-    right after it ("five working days in advance" → "day", "12 members voted" → "member"),
-    or "" when none is there ("four ahead of", "five of them", "3, and")."""
+    """What the count ending at ``end`` counts, from the first plural noun among the content
+    words right after it: the unit, when that noun names one ("five working days in
+    advance" → "day"), ``COUNT`` for things ("up to three items", "12 members voted"), or ""
+    when no plural noun is there ("four ahead of", "five of them", "3, and"). Things are not
+    told apart by their nouns, which are often synonyms ("410 employees", "410 people")."""
     if (after := _COUNTED.match(text, end)) is None:
         return ""
     for word in after.group(1).split():
         if word in STOPWORDS or word in _PHRASE_ENDS:
             break
         if _plural(word):
-            return normalise_word(word)
+            return unit_spelled(word) or COUNT
     return ""
 
 

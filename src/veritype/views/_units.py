@@ -102,6 +102,11 @@ def currency_code(raw: str) -> str:
     return _CURRENCIES[key]
 
 
+def unit_spelled(word: str) -> str | None:
+    """The canonical unit a spelled-out word names ("days": day), or None for another word."""
+    return _UNIT_BY_ALIAS.get(word.lower()) if _is_unit_word(word) else None
+
+
 def unit_named(alias: str) -> str:
     """The canonical unit an alias matched by ``UNIT`` names ("metres" and "m": metre)."""
     return _UNIT_BY_ALIAS[" ".join(alias.lower().split())]
