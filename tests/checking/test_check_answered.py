@@ -145,3 +145,18 @@ def test_only_sentences_that_could_answer_are_scored() -> None:
             question, answer, pack, scorer)
     sentences = sum(len(chunk.sentences()) for chunk in pack)
     assert 0 < len(scored) < 4 * sentences
+
+
+def test_an_answer_in_a_sentence_that_names_the_bridge_is_stated() -> None:
+    # The sentence naming the film says who starred and produced; the next, "The film was
+    # directed by Bill Condon", answers without naming it, and the best does not answer
+    # otherwise.
+    scorer = create_answer_scorer("answers")
+    pack, _ = _pack(["Beauty and the Beast is a 2017 musical film starring Emma Watson. It was "
+                     "produced by Walt Disney Pictures.",
+                     "The film was directed by Bill Condon from a screenplay by Stephen "
+                     "Chbosky."])
+    reading = read_answer("Who directed the 2017 film Beauty and the Beast?", "Bill Condon",
+                          pack, scorer)
+    assert reading is not None and reading.reading is Reading.STATED
+    assert pack.quote(reading.span).startswith("The film was directed by Bill Condon")

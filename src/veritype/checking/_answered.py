@@ -18,7 +18,8 @@ and the sentence that holds the answer, and neither names the subject more than 
 Utrecht" (0.96) does not say where Voltra was founded.
 
 - *Stated*: one of them holds the phrase word for word (case, punctuation and articles
-  aside).
+  aside), or, unless the best answers otherwise, another answering sentence does (a two-hop
+  question's answer stands in a sentence that names the bridge, not the subject).
 - *Answered otherwise*: neither holds it; the best names a subject, answers at P ≥
   ``OTHERWISE``, and lacks a content word of the phrase ("1883" where it says 1937). An
   answer worded otherwise ("John A. Roebling" for "John Augustus Roebling") keeps its words
@@ -118,6 +119,13 @@ def read_answer(question: str, phrase: str, pack: EvidencePack,
     if (best.probability >= OTHERWISE and best.about > 0
             and any(word not in stated for word in wanted if word not in STOPWORDS)):
         return AnswerReading(Reading.OTHERWISE, best.span, best.probability)
+    # Unless the best answers otherwise, any other sentence that answers and holds the
+    # phrase states it: a two-hop question's answer often stands in a sentence that names
+    # the bridge, not the subject ("The History Boys" is Alan Bennett's; "Alan Bennett (born
+    # 9 May 1934)" answers the year).
+    for sentence in answering[len(answers):]:
+        if contains_run(_words(sentence.written), wanted):
+            return AnswerReading(Reading.STATED, sentence.span, sentence.probability)
     return None
 
 
