@@ -612,3 +612,29 @@ def test_a_clause_opening_with_the_and_a_name_speaks_of_that_name(claim: str,
     pack = EvidencePack.from_texts([RESTAURANTS])
     result = NumericConsistencyView().verify(Claim("c1", claim), pack)
     assert result.verdict is verdict, result.detail
+
+
+FORTS = ("The forts of Carrow and Dunlish guarded the estuary. Carrow Fort was built in 1742 by "
+         "the engineer William Tate. Carrow was abandoned in 1870, Dunlish in 1902. The X5 costs "
+         "999 euros and the X7 1,449 euros.")
+
+
+@pytest.mark.parametrize(("claim", "verdict", "rival"), [
+    # A clause whose verb is left out gives its value to its own name.
+    ("Carrow was abandoned in 1902.", Verdict.CONTRADICTED, "1870"),
+    ("Dunlish was abandoned in 1902.", Verdict.ENTAILED, ""),
+    ("The X5 costs 1,449 euros.", Verdict.CONTRADICTED, "999 euros"),
+    ("The X7 costs 1,449 euros.", Verdict.ENTAILED, ""),
+])
+def test_a_gapped_clause_gives_its_value_to_its_own_name(claim: str, verdict: Verdict,
+                                                         rival: str) -> None:
+    result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts([FORTS]))
+    assert result.verdict is verdict, result.detail
+    assert f"evidence says {rival} " in result.detail if rival else True
+
+
+def test_a_place_after_a_comma_is_no_gapped_clause() -> None:
+    # Nothing before "Germany in 1770" is a date: "Bonn, Germany" is one place.
+    pack = EvidencePack.from_texts(["Beethoven was born in Bonn, Germany in 1770."])
+    result = NumericConsistencyView().verify(Claim("c1", "Beethoven was born in 1770."), pack)
+    assert result.verdict is Verdict.ENTAILED, result.detail

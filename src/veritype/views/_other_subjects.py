@@ -80,8 +80,9 @@ def evidence_sentences(pack: EvidencePack) -> list[EvidenceSentence]:
 
 
 def _clauses(text: str) -> list[str]:
-    """The clauses of a sentence, split where ``_CLAUSE_BREAK`` matches outside brackets:
-    "Christian Panucci (] ; born 12 April 1973) is ..." is one clause."""
+    """The clauses of a sentence, split where ``_CLAUSE_BREAK`` matches outside brackets
+    ("Christian Panucci (] ; born 12 April 1973) is ..." is one clause), and before a gapped
+    clause (:func:`_gapped`)."""
     parts: list[str] = []
     start = 0
     for match in _CLAUSE_BREAK.finditer(text):
@@ -90,7 +91,33 @@ def _clauses(text: str) -> list[str]:
             parts.append(text[start:match.start()])
             start = match.end()
     parts.append(text[start:])
-    return [part for part in parts if part.strip()]
+    return [clause for part in parts if part.strip() for clause in _gapped(part)]
+
+
+# A clause whose verb is left out, after a comma or "and": a name, perhaps a preposition, and
+# a value ("Carrow was abandoned in 1870, Dunlish in 1902", "The X5 costs 999 euros and the
+# X7 1,449 euros").
+_GAP = re.compile(
+    r"(?:,\s*|\s+and\s+)(?=(?:the\s+)?(?-i:[A-Z][\w'\u2019-]*)(?:\s+(?-i:[A-Z0-9][\w'\u2019-]*))*"
+    r"\s+(?:(?:in|on|at|for|from|by|to)\s+)?[\d£€$])")
+
+
+def _gapped(clause: str) -> list[str]:
+    """``clause`` cut before each gapped clause it ends with, when the part before holds a
+    value of the kind the gapped clause gives: "Carrow was abandoned in 1870, Dunlish in
+    1902" is two clauses, one giving 1870 to Carrow and one 1902 to Dunlish; "born in Bonn,
+    Germany in 1770" stays one, since nothing before the comma is a date."""
+    parts: list[str] = []
+    start = 0
+    for match in _GAP.finditer(clause):
+        head, tail = clause[start:match.start()], clause[match.end():]
+        given = {value.kind for value in TextValues.of(tail).values
+                 if value.kind is not ValueKind.ENTITY}
+        if given and given & {value.kind for value in TextValues.of(head).values}:
+            parts.append(head)
+            start = match.end()
+    parts.append(clause[start:])
+    return parts
 
 
 # A time before the subject: "In 1998 the bridge was closed ...", "Today, the hall ...".
@@ -185,13 +212,14 @@ def _opens_with(text: str, name: Value) -> bool:
     return opening.lower().startswith(" ".join(name.words))
 
 
-def swapped_value(claim_values: list[Value], sentences: list[EvidenceSentence]
+def swapped_value(text: str, claim_values: list[Value], sentences: list[EvidenceSentence]
                   ) -> tuple[Value, Value, int] | None:
     """A number, date or amount of the claim that the evidence states only for another
     subject, while a clause naming every name of the claim states a different value of
     that kind: "Caldry has 18,500 people" against "Marrowick has a population of 18,500,
     while Caldry is home to 7,200 people." Returns the claim's value, the evidence's and
-    the sentence that states it. A clause that opens with a pronoun or "The <noun>" reads
+    the sentence that states it, from the clause sharing the most of the claim's words
+    (``text``). A clause that opens with a pronoun or "The <noun>" reads
     with the one before it, so a value stated after "It" is bound to the name before."""
     units = _units(sentences)
     # Only names the evidence writes as names: capitalised inside a sentence, not just as
@@ -203,6 +231,7 @@ def swapped_value(claim_values: list[Value], sentences: list[EvidenceSentence]
     if not names or len(names) < len(names_in(claim_values)):
         return None
 
+    words = frozenset(content_words(text))
     apart = _variants(names, units)
     # For each clause, whether it names every name of the claim.
     names_all = [all(said) for said in zip(*(_naming(units, name, apart) for name in names),
@@ -214,11 +243,14 @@ def swapped_value(claim_values: list[Value], sentences: list[EvidenceSentence]
         if any(clause.values.contains(value) and named
                for named, (_, clause) in zip(names_all, units, strict=True)):
             continue
-        for named, (index, clause) in zip(names_all, units, strict=True):
-            if named:
-                other = clause.values.conflict(value, claim_values)
-                if other is not None:
-                    return value, other, index
+        rivals = [(other, index, len(words & clause.words))
+                  for named, (index, clause) in zip(names_all, units, strict=True)
+                  if named and (other := clause.values.conflict(value, claim_values))]
+        if rivals:
+            # The clause of the claim's own fact, by the words it shares: "abandoned in
+            # 1870", not "built in 1742", sets 1902 aside for "Carrow was abandoned in 1902".
+            other, index, _ = max(rivals, key=lambda rival: rival[2])
+            return value, other, index
     return None
 
 

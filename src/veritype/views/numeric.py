@@ -87,7 +87,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                     detail=f"claim says {value.label}, evidence says {other.label} "
                            f"(it gives {value.label} to another event)")
             if _one_statement(claim.text, claim_values):
-                swapped = swapped_value(claim_values, sentences)
+                swapped = swapped_value(claim.text, claim_values, sentences)
                 if swapped is not None:
                     value, other, index = swapped
                     return ViewResult(
