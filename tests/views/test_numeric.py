@@ -638,3 +638,12 @@ def test_a_place_after_a_comma_is_no_gapped_clause() -> None:
     pack = EvidencePack.from_texts(["Beethoven was born in Bonn, Germany in 1770."])
     result = NumericConsistencyView().verify(Claim("c1", "Beethoven was born in 1770."), pack)
     assert result.verdict is Verdict.ENTAILED, result.detail
+
+
+def test_a_name_of_two_words_opening_a_sentence_is_written_as_a_name() -> None:
+    # "Norvik" opens every sentence it is in, but "Norvik Foods" is a name of two words.
+    pack = EvidencePack.from_texts(["Norvik Foods and Tallis Bakeries supply supermarkets. "
+                                    "Norvik was founded in 1974; Tallis is older, founded in "
+                                    "1931."])
+    result = NumericConsistencyView().verify(Claim("c1", "Norvik was founded in 1931."), pack)
+    assert result.verdict is Verdict.CONTRADICTED, result.detail

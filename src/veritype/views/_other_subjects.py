@@ -222,10 +222,11 @@ def swapped_value(text: str, claim_values: list[Value], sentences: list[Evidence
     (``text``). A clause that opens with a pronoun or "The <noun>" reads
     with the one before it, so a value stated after "It" is bound to the name before."""
     units = _units(sentences)
-    # Only names the evidence writes as names: capitalised inside a sentence, not just as
-    # the first word of one ("Belief in ..." names nothing).
+    # Only names the evidence writes as names: capitalised inside a sentence or of two words
+    # or more ("Norvik Foods and Tallis Bakeries supply ..."), not just as the one first word
+    # of a sentence ("Belief in ..." names nothing).
     names = [name for name in names_in(claim_values) if any(
-        value.kind is ValueKind.ENTITY and value.start > 0
+        value.kind is ValueKind.ENTITY and (value.start > 0 or len(value.words) > 1)
         and (contains_run(name.words, value.words) or contains_run(value.words, name.words))
         for _, clause in units for value in clause.values.values)]
     if not names or len(names) < len(names_in(claim_values)):
