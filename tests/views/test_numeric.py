@@ -647,3 +647,16 @@ def test_a_name_of_two_words_opening_a_sentence_is_written_as_a_name() -> None:
                                     "1931."])
     result = NumericConsistencyView().verify(Claim("c1", "Norvik was founded in 1931."), pack)
     assert result.verdict is Verdict.CONTRADICTED, result.detail
+
+
+def test_a_clause_that_names_nothing_goes_on_with_the_subject_before_it() -> None:
+    # "the next 23 weeks at statutory pay" names no one: they are Quillfield's too, not
+    # another subject's beside the "twelve weeks" Quillfield gives elsewhere.
+    pack = EvidencePack.from_texts([
+        "Quillfield pays the first 16 weeks at full pay, and the next 23 weeks at statutory "
+        "pay.",
+        "The notice Quillfield gives you is one week for each year of service, up to twelve "
+        "weeks."])
+    claim = "Quillfield pays the next 23 weeks at statutory pay."
+    result = NumericConsistencyView().verify(Claim("c1", claim), pack)
+    assert result.verdict is Verdict.ENTAILED, result.detail

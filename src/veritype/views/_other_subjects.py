@@ -120,6 +120,7 @@ def _gapped(clause: str) -> list[str]:
     return parts
 
 
+_NAME_WORD = re.compile(r"\b[A-Z]")
 # A time before the subject: "In 1998 the bridge was closed ...", "Today, the hall ...".
 _TIME_LEAD = re.compile(
     r"(?:(?:In|On|During|After|Before|Since|Until|By|From)\s+(?:(?:early|late|mid-?)\s*)?"
@@ -128,6 +129,10 @@ _TIME_LEAD = re.compile(
 
 def _leans_back(text: str) -> bool:
     stripped = text.lstrip()
+    if stripped[:1].islower() and not _NAME_WORD.search(stripped):
+        # A clause cut from its sentence that names nothing goes on with the subject before
+        # it: "Quillfield pays the first 16 weeks ..., and the next 23 weeks at ...".
+        return True
     if (lead := _TIME_LEAD.match(stripped)) is not None:
         stripped = "T" + stripped[lead.end() + 1:]
     if DEFINITE_DESCRIPTION.match(stripped) or ANAPHORIC_LEAD.match(stripped):
