@@ -660,3 +660,19 @@ def test_a_clause_that_names_nothing_goes_on_with_the_subject_before_it() -> Non
     claim = "Quillfield pays the next 23 weeks at statutory pay."
     result = NumericConsistencyView().verify(Claim("c1", claim), pack)
     assert result.verdict is Verdict.ENTAILED, result.detail
+
+
+PIXELON = ["The Pixelon 8 has a 6.1-inch screen and a 4,000 mAh battery.",
+           "The Pixelon 8 Pro has a 6.7-inch screen, a 5,000 mAh battery and a telephoto camera "
+           "with 5x zoom."]
+
+
+@pytest.mark.parametrize(("claim", "verdict"), [
+    # The evidence writes both names: what the Pro has is not said of the Pixelon 8.
+    ("The Pixelon 8 has a telephoto camera with 5x zoom.", Verdict.CONTRADICTED),
+    ("The Pixelon 8 Pro has a telephoto camera with 5x zoom.", Verdict.ENTAILED),
+])
+def test_what_a_variant_of_the_name_has_is_said_of_another(claim: str,
+                                                            verdict: Verdict) -> None:
+    result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts(PIXELON))
+    assert result.verdict is verdict, result.detail

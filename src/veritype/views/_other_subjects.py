@@ -297,7 +297,10 @@ def stated_of_another(text: str, claim_values: list[Value],
             return 0.0
         return len(words & clause.words) / len(words)
 
-    named = _naming(units, subject)
+    # A variant of the subject's name the evidence also writes is another subject: what
+    # "The Pixelon 8 Pro has" is not said of the Pixelon 8.
+    apart = _variants([subject], units)
+    named = _naming(units, subject, apart)
     if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
                              for (_, clause), said in zip(units, named, strict=True) if said):
         return None
@@ -311,9 +314,10 @@ def stated_of_another(text: str, claim_values: list[Value],
                       if value.kind is ValueKind.ENTITY), None)
         if (first is not None and first.start <= len("The ")
                 and _written_as_name(first, sentences) and not is_demonym(first.words[-1])
-                and not any(contains_run(first.words, value.words)
-                            or contains_run(value.words, first.words)
-                            for value in (subject, *names_in(rest)))):
+                and (first.words in apart
+                     or not any(contains_run(first.words, value.words)
+                                or contains_run(value.words, first.words)
+                                for value in (subject, *names_in(rest))))):
             return subject, first, index, held
     return None
 
