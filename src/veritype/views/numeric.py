@@ -105,12 +105,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                                f"{subject.label}")
                 given = given_to_another(claim.text, claim_values, sentences)
                 if given is not None:
-                    value, rival, subject, index, share = given
-                    return ViewResult(
-                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                        spans=(sentences[index].span,),
-                        detail=f"claim says {value.label}, evidence says {rival.label} of "
-                               f"{subject.label} ({value.label} is another's)")
+                    return self._given(given, score, sentences, another=True)
                 swap = given_to_another_agent(claim.text, [s.agencies for s in sentences],
                                               [s.words for s in sentences])
                 if swap is not None:
@@ -128,12 +123,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             # at Utrecht University" against "She ... studied at Leiden University".
             given = given_to_another(claim.text, claim_values, sentences)
             if given is not None:
-                value, rival, subject, index, share = given
-                return ViewResult(
-                    self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                    spans=(sentences[index].span,),
-                    detail=f"claim says {value.label}, evidence says {rival.label} of "
-                           f"{subject.label}")
+                return self._given(given, score, sentences, another=False)
         conflicts = _conflicts(claim, claim_values, missing, sentences)
         if conflicts:
             used = sorted({conflict.sentence for conflict in conflicts})
@@ -157,6 +147,19 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         if found:
             detail = f"found {_labels(found)}; {detail}"
         return ViewResult(self.name, Verdict.UNKNOWN, score, spans=supporting, detail=detail)
+
+    def _given(self, given: tuple[Value, Value, Value, int, float], score: float,
+               sentences: list[EvidenceSentence], *, another: bool) -> ViewResult:
+        """The contradiction of a name the evidence gives only another subject
+        (:func:`~veritype.views._other_subjects.given_to_another`); ``another`` when the
+        evidence states the claim's name too, of another subject."""
+        value, rival, subject, index, share = given
+        whose = f" ({value.label} is another's)" if another else ""
+        return ViewResult(
+            self.name, Verdict.CONTRADICTED, score, contradiction=share,
+            spans=(sentences[index].span,),
+            detail=f"claim says {value.label}, evidence says {rival.label} of "
+                   f"{subject.label}{whose}")
 
 
 def _written_in_a_name(text: str, value: Value, values: TextValues) -> bool:
