@@ -465,3 +465,15 @@ def test_the_dimension_a_quantity_measures(text: str, dimensions: list[str]) -> 
 def test_the_thing_a_plain_number_counts(text: str, counted: list[str]) -> None:
     numbers = [v for v in extract_values(text) if v.kind is ValueKind.NUMBER]
     assert [v.dimension for v in numbers] == counted
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    # The full stop of an initial does not end a name.
+    ("It was designed by John A. Roebling and crosses the East River.",
+     ["John A. Roebling", "East River"]),
+    ("He met J. R. R. Tolkien in Oxford.", ["J. R. R. Tolkien", "Oxford"]),
+    # A common word after a capital letter and a full stop starts no name part.
+    ("They called it Plan B. Then they left.", ["Plan B"]),
+])
+def test_a_name_holds_its_initials(text: str, names: list[str]) -> None:
+    assert [v.text for v in extract_values(text) if v.kind is ValueKind.ENTITY] == names

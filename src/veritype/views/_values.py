@@ -328,9 +328,12 @@ def text_words(text: str) -> tuple[str, ...]:
 
 def _joined(text: str, previous: re.Match[str], word: re.Match[str]) -> bool:
     """Whether two words are adjacent parts of one name: only spaces between them, or
-    the period of a title ("Dr. Watson", "St. Louis")."""
+    the period of a title ("Dr. Watson", "St. Louis") or of an initial before a name
+    ("John A. Roebling")."""
     gap = text[previous.end() : word.start()]
-    if gap.startswith(".") and previous.group(0).lower() in _TITLES:
+    initial = (len(previous.group(0)) == 1 and previous.group(0).isupper()
+               and _capitalised(word.group(0)) and word.group(0).lower() not in _COMMON)
+    if gap.startswith(".") and (previous.group(0).lower() in _TITLES or initial):
         gap = gap[1:]
     return gap.isspace()
 
