@@ -1,8 +1,8 @@
 """Which dimension a measured quantity gives, read from the word beside it: "2,120 metres
 long" is a length, "a depth of 39 metres" a depth, "12 km" alone none. Two quantities of
 different dimensions neither state nor contradict each other, so a depth is compared with a
-depth, not with the first length the sentence gives. A plain count's dimension is the thing
-it counts: "up to three items" counts items, "at least five working days" days, so "five
+depth, not with the first length the sentence gives. A plain count's dimension says what it
+counts: a unit ("at least five working days": days) or things ("up to three items"), so "five
 items" is neither stated nor contradicted by the five days, and is contradicted by the three
 items."""
 
