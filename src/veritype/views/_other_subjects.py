@@ -120,6 +120,7 @@ def _gapped(clause: str) -> list[str]:
     return parts
 
 
+# A capitalised word: a clause without one names nothing.
 _NAME_WORD = re.compile(r"\b[A-Z]")
 # A time before the subject: "In 1998 the bridge was closed ...", "Today, the hall ...".
 _TIME_LEAD = re.compile(

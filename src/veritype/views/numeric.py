@@ -81,28 +81,23 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             elsewhere = _of_another_event(claim, claim_values, where, sentences)
             if elsewhere is not None:
                 value, other, index = elsewhere
-                return ViewResult(
-                    self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
-                    spans=(sentences[index].span,),
-                    detail=f"claim says {value.label}, evidence says {other.label} "
-                           f"(it gives {value.label} to another event)")
+                return self._refuted(
+                    score, sentences[index], f"claim says {value.label}, evidence says "
+                    f"{other.label} (it gives {value.label} to another event)")
             if _one_statement(claim.text, claim_values):
                 swapped = swapped_value(claim.text, claim_values, sentences)
                 if swapped is not None:
                     value, other, index = swapped
-                    return ViewResult(
-                        self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
-                        spans=(sentences[index].span,),
-                        detail=f"claim says {value.label}, evidence says {other.label} of "
-                               f"{_labels(names_in(claim_values))} ({value.label} is another's)")
+                    return self._refuted(
+                        score, sentences[index], f"claim says {value.label}, evidence says "
+                        f"{other.label} of {_labels(names_in(claim_values))} ({value.label} is "
+                        "another's)")
                 stated = stated_of_another(claim.text, claim_values, sentences)
                 if stated is not None:
                     subject, other, index, share = stated
-                    return ViewResult(
-                        self.name, Verdict.CONTRADICTED, score, contradiction=share,
-                        spans=(sentences[index].span,),
-                        detail=f"the evidence says this of {other.label}, not of "
-                               f"{subject.label}")
+                    return self._refuted(
+                        score, sentences[index],
+                        f"the evidence says this of {other.label}, not of {subject.label}", share)
                 given = given_to_another(claim.text, claim_values, sentences)
                 if given is not None:
                     return self._given(given, score, sentences, another=True)
@@ -110,10 +105,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                                               [s.words for s in sentences])
                 if swap is not None:
                     claimed, agency, index = swap
-                    return ViewResult(
-                        self.name, Verdict.CONTRADICTED, score, contradiction=1.0,
-                        spans=(sentences[index].span,),
-                        detail=f"claim says {claimed.written}, evidence says {agency.written}")
+                    return self._refuted(
+                        score, sentences[index],
+                        f"claim says {claimed.written}, evidence says {agency.written}")
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -155,11 +149,16 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         evidence states the claim's name too, of another subject."""
         value, rival, subject, index, share = given
         whose = f" ({value.label} is another's)" if another else ""
-        return ViewResult(
-            self.name, Verdict.CONTRADICTED, score, contradiction=share,
-            spans=(sentences[index].span,),
-            detail=f"claim says {value.label}, evidence says {rival.label} of "
-                   f"{subject.label}{whose}")
+        return self._refuted(
+            score, sentences[index],
+            f"claim says {value.label}, evidence says {rival.label} of {subject.label}{whose}",
+            share)
+
+    def _refuted(self, score: float, sentence: EvidenceSentence, detail: str,
+                 share: float = 1.0) -> ViewResult:
+        """A contradiction cited to the one evidence sentence that decided it."""
+        return ViewResult(self.name, Verdict.CONTRADICTED, score, contradiction=share,
+                          spans=(sentence.span,), detail=detail)
 
 
 def _written_in_a_name(text: str, value: Value, values: TextValues) -> bool:
