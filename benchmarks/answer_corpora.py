@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -92,10 +93,9 @@ def split() -> dict[str, list[str]]:
     return loaded
 
 
-def questions() -> list[Question]:
-    """The questions of benchmarks/data/answer_corpora, in file order."""
-    rows: list[dict[str, Any]] = json.loads(
-        (DATA / "questions.json").read_text(encoding="utf-8"))
+def questions(path: Path = DATA / "questions.json") -> list[Question]:
+    """The questions of a question file of benchmarks/data/answer_corpora, in file order."""
+    rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return [Question(id=row["id"], corpus=row["corpus"], folder=DATA / row["corpus"],
                      question=row["question"], kind=row["kind"],
                      gold=row.get("gold_any") or [row["gold"]],
@@ -262,17 +262,21 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 
 
 def run(half: str, config: dict[str, Any], store_dir: Path, own: bool = True,
-        corpora: Sequence[str] | None = None) -> list[Outcome]:
-    """Ask every question of ``half`` (``calibration``, ``evaluation`` or ``all``), corpus by
-    corpus; the calibration half brings the own corpora's questions unless ``own`` is off."""
+        corpora: Sequence[str] | None = None,
+        question_file: Path = DATA / "questions.json") -> list[Outcome]:
+    """Ask every question of ``question_file`` in ``half`` (``calibration``, ``evaluation``
+    or ``all``), corpus by corpus; the calibration half brings the own corpora's questions
+    unless ``own`` is off."""
     halves = split()
     names = [name for key in (("calibration", "evaluation") if half == "all" else (half,))
              for name in halves[key]]
     if corpora is not None:
         names = [name for name in names if name in corpora]
-    rows = questions()
+    rows = questions(question_file)
     outcomes: list[Outcome] = []
     for name in names:
+        if not any(r.corpus == name for r in rows):
+            continue
         block = next(key for key, members in halves.items() if name in members)
         outcomes += ask_corpus(block, DATA / name, [r for r in rows if r.corpus == name],
                                store_dir, config)
@@ -307,6 +311,10 @@ def main() -> None:
     parser.add_argument("--no-own", action="store_true",
                         help="leave out the own corpora's 48 questions (calibration half)")
     parser.add_argument("--corpora", default=None, help="comma-separated subset of corpora")
+    parser.add_argument("--questions", type=Path, default=DATA / "questions.json",
+                        help="the question file (default: questions.json; "
+                        "comparisons_calibration.json holds more comparisons, calibration "
+                        "corpora only)")
     parser.add_argument("--answer-model", default=None,
                         help="the engine's answer scorer: a name, a directory, or none")
     parser.add_argument("--generator", default="extractive")
@@ -325,12 +333,14 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         outcomes = run(args.half, config, Path(folder), own=not args.no_own,
-                       corpora=args.corpora.split(",") if args.corpora else None)
+                       corpora=args.corpora.split(",") if args.corpora else None,
+                       question_file=args.questions)
     defaults = EngineConfig(**config)
     write_report(
         args.out or ROOT / "benchmarks" / "results" / f"answer_corpora_{args.half}.json",
         "answer_corpora",
         half=args.half,
+        questions_file=os.path.relpath(args.questions.resolve(), ROOT),
         split=split(),
         config={"generator": defaults.generator, "generator_options": defaults.generator_options,
                 "views": defaults.views, "answer_model": defaults.answer_model,

@@ -123,3 +123,19 @@ def test_the_bm25_baseline_ranks_the_sentence_that_shares_the_question_words(
     sentences = runner.corpus_sentences(DATA / "mowers")
     top = runner.bm25_ranker(sentences)("How much are the all-terrain wheels?", 2)
     assert any("All-terrain wheels (€59)" in sentence for sentence in top)
+
+
+def test_the_extra_comparisons_ask_only_calibration_corpora_with_findable_gold() -> None:
+    extra: list[dict[str, Any]] = json.loads(
+        (DATA / "comparisons_calibration.json").read_text("utf-8"))
+    split = json.loads((DATA / "split.json").read_text("utf-8"))
+    main = {row["question"] for row in json.loads((DATA / "questions.json").read_text("utf-8"))}
+    assert len(extra) >= 24 and len({row["id"] for row in extra}) == len(extra)
+    for row in extra:
+        assert row["corpus"] in split["calibration"], row["id"]
+        assert row["question"] not in main and row["note"], row["id"]
+        assert row["kind"] in {"comparative", "unanswerable"}, row["id"]
+        assert (len(row["gold"]) == 2) == (row["kind"] == "comparative"), row["id"]
+        text = " ".join(p.read_text("utf-8") for p in _documents(row["corpus"]))
+        for value in row["gold"]:
+            assert contains_answer(text, value), (row["id"], value)
