@@ -96,6 +96,13 @@ def test_content_words_drop_stopwords_and_stem_lightly() -> None:
     assert normalise_word("Paris") == "paris"
 
 
+def test_words_keep_letters_of_any_script() -> None:
+    assert content_words("The ferry to Holmø passes Østerby and a café.") == [
+        "ferry", "holmø", "pass", "østerby", "café"]
+    assert [t[a:b] for t in ["Dr. Ødegaard met Mr. Åberg. He left."]
+            for a, b in sentence_spans(t)] == ["Dr. Ødegaard met Mr. Åberg.", "He left."]
+
+
 def test_negation_detection() -> None:
     assert has_negation("It was not built in 1889.")
     assert has_negation("It wasn\u2019t built in 1889.")

@@ -25,7 +25,7 @@ _ABBREVIATIONS = frozenset(
 
 _CLOSERS = "\"')]}\u201d\u2019"
 _TERMINATORS = ".!?"
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_WORD_BEFORE = re.compile(r"([^\W\d_](?:[^\W\d_]|\.)*)$")
 # How far back the word before a period is read: longer than any abbreviation, and short
 # enough that splitting stays linear in the length of the text.
 _LOOKBEHIND = 40
@@ -140,7 +140,8 @@ def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,'\u2019-][A-Za-z0-9]+)*")
+# Letters of any script ("Holmø", "café"), digits, and the marks inside a word.
+_TOKEN = re.compile(r"[^\W_]+(?:[.,'\u2019-][^\W_]+)*")
 
 
 def tokens(text: str) -> Iterator[re.Match[str]]:

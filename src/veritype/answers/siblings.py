@@ -21,7 +21,7 @@ _LIST_JOINERS = frozenset({",", "and", "or", "nor", "the", "a", "an"})
 _ITEM_MARKS = frozenset({",", "and", "or", "nor"})
 # Where a clause of a parallel sentence starts: "Books are lent ...; films and games ...".
 _CLAUSE_BREAK = re.compile(r";|,\s*(?:while|whereas|but)\b|\bwhile\b|\bwhereas\b")
-_WORD_OR_MARK = re.compile(r"[A-Za-z0-9]+(?:[-'\u2019][A-Za-z0-9]+)*|[,;]")
+_WORD_OR_MARK = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*|[,;]")
 
 
 @dataclass(frozen=True, slots=True)
