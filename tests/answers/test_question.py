@@ -145,8 +145,30 @@ def test_comparisons_read_beyond_which_and_a_fixed_list_of_words(
     assert analysed.focus == focus
 
 
-def test_a_comparison_with_the_comparative_before_or_is_no_comparison_of_sides() -> None:
-    assert analyse("Was the effect bigger overall or for pupils on free meals?").sides == ()
+def test_a_comparative_before_or_compares_what_follows_it_with_what_follows_or() -> None:
+    gain = analyse("Was the biochar yield gain bigger in the driest season or across all "
+                   "three seasons?")
+    assert gain.kind is AnswerKind.COMPARISON
+    assert gain.side_texts == ("in the driest season", "across all three seasons")
+    assert analyse("Do you have to be older to buy spirits or to buy beer?").sides == (
+        frozenset({"spirits"}), frozenset({"beer"}))
+
+
+def test_a_long_side_is_named_by_all_but_one_of_its_words() -> None:
+    meals = analyse("Can I claim more for meals on an overnight stay or on a long day trip?")
+    overnight, day_trip = meals.sides
+    sentence = "On a day trip of more than ten hours, you may claim up to £12 for one meal."
+    assert meals.names_side(day_trip, sentence)
+    assert not meals.names_side(overnight, sentence)
+
+
+def test_a_question_of_money_is_answered_by_a_sum_not_by_another_figure() -> None:
+    cheaper = analyse("Which is cheaper for a child, the fjord cruise or the Holmø ferry?")
+    ferry = cheaper.sides[1]
+    assert cheaper.money
+    assert cheaper.side_answered(ferry, "A child's return on the Holmø ferry costs 90 kroner.")
+    assert not cheaper.side_answered(ferry, "The Holmø ferry takes 50 minutes.")
+    assert not analyse("How many weeks of full sick pay do I get?").money
 
 
 def test_a_side_named_in_the_plural_or_in_its_heading_is_answered() -> None:

@@ -102,6 +102,16 @@ _MEASURE = re.compile(
     r"(?:kilo|centi|milli)?(?:met(?:re|er)s?|grams?)|km|kg|cm|mm|m|g|tonnes?|tons?|miles?|"
     r"feet|foot|ft|inch(?:es)?|litres?|liters?|square|cubic|degrees?|mph|km/h|watts?|W|Wh|"
     r"kWh|euros?|dollars?|pounds?|yen)\b|[$€£¥]\s*\d", re.IGNORECASE)
+# A sum of money: a currency's sign or code before a figure, or its name after one.
+_MONEY = re.compile(
+    r"[$€£¥₹]\s*\d|\b(?:EUR|USD|GBP|NOK|SEK|DKK|CHF|JPY)\s*\d|\d[\d,.]*\s*(?:(?:million|billion|"
+    r"thousand)\s+)?(?:euros?|cents?|dollars?|pounds?|pence|p|yen|kroner|krone|kronor|francs?|"
+    r"rupees?|yuan|EUR|USD|GBP|NOK|SEK|DKK|CHF)\b", re.IGNORECASE)
+# Words of a question that ask for a sum of money ("Which is cheaper, ...", "How much does it
+# cost ...").
+_MONEY_WORDS = frozenset({"cheaper", "cheapest", "dearer", "dearest", "expensive", "cost",
+                          "costs", "price", "prices", "priced", "fee", "fees", "fare", "fares",
+                          "charge", "charges", "charged"})
 _COUNT = re.compile(r"\d[\d,.]*\d|\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
                     r"dozen)\b", re.IGNORECASE)
@@ -128,6 +138,7 @@ class Question:
     subjects: tuple[frozenset[str], ...]
     sides: tuple[frozenset[str], ...] = ()
     counts: bool = False  # "How many ...": a count, not a measure
+    money: bool = False  # it asks for a sum of money: "Which is cheaper, ...?"
     # The verbs a "did/does/do" question asks about ("move" in "When did Marie Curie move to
     # Paris?"): an answer states one of them, not another event of the subject.
     events: frozenset[str] = frozenset()
@@ -187,7 +198,15 @@ class Question:
             # "... four weeks of partner leave" under "Maternity and partner leave" gives
             # the partner side's value: the sentence's own words outrank its heading's.
             return False
-        return names_any(f"{sentence} {about}", [side])
+        context = f"{sentence} {about}"
+        if names_any(context, [side]):
+            return True
+        # A side of three words or more is named by all but one of them, when the text names
+        # more of its words than of any other side's: "a long day trip" by "a day trip of
+        # more than ten hours".
+        held = _held_words(side, context)
+        return len(side) >= 3 and held >= len(side) - 1 and all(
+            _held_words(other, context) < held for other in self.sides if other != side)
 
     def unstated(self, sentence: str, about: str = "") -> list[str]:
         """The question's words, as written, that name what ``sentence`` (read with ``about``,
@@ -274,7 +293,9 @@ def analyse(question: str) -> Question:
     # ("a route in England") need not repeat.
     events = _events(words, lowered) if kind in _EVENT_KINDS else frozenset()
     return Question(text, kind, frozenset(focus), subjects, sides,
-                    counts=lowered[:2] == ["how", "many"], events=events, side_texts=parts)
+                    counts=lowered[:2] == ["how", "many"], events=events, side_texts=parts,
+                    money=kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON)
+                    and lowered[:2] != ["how", "many"] and bool(_MONEY_WORDS & set(lowered)))
 
 
 _EVENT_KINDS = frozenset({AnswerKind.DATE, AnswerKind.PLACE})
@@ -351,6 +372,11 @@ def _matches(focus_word: str, word: str) -> bool:
     return len(short) >= 3 and long.startswith(short) and long[len(short):] in _INFLECTIONS
 
 
+def _held_words(side: frozenset[str], text: str) -> int:
+    """How many of a side's words ``text`` names (``names_any`` word by word)."""
+    return sum(names_any(text, [frozenset([word])]) for word in side)
+
+
 def _covers_focus(focus: frozenset[str], sentence: str) -> bool:
     """Whether the sentence shares at least half of the focus words (rounded up)."""
     if not focus:
@@ -374,6 +400,8 @@ def _holds_kind(question: Question, sentence: str) -> bool:
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
         if question.counts and not _counted(question, sentence):
             return False
+        if question.money:
+            return _MONEY.search(sentence) is not None
         return _NUMBER.search(sentence) is not None
     if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
         return _other_name(question, sentence)

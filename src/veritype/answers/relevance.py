@@ -212,6 +212,12 @@ def off_question_claims(
         scores = similarity(question, [graph.node(claim_id).claim.text for claim_id in rest])
         direct |= {claim_id for claim_id, score in zip(rest, scores, strict=True)
                    if score >= floor}
+    if subjects is not None and evidence is not None:
+        # A compared side's section is on the question whatever its sentences' words: "The
+        # cost per person may not exceed £75." under "Client entertainment" gives one side's
+        # value of "Which limit per person is bigger, client entertainment or gifts?".
+        direct |= {node.claim.claim_id for node in graph
+                   if _cited_about(node, list(subjects), evidence)}
     on_question = set(direct)
     for claim_id in direct:
         on_question.update(graph.ancestors(claim_id))

@@ -101,14 +101,17 @@ _AUXILIARY_SIDES = re.compile(
 
 def _asked_sides(text: str) -> tuple[str, ...]:
     """The sides of a comparison asked with an auxiliary: what stands between it and "or",
-    and what follows "or" up to the first verb or comparative word; none when a
-    comparative comes before "or" ("Was the effect bigger overall or for ...?")."""
+    and what follows "or" up to the first verb or comparative word; when a comparative
+    comes before "or", what follows the comparative and what follows "or" ("Was the gain
+    bigger in the driest season or across all three seasons?")."""
     found = _AUXILIARY_SIDES.match(text)
     if found is None:
         return ()
     first, rest = found.groups()
-    if any(match.group(0).lower() in COMPARATIVES for match in tokens(first)):
-        return ()
+    compared = [match for match in tokens(first) if match.group(0).lower() in COMPARATIVES]
+    if compared:
+        after = first[compared[-1].end():].strip()
+        return (after, rest) if words_of_side(after) else ()
     second: list[str] = []
     for match in tokens(rest):
         word = match.group(0)
