@@ -10,6 +10,7 @@ from veritype._text import (
     normalise_word,
     sentence_spans,
     unhedged,
+    word_family,
 )
 
 
@@ -94,6 +95,12 @@ def test_content_words_drop_stopwords_and_stem_lightly() -> None:
     assert normalise_word("studies") == "study"
     assert normalise_word("running") == "run"
     assert normalise_word("Paris") == "paris"
+
+
+def test_a_noun_made_of_a_verb_meets_the_verb() -> None:
+    assert word_family("renewal") == word_family("renewed") == "renew"
+    assert word_family("entertainment") == word_family("entertaining") == "entertain"
+    assert word_family("total") == "total"  # too short a stem to be a verb's
 
 
 def test_words_keep_letters_of_any_script() -> None:

@@ -209,6 +209,20 @@ def normalise_word(word: str) -> str:
     return word
 
 
+# Suffixes that make a noun of a verb: "renewal" of "renew", "entertainment" of "entertain".
+_NOUN_SUFFIXES = ("ment", "al")
+
+
+def word_family(word: str) -> str:
+    """A normalised word (``normalise_word``) without a suffix that makes a noun of a verb, so
+    that "renewal" and "renewed", "entertainment" and "entertaining" meet."""
+    stem = normalise_word(word)
+    for suffix in _NOUN_SUFFIXES:
+        if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
+            return stem[: -len(suffix)]
+    return stem
+
+
 def content_words(text: str) -> list[str]:
     """Normalised content words of ``text``, in order, stopwords and negations removed."""
     words: list[str] = []

@@ -261,3 +261,10 @@ def test_the_focus_may_be_named_by_the_heading_the_value_stands_under() -> None:
     assert asked.answers("The default is 25 items.", about="Pagination Page size")
     # The value itself must be in the sentence, not in its heading.
     assert not asked.answers("The default can be changed.", about="Page size: 25 items")
+
+
+def test_an_unstated_word_is_one_the_sentence_lacks_in_every_form_of_its_family() -> None:
+    renewal = analyse("When must a renewal be refused?")
+    sentence = "An item can be renewed twice, unless another member has reserved it."
+    assert renewal.unstated(sentence) == ["refused"]
+    assert renewal.describe() == "a date (refused, renewal)"

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+from veritype._text import STOPWORDS, content_words, normalise_word, tokens, word_family
 from veritype._verbs import BASE_FORMS, forms_of
 from veritype.answers.relevance import (
     KIND_WORDS,
@@ -158,7 +158,12 @@ class Question:
             AnswerKind.COMPARISON: "a value for each side of the comparison",
             AnswerKind.DESCRIPTION: "a description",
         }[self.kind]
-        return f"{wanted} ({', '.join(sorted(self.focus))})" if self.focus else wanted
+        if not self.focus:
+            return wanted
+        # Each focus word as the question writes it ("refused", not its stem "refus").
+        written = {normalise_word(match.group(0)): match.group(0).lower()
+                   for match in reversed(list(tokens(self.text)))}
+        return f"{wanted} ({', '.join(sorted(written.get(word, word) for word in self.focus))})"
 
     def answers(self, sentence: str, about: str = "") -> bool:
         """Whether ``sentence`` holds a value of the asked kind for the focus, which it or
@@ -215,6 +220,7 @@ class Question:
         fine for an overdue film?" against the fine for books)."""
         context = f"{sentence} {about}"
         held = set(content_words(context))
+        families = {word_family(word) for word in held}
         unnamed = {word for subject in self.subjects if not names_any(context, [subject])
                    for word in subject}
         missing = [
@@ -222,6 +228,7 @@ class Question:
             if raw.lower().split("'")[0] not in _QUESTION_WORDS and (
                 name_word(raw) in unnamed or (
                     normalise_word(raw.lower()) in self.focus
+                    and word_family(raw) not in families
                     and not any(_matches(normalise_word(raw.lower()), word) for word in held)))
         ]
         return list(dict.fromkeys(missing))

@@ -31,7 +31,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from veritype._text import ANAPHORIC_LEAD, STOPWORDS, content_words, normalise_word, tokens
+from veritype._text import (
+    ANAPHORIC_LEAD,
+    STOPWORDS,
+    content_words,
+    normalise_word,
+    tokens,
+    word_family,
+)
 from veritype.clauses import heading_text, subject_of
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk, EvidencePack, Span
@@ -51,7 +58,7 @@ _GENERIC = frozenset(normalise_word(word) for word in _GENERIC_WORDS.split())
 
 
 def _topic_words(text: str) -> set[str]:
-    return set(content_words(text)) - _GENERIC
+    return {word_family(word) for word in content_words(text) if word not in _GENERIC}
 
 
 # Words that say what kind of thing a name names, not which one: "Tower Bridge" and "Golden
@@ -107,10 +114,10 @@ def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
     any inflection ("Access tokens" names "an access token"), a hyphenated word also by its
     parts ("full-pay" by "at full pay")."""
     written = [name_word(match.group(0)) for match in tokens(text)]
-    words = {*written, *map(normalise_word, written)}
+    words = {*written, *map(normalise_word, written), *map(word_family, written)}
 
     def held(word: str) -> bool:
-        return word in words or normalise_word(word) in words
+        return word in words or normalise_word(word) in words or word_family(word) in words
 
     return any(all(held(word) or ("-" in word and all(held(part) for part in word.split("-")
                                                       if part))
