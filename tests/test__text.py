@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from veritype._text import (
     ANAPHORIC_LEAD,
+    content_families,
     content_words,
     has_negation,
     in_evidence_writing,
@@ -101,6 +102,9 @@ def test_a_noun_made_of_a_verb_meets_the_verb() -> None:
     assert word_family("renewal") == word_family("renewed") == "renew"
     assert word_family("entertainment") == word_family("entertaining") == "entertain"
     assert word_family("total") == "total"  # too short a stem to be a verb's
+    assert word_family("employee") == word_family("employees")  # "-es" cut the "e" off
+    assert word_family("charge") == word_family("charged") == word_family("charges")
+    assert content_families("The employees were charged.") == {"employ", "charg"}
 
 
 def test_words_keep_letters_of_any_script() -> None:

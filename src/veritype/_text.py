@@ -215,12 +215,15 @@ _NOUN_SUFFIXES = ("ment", "al")
 
 def word_family(word: str) -> str:
     """A normalised word (``normalise_word``) without a suffix that makes a noun of a verb, so
-    that "renewal" and "renewed", "entertainment" and "entertaining" meet."""
+    that "renewal" and "renewed", "entertainment" and "entertaining" meet, and without a final
+    "e", which the light stemmer keeps in "employee" and "charge" but cuts with "-es" and
+    "-ed" ("employees", "charged")."""
     stem = normalise_word(word)
     for suffix in _NOUN_SUFFIXES:
         if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
             return stem[: -len(suffix)]
-    return stem
+    bare = stem.rstrip("e")
+    return bare if len(bare) >= 2 else stem
 
 
 def content_words(text: str) -> list[str]:
@@ -232,6 +235,12 @@ def content_words(text: str) -> list[str]:
             continue
         words.append(normalise_word(raw))
     return words
+
+
+def content_families(text: str) -> set[str]:
+    """The word families (``word_family``) of the content words of ``text``."""
+    return {word_family(match.group(0)) for match in tokens(text)
+            if match.group(0).lower().replace("\u2019", "'") not in STOPWORDS | NEGATIONS}
 
 
 def has_negation(text: str) -> bool:

@@ -19,7 +19,14 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from veritype._text import STOPWORDS, content_words, normalise_word, tokens, word_family
+from veritype._text import (
+    STOPWORDS,
+    content_families,
+    content_words,
+    normalise_word,
+    tokens,
+    word_family,
+)
 from veritype._verbs import BASE_FORMS, forms_of
 from veritype.answers.relevance import (
     KIND_WORDS,
@@ -220,7 +227,7 @@ class Question:
         fine for an overdue film?" against the fine for books)."""
         context = f"{sentence} {about}"
         held = set(content_words(context))
-        families = {word_family(word) for word in held}
+        families = content_families(context)
         unnamed = {word for subject in self.subjects if not names_any(context, [subject])
                    for word in subject}
         missing = [

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from veritype._text import content_words, word_family
+from veritype._text import content_families
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question, shared_focus
 from veritype.answers.relevance import names_any
@@ -168,9 +168,9 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
              *, pool: Sequence[Candidate] | None = None) -> list[list[float]]:
     """The :data:`FEATURES` of each candidate, whose answer-model P(answers) is in ``scores``;
     a word's rarity is read in ``pool`` (default: the ``candidates``)."""
-    asked = _families(question.text)
-    read = [_families(f"{c.text} {c.context}") for c in candidates]
-    pooled = read if pool is None else [_families(f"{c.text} {c.context}") for c in pool]
+    asked = content_families(question.text)
+    read = [content_families(f"{c.text} {c.context}") for c in candidates]
+    pooled = read if pool is None else [content_families(f"{c.text} {c.context}") for c in pool]
     holding = Counter(word for words in pooled for word in words & asked)
     size = len(pooled)
 
@@ -182,7 +182,7 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
     kinds = [float(question.kind is kind) for kind in AnswerKind]
     rows: list[list[float]] = []
     for candidate, words, score in zip(candidates, read, scores, strict=True):
-        own = _families(candidate.text)
+        own = content_families(candidate.text)
         with_context = f"{candidate.text} {candidate.context}"
         rows.append([
             _logit(score),
@@ -199,11 +199,6 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
             *kinds,
         ])
     return rows
-
-
-def _families(text: str) -> set[str]:
-    """The content words of ``text`` as word families: "renewal" meets "renewed"."""
-    return {word_family(word) for word in content_words(text)}
 
 
 def _logit(probability: float) -> float:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from veritype._text import (
     ANAPHORIC_LEAD,
     STOPWORDS,
-    content_words,
+    content_families,
     normalise_word,
     tokens,
     word_family,
@@ -54,11 +54,11 @@ _GENERIC_WORDS = (
     "need mean call keep let put thing way people person time year day true really "
     "actually usually often always many much lot kind type part"
 )
-_GENERIC = frozenset(normalise_word(word) for word in _GENERIC_WORDS.split())
+_GENERIC = frozenset(word_family(word) for word in _GENERIC_WORDS.split())
 
 
 def _topic_words(text: str) -> set[str]:
-    return {word_family(word) for word in content_words(text) if word not in _GENERIC}
+    return content_families(text) - _GENERIC
 
 
 # Words that say what kind of thing a name names, not which one: "Tower Bridge" and "Golden
