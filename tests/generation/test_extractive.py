@@ -124,3 +124,14 @@ def test_a_pronoun_follows_its_referent_when_the_referent_is_quoted_first() -> N
         "Paris?", chunks)
     assert draft.text == ("The Loire is the longest river in France. It is 1,006 kilometres "
                           "long. The Seine flows through Paris.")
+
+
+def test_a_sides_value_is_kept_though_it_shares_the_other_sides_words() -> None:
+    cruise = "# Fjord cruise\n\nBoats leave the quay at 10:00. Tickets cost 520 kroner for adults."
+    ferry = ("# Holmø\n\nThe ferry takes 50 minutes. A return ticket costs 180 kroner for adults"
+             " and 90 kroner for children.")
+    chunks = [*chunk_document(Document.from_text(cruise, source="cruise.md")),
+              *chunk_document(Document.from_text(ferry, source="holmo.md"))]
+    draft = ExtractiveGenerator().generate(
+        "Which costs more for an adult, the fjord cruise or a return ticket to Holmø?", chunks)
+    assert "520 kroner" in draft.text and "180 kroner" in draft.text

@@ -98,12 +98,12 @@ class ExtractiveGenerator(BaseGenerator):
         # Best score first; among equals, the better-ranked chunk and earlier sentence.
         ordered = sorted(enumerate(candidates),
                          key=lambda item: (-item[1].score, item[1].rank, item[0]))
+        firsts: list[int] = []
         if ordered[0][1].score == 0.0:
             # Nothing shares a word with the question: the retriever's best chunk leads.
             ordered = [(0, candidates[0])]
         elif asked.comparative:
             # Each side's best value leads: a comparison answered for one side is no answer.
-            firsts: list[int] = []
             for number, side in enumerate(asked.sides):
                 first = next((index for index, candidate in ordered if asked.side_answered(
                     side, candidate.sentence, candidate.context)), None)
@@ -118,12 +118,15 @@ class ExtractiveGenerator(BaseGenerator):
         parts: list[str] = []
         orphans: list[str] = []
         used_words = 0
-        for _, candidate in ordered:
+        for index, candidate in ordered:
             sentence, words, referent = candidate.sentence, candidate.words, candidate.referent
-            if len(chosen) == self.max_sentences or (chosen and candidate.score == 0.0):
+            if len(chosen) == self.max_sentences or (
+                    chosen and candidate.score == 0.0 and index not in firsts):
                 break
-            if (sentence in parts or sentence in orphans
-                    or any(_same_content(words, seen) for seen in chosen)):
+            # A side's value is never another side's duplicate: "Tickets cost 520 kroner for
+            # adults." and "A return ticket costs 180 kroner for adults ..." share their words.
+            if sentence in parts or sentence in orphans or (
+                    index not in firsts and any(_same_content(words, seen) for seen in chosen)):
                 continue
             lead = [referent] if referent is not None and referent not in parts else []
             length = sum(1 for text in (*lead, sentence) for _ in tokens(text))
