@@ -224,6 +224,10 @@ def test_ask_answers_from_a_store_with_cited_claims_and_json(tmp_path: Path) -> 
         (["tower", "--model-path", "no-such.gguf"], "--model-path no-such.gguf: no such model"),
         (["tower", "--model-path", __file__, "-g", "extractive"],
          "--model-path drafts with the local generator, but the generator is 'extractive'"),
+        (["tower", "--reader-model", "no-such.gguf"],
+         "--reader-model no-such.gguf: no such model"),
+        (["tower", "--reader-model", __file__, "-g", "local"],
+         "--reader-model reads the extractive drafter's sentences, but the generator is 'local'"),
     ],
 )
 def test_ask_refuses_bad_input_naming_the_problem(

@@ -80,6 +80,26 @@ def drafting_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
         **settings.generator_options, "model_path": str(model_path)}})
 
 
+ReaderModelOption = Annotated[
+    Path | None,
+    typer.Option("--reader-model", help="A GGUF chat model that reads the extractive draft's "
+                 "best sentences and abstains when none states the answer (the llm extra), "
+                 "e.g. the judge's Qwen2.5 GGUF.", show_default=False),
+]
+
+
+def reading_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
+    """``settings`` with the extractive drafter's sentences read by the GGUF chat model at
+    ``model_path``."""
+    if settings.generator != "extractive":
+        raise InputError(f"--reader-model reads the extractive drafter's sentences, but the "
+                         f"generator is {settings.generator!r}")
+    if not model_path.is_file():
+        raise InputError(f"--reader-model {model_path}: no such model file")
+    return settings.model_copy(update={"generator_options": {
+        **settings.generator_options, "reader_model_path": str(model_path)}})
+
+
 def _flags_show_no_type() -> None:
     """Typer's help prints a type beside every option, ``<bool>`` beside a flag too, which
     reads as if the flag took a value (``--json true`` is then refused): a flag shows none."""

@@ -15,12 +15,14 @@ from veritype import __version__
 from veritype._cli import (
     EngineConfigOption,
     ModelPathOption,
+    ReaderModelOption,
     StoreOption,
     ViewOptionOption,
     drafting_with,
     output_console,
     parse_key_values,
     parse_view_options,
+    reading_with,
     rich_progress,
     with_view_options,
 )
@@ -260,6 +262,7 @@ def ask(
                      "added_before); repeatable."),
     ] = None,
     model_path: ModelPathOption = None,
+    reader_model: ReaderModelOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the GroundedAnswer as JSON.")
     ] = False,
@@ -281,6 +284,8 @@ def ask(
         )
         if model_path is not None:
             settings = drafting_with(settings, model_path)
+        if reader_model is not None:
+            settings = reading_with(settings, reader_model)
         if settings.store is None and not settings.demo:
             settings = settings.model_copy(update={"demo": True})
         with rich_progress() as progress:

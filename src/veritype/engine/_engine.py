@@ -238,8 +238,8 @@ class Engine(Closing):
                 raise GenerationError(f"the generator failed: {error}") from None
             timings["generate_s"] = time.perf_counter() - retrieved
             if not draft.text.strip():
-                return self._abstain(query, "The generator produced no answer.", timings,
-                                     on_claim)
+                return self._abstain(query, draft.declined or "The generator produced no "
+                                     "answer.", timings, on_claim)
             return self._verify_text(VerificationRequest(
                 kind="ask", text=draft.text, mode=mode, query=query,
                 context=[hit.chunk for hit in hits], filters=filters, timings=timings,

@@ -63,6 +63,7 @@ class Draft:
     generator: str
     model: str
     elapsed_s: float
+    declined: str = ""  # why the generator wrote nothing, when it chose to
 
     def __post_init__(self) -> None:
         for token in self.tokens:

@@ -20,7 +20,10 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Unpack
 
+from veritype._llama import RuntimeOptions
 from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, tokens
 from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
@@ -36,6 +39,7 @@ from veritype.generation._base import (
     TokenInfo,
     register_generator,
 )
+from veritype.generation._reading import MAX_SENTENCES, SentenceReader
 
 # Two sentences sharing this fraction of their content words say the same thing.
 _DUPLICATE_OVERLAP = 0.8
@@ -55,30 +59,42 @@ class ExtractiveGenerator(BaseGenerator):
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, answer_scorer: AnswerScorer | None = None
-                 ) -> None:
+    def __init__(self, max_sentences: int = 3, answer_scorer: AnswerScorer | None = None,
+                 reader_model_path: str | Path | None = None, reader_sentences: int = 6,
+                 **runtime: Unpack[RuntimeOptions]) -> None:
         if max_sentences < 1:
             raise ConfigurationError(f"max_sentences must be at least 1, got {max_sentences}")
+        if not 1 <= reader_sentences <= MAX_SENTENCES:
+            raise ConfigurationError(f"reader_sentences must lie in 1..{MAX_SENTENCES}, got "
+                                     f"{reader_sentences}")
         self.max_sentences = max_sentences
         self.answer_scorer = answer_scorer
+        self.reader_sentences = reader_sentences
+        self.reader = (SentenceReader(reader_model_path, **runtime)
+                       if reader_model_path is not None else None)
 
     def generate(
         self, prompt: str, evidence: Sequence[Chunk], params: GenerationParams | None = None
     ) -> Draft:
         started = time.perf_counter()
         params = params if params is not None else GenerationParams()
-        picked = self._select(prompt, evidence, params.max_tokens)
+        picked, declined = self._select(prompt, evidence, params.max_tokens)
         # A heading must stand on a line of its own to read as one.
         separator = "\n" if any(part.startswith("#") for part in picked) else " "
         text = separator.join(picked)
         words = tuple(TokenInfo(m.group(0), m.start()) for m in tokens(text))
-        return Draft(text, words, self.name, "", time.perf_counter() - started)
+        model = self.reader.model_path.name if self.reader is not None else ""
+        return Draft(text, words, self.name, model, time.perf_counter() - started,
+                     declined=declined)
 
-    def _select(self, question: str, evidence: Sequence[Chunk], max_words: int) -> list[str]:
+    def _select(self, question: str, evidence: Sequence[Chunk], max_words: int
+                ) -> tuple[list[str], str]:
+        """The sentences of the draft, and why there are none when the reader found none
+        that states the answer."""
         asked = analyse(question)
         candidates = candidate_sentences(evidence, asked)
         if not candidates:
-            return []
+            return [], ""
         if self.answer_scorer is not None:
             answering = self.answer_scorer.score_batch(question, [c.sentence for c in candidates])
             reader = reader_of(self.answer_scorer)
@@ -114,6 +130,14 @@ class ExtractiveGenerator(BaseGenerator):
             by_index = dict(ordered)
             ordered = ([(first, by_index[first]) for first in firsts]
                        + [item for item in ordered if item[0] not in firsts])
+        if self.reader is not None and asked.kind not in DECIDED_BY_RULES:
+            # Yes/no questions and comparisons are answered by several sentences, not one.
+            top = [candidate.as_read() for _, candidate in ordered[:self.reader_sentences]]
+            shown = [f"{c.context}: {c.text}" if c.context else c.text for c in top]
+            if self.reader.choose(question, shown) is None:
+                return [], (f"The reader ({self.reader.model_path.name}) found no sentence "
+                            f"that states the answer among the {len(shown)} the evidence "
+                            f"ranks highest.")
         chosen: list[set[str]] = []
         parts: list[str] = []
         orphans: list[str] = []
@@ -145,7 +169,7 @@ class ExtractiveGenerator(BaseGenerator):
             used_words += length
         # A sentence whose "it" its own passage never names goes first: after another
         # passage's sentence, "it" would be read as that passage's subject.
-        return [*orphans, *parts]
+        return [*orphans, *parts], ""
 
     def _side_value(self, asked: Question, number: int, candidates: Sequence[_Candidate]
                     ) -> int | None:

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from veritype._cli import EngineConfigOption, ModelPathOption, StoreOption, drafting_with
+from veritype._cli import (
+    EngineConfigOption,
+    ModelPathOption,
+    ReaderModelOption,
+    StoreOption,
+    drafting_with,
+    reading_with,
+)
 from veritype._cli import fail as _fail
 from veritype.errors import ConfigurationError, VeritypeError
 from veritype.settings import ENV_PREFIX, env
@@ -47,6 +54,7 @@ def serve(
         bool, typer.Option("--demo", help="Ingest the bundled demo corpus into an empty store.")
     ] = False,
     model_path: ModelPathOption = None,
+    reader_model: ReaderModelOption = None,
     trace_ttl: Annotated[
         float | None,
         typer.Option("--trace-ttl", help="Delete traces older than this many seconds (default: "
@@ -105,6 +113,9 @@ def serve(
         engine_config = EngineConfig.load(config, **overrides)
         if model_path is not None:
             engine_config = drafting_with(engine_config, model_path)
+        if reader_model is not None:
+            # As with --model-path, each worker loads the reader once, at its first draft.
+            engine_config = reading_with(engine_config, reader_model)
     except VeritypeError as error:
         raise _fail(str(error)) from None
 
