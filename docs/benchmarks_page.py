@@ -365,11 +365,19 @@ def answer_corpora(page: Page) -> None:
     page.source("answer_corpora_evaluation_llm.json",
                 "python benchmarks/answer_corpora.py --half evaluation --generator local "
                 f"--generator-options '{{\"model_path\": \"{model}\"}}'", llm)
+    reader = page.load("answer_corpora_evaluation_reader.json")
+    halves["reader"] = reader["halves"]["evaluation"]
+    reader_model = Path(reader["config"]["generator_options"]["reader_model_path"]).name
+    page.source("answer_corpora_evaluation_reader.json",
+                "python benchmarks/answer_corpora.py --half evaluation --generator-options "
+                f"'{{\"reader_model_path\": \"{reader_model}\"}}'", reader)
     split = page.load("answer_corpora_evaluation.json")["split"]
     page.add(f"Corpora: calibration {', '.join(split['calibration'])}; "
              f"evaluation {', '.join(split['evaluation'])}. The third column drafts with the "
              f"local generator on {model} (the judge's model; `ask --model-path`) instead of "
-             "the extractive default; everything else is the same.", "")
+             "the extractive default; the fourth keeps the extractive drafter and has "
+             f"{reader_model} read its six best sentences, abstaining when it finds none that "
+             "states the answer (`ask --reader-model`); everything else is the same.", "")
     rows = [
         ["answerable: right when shown"] + [hits(h["answerable"]["right_when_shown"])
                                             for h in halves.values()],
@@ -396,7 +404,7 @@ def answer_corpora(page: Page) -> None:
     rows.append(["p50 / p90 `ask`"] + [f"{seconds(h['p50_ask_s'])} / {seconds(h['p90_ask_s'])}"
                                        for h in halves.values()])
     page.add(*table(["", "evaluation half", "calibration half",
-                      "evaluation half, LLM drafter"], rows))
+                      "evaluation half, LLM drafter", "evaluation half, LLM reader"], rows))
     page.plot("answer_corpora_labels", "Share of shown answers that are right, per confidence "
               "label and half, with Wilson intervals")
     ev = halves["evaluation"]
@@ -1570,7 +1578,7 @@ FILES: tuple[str, ...] = (
     "first_run.json", "ask.json", "eval_corpus-qa.json", "eval_corpus-qa-local.json",
     "ask_corpora.json", "ask_corpora_baseline.json", "answer_corpora_evaluation.json",
     "answer_corpora_calibration.json", "answer_corpora_evaluation_llm.json",
-    "answer_model_squad2.json", "rag_rows.json",
+    "answer_corpora_evaluation_reader.json", "answer_model_squad2.json", "rag_rows.json",
     "candidate_three_types/rag_rows.json",
     "rag_rows_judge.json",
     "check_halueval.json", "check_halueval_dialogue.json", "check_pool.json",
