@@ -359,18 +359,19 @@ def answer_corpora(page: Page) -> None:
         data = page.load(name)
         halves[half] = data["halves"][half]
         page.source(name, f"python benchmarks/answer_corpora.py --half {half}", data)
-    llm = page.load("answer_corpora_evaluation_llm.json")
-    halves["llm"] = llm["halves"]["evaluation"]
-    model = Path(llm["config"]["generator_options"]["model_path"]).name
-    page.source("answer_corpora_evaluation_llm.json",
-                "python benchmarks/answer_corpora.py --half evaluation --generator local "
-                f"--generator-options '{{\"model_path\": \"{model}\"}}'", llm)
-    reader = page.load("answer_corpora_evaluation_reader.json")
-    halves["reader"] = reader["halves"]["evaluation"]
-    reader_model = Path(reader["config"]["generator_options"]["reader_model_path"]).name
-    page.source("answer_corpora_evaluation_reader.json",
-                "python benchmarks/answer_corpora.py --half evaluation --generator-options "
-                f"'{{\"reader_model_path\": \"{reader_model}\"}}'", reader)
+
+    def with_model(key: str, option: str, arguments: str) -> str:
+        """Load the evaluation half run with a GGUF model as ``option``; the model's name."""
+        name = f"answer_corpora_evaluation_{key}.json"
+        data = page.load(name)
+        halves[key] = data["halves"]["evaluation"]
+        model = Path(data["config"]["generator_options"][option]).name
+        page.source(name, f"python benchmarks/answer_corpora.py --half evaluation {arguments}"
+                    f"--generator-options '{{\"{option}\": \"{model}\"}}'", data)
+        return model
+
+    model = with_model("llm", "model_path", "--generator local ")
+    reader_model = with_model("reader", "reader_model_path", "")
     split = page.load("answer_corpora_evaluation.json")["split"]
     page.add(f"Corpora: calibration {', '.join(split['calibration'])}; "
              f"evaluation {', '.join(split['evaluation'])}. The third column drafts with the "

@@ -71,13 +71,20 @@ ModelPathOption = Annotated[
 
 def drafting_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
     """``settings`` drafting with the GGUF model at ``model_path`` (the local generator)."""
-    if settings.generator != "local":
-        raise InputError(f"--model-path drafts with the local generator, but the generator is "
-                         f"{settings.generator!r}")
+    return _with_model(settings, model_path, "--model-path", "local", "model_path",
+                       "drafts with the local generator")
+
+
+def _with_model(settings: EngineConfig, model_path: Path, flag: str, generator: str,
+                option: str, role: str) -> EngineConfig:
+    """``settings`` with ``generator``'s ``option`` set to ``model_path``, an existing file;
+    ``flag`` and its ``role`` name the command-line option in the errors."""
+    if settings.generator != generator:
+        raise InputError(f"{flag} {role}, but the generator is {settings.generator!r}")
     if not model_path.is_file():
-        raise InputError(f"--model-path {model_path}: no such model file")
+        raise InputError(f"{flag} {model_path}: no such model file")
     return settings.model_copy(update={"generator_options": {
-        **settings.generator_options, "model_path": str(model_path)}})
+        **settings.generator_options, option: str(model_path)}})
 
 
 ReaderModelOption = Annotated[
@@ -91,13 +98,8 @@ ReaderModelOption = Annotated[
 def reading_with(settings: EngineConfig, model_path: Path) -> EngineConfig:
     """``settings`` with the extractive drafter's sentences read by the GGUF chat model at
     ``model_path``."""
-    if settings.generator != "extractive":
-        raise InputError(f"--reader-model reads the extractive drafter's sentences, but the "
-                         f"generator is {settings.generator!r}")
-    if not model_path.is_file():
-        raise InputError(f"--reader-model {model_path}: no such model file")
-    return settings.model_copy(update={"generator_options": {
-        **settings.generator_options, "reader_model_path": str(model_path)}})
+    return _with_model(settings, model_path, "--reader-model", "extractive",
+                       "reader_model_path", "reads the extractive drafter's sentences")
 
 
 def _flags_show_no_type() -> None:
