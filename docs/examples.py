@@ -47,8 +47,8 @@ NOT_RUN = {
     "benchmarks/vector_search_1m.py": "builds search indexes over a million vectors, hours",
 }
 # Blocks that need an extra beyond the core install: the test marker that says so.
-NEEDS = {"--generator local": "needs_llama", "--reader-model": "needs_llama",
-         "--tad": "needs_llama", "load_llama": "needs_llama", "--engine ray": "needs_ray"}
+NEEDS = {"--generator local": "needs_llama", "--tad": "needs_llama", "load_llama": "needs_llama",
+         "--engine ray": "needs_ray"}
 # Blocks that import a library the reader brings (the core lane has none of them).
 NEEDS_LIBRARY = {"import pandas": "pandas"}
 # The terminal width the blocks run at (the rich tables and the output blocks follow it).
