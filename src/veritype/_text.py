@@ -165,6 +165,8 @@ NEGATIONS = frozenset(
     isn't aren't wasn't weren't won't wouldn't shouldn't couldn't hasn't haven't hadn't
     without n't""".split()  # noqa: SIM905
 )
+# Words that are no content words: stopwords and negations.
+_NOT_CONTENT = STOPWORDS | NEGATIONS
 
 # A Markdown heading line ("## Kunsthall Varn"); group 1 is its text.
 HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*$")
@@ -231,7 +233,7 @@ def content_words(text: str) -> list[str]:
     words: list[str] = []
     for match in tokens(text):
         raw = match.group(0).lower().replace("\u2019", "'")
-        if raw in STOPWORDS or raw in NEGATIONS:
+        if raw in _NOT_CONTENT:
             continue
         words.append(normalise_word(raw))
     return words
@@ -240,7 +242,7 @@ def content_words(text: str) -> list[str]:
 def content_families(text: str) -> set[str]:
     """The word families (``word_family``) of the content words of ``text``."""
     return {word_family(match.group(0)) for match in tokens(text)
-            if match.group(0).lower().replace("\u2019", "'") not in STOPWORDS | NEGATIONS}
+            if match.group(0).lower().replace("\u2019", "'") not in _NOT_CONTENT}
 
 
 def has_negation(text: str) -> bool:

@@ -34,6 +34,7 @@ from veritype.answers.relevance import (
     name_word,
     names_any,
     question_subjects,
+    word_holder,
 )
 from veritype.answers.sides import COMPARATIVES, comparison_parts, sides_of, words_of_side
 from veritype.errors import InputError
@@ -210,15 +211,15 @@ class Question:
             # "... four weeks of partner leave" under "Maternity and partner leave" gives
             # the partner side's value: the sentence's own words outrank its heading's.
             return False
-        context = f"{sentence} {about}"
-        if names_any(context, [side]):
+        holds = word_holder(f"{sentence} {about}")
+        held = sum(map(holds, side))
+        if held == len(side):
             return True
         # A side of three words or more is named by all but one of them, when the text names
         # more of its words than of any other side's: "a long day trip" by "a day trip of
         # more than ten hours".
-        held = _held_words(side, context)
         return len(side) >= 3 and held >= len(side) - 1 and all(
-            _held_words(other, context) < held for other in self.sides if other != side)
+            sum(map(holds, other)) < held for other in self.sides if other != side)
 
     def unstated(self, sentence: str, about: str = "") -> list[str]:
         """The question's words, as written, that name what ``sentence`` (read with ``about``,
@@ -306,10 +307,11 @@ def analyse(question: str) -> Question:
     # "What country does Watling Street run through?" it is a relation, which the answer
     # ("a route in England") need not repeat.
     events = _events(words, lowered) if kind in _EVENT_KINDS else frozenset()
-    return Question(text, kind, frozenset(focus), subjects, sides,
-                    counts=lowered[:2] == ["how", "many"], events=events, side_texts=parts,
+    counts = lowered[:2] == ["how", "many"]
+    return Question(text, kind, frozenset(focus), subjects, sides, counts=counts,
+                    events=events, side_texts=parts,
                     money=kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON)
-                    and lowered[:2] != ["how", "many"] and bool(_MONEY_WORDS & set(lowered)))
+                    and not counts and bool(_MONEY_WORDS & set(lowered)))
 
 
 _EVENT_KINDS = frozenset({AnswerKind.DATE, AnswerKind.PLACE})
@@ -384,11 +386,6 @@ def _kind(lowered: list[str], sides: tuple[frozenset[str], ...], text: str) -> A
 def _matches(focus_word: str, word: str) -> bool:
     short, long = sorted((focus_word, word), key=len)
     return len(short) >= 3 and long.startswith(short) and long[len(short):] in _INFLECTIONS
-
-
-def _held_words(side: frozenset[str], text: str) -> int:
-    """How many of a side's words ``text`` names (``names_any`` word by word)."""
-    return sum(names_any(text, [frozenset([word])]) for word in side)
 
 
 def _covers_focus(focus: frozenset[str], sentence: str) -> bool:

@@ -113,16 +113,22 @@ def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
     """Whether ``text`` names one of ``subjects``: it holds each of that subject's words, in
     any inflection ("Access tokens" names "an access token"), a hyphenated word also by its
     parts ("full-pay" by "at full pay")."""
+    held = word_holder(text)
+    return any(all(held(word) for word in subject) for subject in subjects)
+
+
+def word_holder(text: str) -> Callable[[str], bool]:
+    """Whether ``text`` holds a word, as ``names_any`` reads each word of a subject."""
     written = [name_word(match.group(0)) for match in tokens(text)]
     words = {*written, *map(normalise_word, written), *map(word_family, written)}
 
-    def held(word: str) -> bool:
+    def one(word: str) -> bool:
         return word in words or normalise_word(word) in words or word_family(word) in words
 
-    return any(all(held(word) or ("-" in word and all(held(part) for part in word.split("-")
-                                                      if part))
-                   for word in subject)
-               for subject in subjects)
+    def held(word: str) -> bool:
+        return one(word) or ("-" in word and all(one(part) for part in word.split("-") if part))
+
+    return held
 
 
 _DEMONYM = re.compile(r"(?:ish|ese|ian|ean|can|french|german|dutch|greek|swiss|thai)$")

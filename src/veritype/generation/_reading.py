@@ -13,14 +13,9 @@ from typing import Unpack
 
 import numpy as np
 
-from veritype._llama import (
-    RuntimeOptions,
-    chat_template,
-    locate_model,
-    runtime_installed,
-    shared_model,
-)
-from veritype.errors import GenerationError, ModelError
+from veritype._llama import RuntimeOptions, chat_template
+from veritype.errors import GenerationError
+from veritype.generation.local import load_generation_model
 
 # Numbers from 1 to this are answers; 0 says that none of the sentences states the answer.
 MAX_SENTENCES = 9
@@ -34,14 +29,8 @@ class SentenceReader:
     whose answer is read from its first token, among the digits it may give."""
 
     def __init__(self, model_path: str | Path, **runtime: Unpack[RuntimeOptions]) -> None:
-        if not runtime_installed():
-            raise GenerationError('the sentence reader needs the llm extra: '
-                                  'pip install "veritype[llm]"')
-        try:
-            self.model_path = locate_model(model_path)
-            self._model = shared_model(self.model_path, **runtime)
-        except ModelError as error:
-            raise GenerationError(str(error)) from None
+        self.model_path, self._model = load_generation_model(model_path, "the sentence reader",
+                                                             **runtime)
         template = chat_template(self._model.llama)
         if template is None:
             raise GenerationError(f"the sentence reader needs a chat model: "

@@ -21,6 +21,7 @@ from veritype._cpus import default_threads
 from veritype._llama import (
     DEFAULT_MODEL_FILE,
     DEFAULT_MODEL_PACKAGE,
+    LoadedModel,
     RuntimeOptions,
     chat_template,
     default_model_path,
@@ -76,17 +77,9 @@ class LocalGenerator(StreamingGenerator):
         evidence_chars: int = DEFAULT_EVIDENCE_CHARS,
         **runtime: Unpack[RuntimeOptions],
     ) -> None:
-        if not runtime_installed():
-            raise GenerationError(
-                'the local generator needs the llm extra: pip install "veritype[llm]"'
-            )
         self.evidence_chars = evidence_chars
-        # A generator that cannot load its model failed to generate, as callers expect.
-        try:
-            self.model_path = locate_model(model_path)
-            self._model = shared_model(self.model_path, **runtime)
-        except ModelError as error:
-            raise GenerationError(str(error)) from None
+        self.model_path, self._model = load_generation_model(model_path, "the local generator",
+                                                             **runtime)
         self.model = self.model_path.name
         self._template = chat_template(self._model.llama)
 
@@ -150,6 +143,20 @@ class LocalGenerator(StreamingGenerator):
             tail = decoder.decode(b"", final=True)
             if tail:
                 yield tail, None, None
+
+
+def load_generation_model(model_path: str | Path | None, user: str,
+                          **runtime: Unpack[RuntimeOptions]) -> tuple[Path, LoadedModel]:
+    """The GGUF at ``model_path`` (the default model's when None) and the model loaded from
+    it once for the process. A part that cannot load its model failed to generate, as its
+    callers expect: a GenerationError that names ``user``."""
+    if not runtime_installed():
+        raise GenerationError(f'{user} needs the llm extra: pip install "veritype[llm]"')
+    try:
+        path = locate_model(model_path)
+        return path, shared_model(path, **runtime)
+    except ModelError as error:
+        raise GenerationError(str(error)) from None
 
 
 def _log_partition_and_entropy(logits: np.ndarray) -> tuple[float, float]:
