@@ -174,6 +174,14 @@ def test_there_is_no_subject_in_a_sentence_of_quantifiers() -> None:
     assert subject_of("Most of what stands today was built in the Ming dynasty.") is None
 
 
+@pytest.mark.parametrize(("sentence", "subject"), [
+    ("Varnholm Østerby Airport lies 18 km north of the city centre.", "Varnholm Østerby Airport"),
+    ("Émile Zola wrote novels.", "Émile Zola"),
+])
+def test_a_name_may_open_with_a_capital_of_any_latin_script(sentence: str, subject: str) -> None:
+    assert subject_of(sentence) == subject
+
+
 @pytest.mark.parametrize(("base", "written"), [
     ("die", {"die", "dies", "died", "dying"}),
     ("fall", {"fall", "falls", "fell", "fallen", "falling"}),

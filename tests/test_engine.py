@@ -302,6 +302,12 @@ def test_with_referent_reaches_back_to_the_sentence_or_heading_that_names_it() -
     assert with_referent(chunk_at("It crosses"), text).text.startswith("# Akashi Kaikyo")
     unchanged = chunk_at("The bridge opened")
     assert with_referent(unchanged, text) is unchanged
+    # A description of another thing than the one named before is what "it" stands for.
+    guide = ("## By air\n\nThe airport lies 18 km north. The cheaper option is airport bus 30, "
+             "which stops at the Harbour. It runs every 20 minutes.")
+    start = guide.index("It runs")
+    bus = with_referent(Chunk("c", "d", start, len(guide), guide[start:]), guide)
+    assert bus.text.startswith("The cheaper option is airport bus 30")
     far = "The Seine flows through Paris. " + " ".join(["It is long."] * 4)
     last = far.rindex("It is long.")
     tail = Chunk("c", "d", last, len(far), far[last:])

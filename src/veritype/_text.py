@@ -140,6 +140,8 @@ def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
+# A capital letter of the Latin scripts ("Østerby", "Ångström", "Émile"), for patterns of names.
+UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de"
 # Letters of any script ("Holmø", "café"), digits, and the marks inside a word.
 _TOKEN = re.compile(r"[^\W_]+(?:[.,'\u2019-][^\W_]+)*")
 

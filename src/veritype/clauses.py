@@ -15,6 +15,7 @@ from veritype._text import (
     HEADING,
     NEGATIONS,
     STOPWORDS,
+    UPPER,
     content_words,
     normalise_word,
 )
@@ -160,8 +161,8 @@ def as_sentence(text: str) -> str:
 # A name: capitalised words, perhaps joined by "of"/"the" ("The River Thames", "Bank of
 # England", "Apollo 11", "Leonardo da Vinci").
 _NAME = re.compile(
-    r"(?:The\s+)?[A-Z][\w'\u2019.&-]*"
-    r"(?:\s+(?:(?:of|de|da|di|del|du|la|le|von|van|der|the|and|&)\s+)*[A-Z0-9][\w'\u2019.&-]*)*"
+    rf"(?:The\s+)?[{UPPER}][\w'\u2019.&-]*"
+    rf"(?:\s+(?:(?:of|de|da|di|del|du|la|le|von|van|der|the|and|&)\s+)*[{UPPER}0-9][\w'\u2019.&-]*)*"
 )
 # Capitalised words that open a sentence without naming anything: quantifiers ("Most of what
 # stands today ..."), adverbs and conjunctions. Stopwords and negations are never names either.
@@ -206,6 +207,18 @@ def names_its_subject(sentence: str) -> bool:
     return (ANAPHORIC_LEAD.match(sentence) is None
             and DEFINITE_DESCRIPTION.match(sentence) is None
             and subject_of(sentence) is not None)
+
+
+def describes_another(sentence: str, referent: str | None) -> bool:
+    """Whether ``sentence`` opens with a description ("The lighthouse ...") whose noun the
+    ``referent`` so far (a heading or the sentence that named the subject) does not hold:
+    it speaks of another thing than the one named before, and a later "it" leads back to
+    it ("The quickest way into town is the Airport Express train. It leaves ...")."""
+    subject = subject_of(sentence) if DEFINITE_DESCRIPTION.match(sentence) else None
+    if subject is None:
+        return False
+    head = subject.split(" of ")[0].split()[-1].lower()
+    return head not in {word.lower() for word in (referent or "").split()}
 
 
 def subject_of(text: str) -> str | None:

@@ -51,3 +51,62 @@ def test_a_side_with_no_sum_stated_abstains(handbook: Engine) -> None:
     answer = handbook.ask("Which costs more, conference tickets or client gifts?")
     assert answer.abstained, answer.answer
     assert "each side" in (answer.abstention_reason or "")
+
+
+# A side's value in a sentence that names the side with its heading, or in a clause that reads
+# as comparative ("older events ...").
+GUIDE = {
+    "expenses.md": """# Travel and expenses
+
+## General rules
+
+Claims are made in PeopleDesk with a photo of each receipt, and must be submitted within 60 days
+of the expense.
+
+## Company cards
+
+Company cards are issued to staff who travel often. They must upload receipts for every
+payment within 30 days, and the card is suspended if they do not.
+""",
+    "events.md": """# Events
+
+## Filtering
+
+The events endpoint only returns events from the last 30 days; older events are available in
+the monthly exports in the dashboard.
+""",
+    "labels.md": """# Labels
+
+## Label formats
+
+Label files remain downloadable for 90 days after creation.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def guide(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    folder = tmp_path_factory.mktemp("guide")
+    (folder / "docs").mkdir()
+    for name, text in GUIDE.items():
+        (folder / "docs" / name).write_text(text)
+    with Engine(EngineConfig(store=f"sqlite:///{folder / 'guide.sqlite'}")) as engine:
+        engine.ingest([folder / "docs"])
+        yield engine
+
+
+@pytest.mark.slow
+def test_a_pronoun_led_clause_under_the_sides_heading_gives_its_value(guide: Engine) -> None:
+    # "They must upload receipts ..." names two of "uploading company card receipts" and its
+    # heading the third: it is on the question, not off it.
+    answer = guide.ask("Which deadline is shorter, submitting an expense claim or uploading "
+                       "company card receipts?")
+    assert not answer.abstained, answer.abstention_reason
+    assert "60 days" in answer.answer and "30 days" in answer.answer
+
+
+@pytest.mark.slow
+def test_a_sides_value_in_a_comparative_sentence_is_shown(guide: Engine) -> None:
+    answer = guide.ask("Which are kept longer, label files or events on the events endpoint?")
+    assert not answer.abstained, answer.abstention_reason
+    assert "90 days" in answer.answer and "30 days" in answer.answer

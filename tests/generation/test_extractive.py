@@ -135,3 +135,24 @@ def test_a_sides_value_is_kept_though_it_shares_the_other_sides_words() -> None:
     draft = ExtractiveGenerator().generate(
         "Which costs more for an adult, the fjord cruise or a return ticket to Holmø?", chunks)
     assert "520 kroner" in draft.text and "180 kroner" in draft.text
+
+
+def test_a_comparisons_side_may_be_named_by_its_documents_title() -> None:
+    # "We followed 812 first-year students ..." under "Methods" is the sleep study's only by
+    # its document's title; without titles a sentence sharing more words takes its place.
+    sleep = Document.from_text(
+        "## Methods\n\nStudents in the comparison group kept a diary. We followed 812 "
+        "first-year students for six weeks during the autumn term.",
+        title="A study of sleep and exam results in first-year students", source="sleep.md")
+    reading = Document.from_text(
+        "## Methods\n\nPupils in programme schools read with trained older pupils over 20 "
+        "weeks. The paired reading programme ran in more primary schools than the study had "
+        "planned.", title="A paired reading programme in primary schools", source="reading.md")
+    chunks = [*chunk_document(sleep), *chunk_document(reading)]
+    titles = {document.doc_id: document.title for document in (sleep, reading)}
+    question = "Which ran for more weeks, the paired reading programme or the student sleep study?"
+    untitled = ExtractiveGenerator(max_sentences=2).generate(question, chunks).text
+    titled = ExtractiveGenerator(max_sentences=2,
+                                 document_title=titles.__getitem__).generate(question, chunks).text
+    assert "six weeks" not in untitled
+    assert "20 weeks" in titled and "six weeks" in titled

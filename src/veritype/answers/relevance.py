@@ -34,6 +34,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from veritype._text import (
     ANAPHORIC_LEAD,
     STOPWORDS,
+    UPPER,
     content_families,
     normalise_word,
     tokens,
@@ -69,7 +70,7 @@ KIND_WORDS = frozenset(
     company corporation inc ltd group bank church cathedral tower castle palace park street
     road station airport hospital museum war battle river's""".split()  # noqa: SIM905
 )
-_NAME = re.compile(r"[A-Z][\w'\u2019.-]*")
+_NAME = re.compile(rf"[{UPPER}][\w'\u2019.-]*")
 
 
 def question_subjects(question: str, *, from_first_word: bool = False
@@ -117,6 +118,22 @@ def names_any(text: str, subjects: Sequence[frozenset[str]]) -> bool:
     return any(all(held(word) for word in subject) for subject in subjects)
 
 
+def names_side(text: str, side: frozenset[str], sides: Sequence[frozenset[str]]) -> bool:
+    """Whether ``text`` names ``side``, one of a comparison's ``sides``: it holds each of the
+    side's words (as :func:`names_any` reads them), or, for a side of three words or more, all
+    but one when it holds more of that side's words than of any other side's ("a long day
+    trip" by "a day trip of more than ten hours")."""
+    holds = word_holder(text)
+    held = sum(map(holds, side))
+    return held == len(side) or (len(side) >= 3 and held >= len(side) - 1 and all(
+        sum(map(holds, other)) < held for other in sides if other != side))
+
+
+def names_a_side(text: str, sides: Sequence[frozenset[str]]) -> bool:
+    """Whether ``text`` names one of a comparison's ``sides`` (:func:`names_side`)."""
+    return any(names_side(text, side, sides) for side in sides)
+
+
 def word_holder(text: str) -> Callable[[str], bool]:
     """Whether ``text`` holds a word, as ``names_any`` reads each word of a subject."""
     written = [name_word(match.group(0)) for match in tokens(text)]
@@ -149,24 +166,34 @@ def _bridges(name: frozenset[str], asked: Sequence[frozenset[str]]) -> bool:
     return not (len(name) == 1 and is_demonym(next(iter(name))))
 
 
-def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
+# Whether a text names one of the subjects: a name by all its words (``names_any``), a
+# comparison's side as the question reads it (``names_a_side``).
+Naming = Callable[[str, Sequence[frozenset[str]]], bool]
+
+
+def _about_subject(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack,
+                   naming: Naming = names_any) -> bool:
     if node.claim.written:
         # A resolved claim must be cited to a passage about the subject: the draft may have
         # put another river's "It is 1,230 km long." after a Thames sentence.
-        return _cited_about(node, subjects, evidence)
-    return names_any(node.claim.text, subjects) or _cited_about(node, subjects, evidence)
+        return _cited_about(node, subjects, evidence, naming)
+    # The claim's own words count with its passage's: "They must upload receipts ..." under
+    # "Company cards" names "uploading company card receipts".
+    return naming(node.claim.text, subjects) or _cited_about(
+        node, subjects, evidence, naming, node.claim.text)
 
 
-def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack) -> bool:
+def _cited_about(node: Node, subjects: list[frozenset[str]], evidence: EvidencePack,
+                 naming: Naming = names_any, own_words: str = "") -> bool:
     for span in node.evidence:
         if not evidence.has_chunk(span.chunk_id):
             continue
         chunk = evidence.chunk(span.chunk_id)
         # The section's heading says what its passage is about too: "Its 212 steps ..." under
         # "## Holmø" is about Holmø, whatever the sentences between name.
-        context = " ".join([evidence.title(span.doc_id), evidence.heading(span),
+        context = " ".join([own_words, evidence.title(span.doc_id), evidence.heading(span),
                             *_about(chunk, span)])
-        if names_any(context, subjects):
+        if naming(context, subjects):
             return True
     return False
 
@@ -230,15 +257,16 @@ def off_question_claims(
         # cost per person may not exceed £75." under "Client entertainment" gives one side's
         # value of "Which limit per person is bigger, client entertainment or gifts?".
         direct |= {node.claim.claim_id for node in graph
-                   if _cited_about(node, list(subjects), evidence)}
+                   if _cited_about(node, list(subjects), evidence, names_a_side)}
     on_question = set(direct)
     for claim_id in direct:
         on_question.update(graph.ancestors(claim_id))
         on_question.update(graph.descendants(claim_id))
     asked_about = list(subjects) if subjects is not None else question_subjects(question)
+    naming = names_a_side if subjects is not None else names_any
     if evidence is not None and asked_about:
         about = {claim_id for claim_id in on_question
-                 if _about_subject(graph.node(claim_id), asked_about, evidence)}
+                 if _about_subject(graph.node(claim_id), asked_about, evidence, naming)}
         # A two-hop question reaches its answer through a thing a claim about its subject
         # names: "The Guelphic Legion was maintained at the expense of George V" puts "George
         # V's reign was ended by the Unification of Germany" on a question about the Legion.

@@ -225,11 +225,11 @@ def render(
         spans = narrowest_spans(sorted({span for span in node.evidence if evidence.resolves(span)}))
         problem = class_support_problem(node.claim, [evidence.quote(span) for span in spans])
         if (problem is not None and node.claim.claim_class is ClaimClass.COMPARATIVE
-                and question is not None and selection.answers(node)):
+                and question is not None and selection.gives_a_value(node, evidence)):
             # "Batteries are covered for 2 years or 500 cycles, whichever comes first" reads
-            # as comparative but answers a plain question, and "Its central span is 1,991
-            # metres long, one of the longest in the world" gives one side's value: the
-            # comparative rule is for claims that compare, not for values that answer.
+            # as comparative but answers a plain question, and "The events endpoint only
+            # returns events from the last 30 days; older events ..." gives one side's value:
+            # the comparative rule is for claims that compare, not for values that answer.
             problem = None
         if problem is not None:
             limitations[claim_id] = (

@@ -46,6 +46,14 @@ class AnswerSelection:
                              self.scores.get(node.claim.claim_id), self.calibration
                              ) or self.read_as_answer(node.claim.claim_id)
 
+    def gives_a_value(self, node: Node, evidence: EvidencePack) -> bool:
+        """Whether the claim answers the question or, for a comparison, gives a side's
+        value."""
+        if self.question is None or not self.question.comparative:
+            return self.answers(node)
+        return any(self._answers_side(index, node, evidence)
+                   for index in range(len(self.question.sides)))
+
     def read_as_answer(self, claim_id: str) -> bool:
         """Whether the reader's P of a claim answers by itself
         (:meth:`~veritype.answers.reader.RightCalibration.reads_as_answer`)."""
@@ -76,12 +84,9 @@ class AnswerSelection:
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
-        about = {node.claim.claim_id: _about(node, evidence) for node in shown}
         for index, side in enumerate(question.sides):
-            found = {
-                node.claim.claim_id for node in shown
-                if self._answers_side(index, node, about[node.claim.claim_id])
-            }
+            found = {node.claim.claim_id for node in shown
+                     if self._answers_side(index, node, evidence)}
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
@@ -99,21 +104,22 @@ class AnswerSelection:
             self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
         return sibling is not None
 
-    def _answers_side(self, index: int, node: Node, about: str) -> bool:
-        """Whether a claim gives the value of side ``index``: by the rules, read with
-        ``about`` (the titles and headings of its passages), or by the answer model when it
-        names the side, reading the whole question or the side's own
+    def _answers_side(self, index: int, node: Node, evidence: EvidencePack) -> bool:
+        """Whether a claim gives the value of side ``index``: by the rules, read with the
+        headings and titles of its passages, or by the answer model when it names the side,
+        reading the whole question or the side's own
         (:meth:`~veritype.answers.question.Question.side_question`)."""
         question = self.question
         assert question is not None
         text, claim_id = node.claim.text, node.claim.claim_id
+        about, title = _headings(node, evidence), _titles(node, evidence)
         side = question.sides[index]
         scores = [self.scores.get(claim_id)]
         if index < len(self.side_scores):
             scores.append(self.side_scores[index].get(claim_id))
         best = max((score for score in scores if score is not None), default=None)
-        return question.side_answered(side, text, about) or (
-            question.names_side(side, text, about)
+        return question.side_answered(side, text, about, title) or (
+            question.names_side(side, text, about, title)
             and model_answers(question, text, best, self.calibration))
 
     def right(self, answer_ids: set[str]) -> float | None:
@@ -168,3 +174,15 @@ def _about(node: Node, evidence: EvidencePack) -> str:
     return " ".join(dict.fromkeys(
         [evidence.title(span.doc_id) for span in spans]
         + [evidence.heading(span) for span in spans]))
+
+
+def _titles(node: Node, evidence: EvidencePack) -> str:
+    """The titles of the documents a claim is cited to."""
+    return " ".join(dict.fromkeys(evidence.title(span.doc_id) for span in node.evidence
+                                  if evidence.resolves(span)))
+
+
+def _headings(node: Node, evidence: EvidencePack) -> str:
+    """The headings of the sections a claim's cited spans stand in."""
+    return " ".join(dict.fromkeys(evidence.heading(span) for span in node.evidence
+                                  if evidence.resolves(span)))

@@ -171,6 +171,7 @@ class Engine(Closing):
             options = dict(self.config.generator_options)
             if self.config.generator == "extractive":
                 options.setdefault("answer_scorer", self.answer_scorer())
+                options.setdefault("document_title", self._document_title)
             try:
                 self._generator = create_generator(self.config.generator, **options)
             except (KeyError, GenerationError, TypeError) as error:
@@ -178,6 +179,10 @@ class Engine(Closing):
                     f"generator {self.config.generator!r}: {error}"
                 ) from None
         return self._generator
+
+    def _document_title(self, doc_id: str) -> str:
+        record = self.corpus.store.document(doc_id)
+        return record.document.title if record is not None else ""
 
     # --- corpus -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from veritype._text import ANAPHORIC_LEAD, content_words, sentence_spans
 from veritype.answer import Reference
 from veritype.answers.question import Question
 from veritype.answers.reader import Candidate
-from veritype.clauses import heading_text, names_its_subject
+from veritype.clauses import describes_another, heading_text, names_its_subject
 from veritype.engine._inputs import passes_filters
 from veritype.evidence import Chunk, Document, EvidencePack
 from veritype.graph import BeliefGraph, Node
@@ -139,11 +139,18 @@ def with_referent(chunk: Chunk, text: str) -> Chunk:
     spans = sentence_spans(before)
     # The first span may begin mid-sentence unless the window reaches the document's start.
     usable = spans if low == 0 else spans[1:]
-    for start, end in reversed(usable[-_REFERENT_SENTENCES:]):
+    # Read forwards as the drafter reads a passage: the last sentence that names a subject,
+    # or describes another thing than the one named before, is what "it" stands for.
+    found: int | None = None
+    referent: str | None = None
+    for start, end in usable[-_REFERENT_SENTENCES:]:
         sentence = before[start:end]
-        if heading_text(sentence) is not None or names_its_subject(sentence):
-            return replace(chunk, start=low + start, text=text[low + start:chunk.end])
-    return chunk
+        if (heading_text(sentence) is not None or names_its_subject(sentence)
+                or describes_another(sentence, referent)):
+            found, referent = start, sentence
+    if found is None:
+        return chunk
+    return replace(chunk, start=low + found, text=text[low + found:chunk.end])
 
 
 def _opens_with_pronoun(chunk: Chunk) -> bool:

@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Unpack
 
 from veritype._llama import RuntimeOptions
-from veritype._text import ANAPHORIC_LEAD, DEFINITE_DESCRIPTION, content_words, tokens
+from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
 from veritype.answers.relevance import names_any
 from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, may_answer, model_answers
-from veritype.clauses import heading_text, names_its_subject, subject_of
+from veritype.clauses import describes_another, heading_text, names_its_subject
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
@@ -61,6 +61,7 @@ class ExtractiveGenerator(BaseGenerator):
 
     def __init__(self, max_sentences: int = 3, answer_scorer: AnswerScorer | None = None,
                  reader_model_path: str | Path | None = None, reader_sentences: int = 6,
+                 document_title: Callable[[str], str] | None = None,
                  **runtime: Unpack[RuntimeOptions]) -> None:
         if max_sentences < 1:
             raise ConfigurationError(f"max_sentences must be at least 1, got {max_sentences}")
@@ -70,6 +71,9 @@ class ExtractiveGenerator(BaseGenerator):
         self.max_sentences = max_sentences
         self.answer_scorer = answer_scorer
         self.reader_sentences = reader_sentences
+        # A document's title by its id (the engine's store): a comparison's side may be named
+        # only by the title of the passage that gives its value ("Methods" of which study).
+        self.document_title = document_title
         self.reader = (SentenceReader(reader_model_path, **runtime)
                        if reader_model_path is not None else None)
 
@@ -92,7 +96,9 @@ class ExtractiveGenerator(BaseGenerator):
         """The sentences of the draft, and why there are none when the reader found none
         that states the answer."""
         asked = analyse(question)
-        candidates = candidate_sentences(evidence, asked)
+        titles = ({chunk.doc_id: self.document_title(chunk.doc_id) for chunk in evidence}
+                  if self.document_title is not None and asked.comparative else {})
+        candidates = candidate_sentences(evidence, asked, titles)
         if not candidates:
             return [], ""
         if self.answer_scorer is not None:
@@ -122,7 +128,7 @@ class ExtractiveGenerator(BaseGenerator):
             # Each side's best value leads: a comparison answered for one side is no answer.
             for number, side in enumerate(asked.sides):
                 first = next((index for index, candidate in ordered if asked.side_answered(
-                    side, candidate.sentence, candidate.context)), None)
+                    side, candidate.sentence, candidate.context, candidate.title)), None)
                 if first is None and self.answer_scorer is not None:
                     first = self._side_value(asked, number, candidates)
                 if first is not None and first not in firsts:
@@ -182,7 +188,8 @@ class ExtractiveGenerator(BaseGenerator):
         calibration = self.answer_scorer.calibration
         side = asked.sides[number]
         naming = [index for index, candidate in enumerate(candidates)
-                  if asked.names_side(side, candidate.sentence, candidate.context)
+                  if asked.names_side(side, candidate.sentence, candidate.context,
+                                      candidate.title)
                   and may_answer(asked, candidate.sentence, calibration)]
         scores = dict(zip(naming, self.answer_scorer.score_batch(
             asked.side_question(number), [candidates[index].sentence for index in naming]),
@@ -209,6 +216,7 @@ class _Candidate:
     referent: str | None  # the sentence "it" leads back to, quoted before it
     leads_back: bool  # it opens with a pronoun ("It is 1,006 kilometres long.")
     about: str  # the heading of its passage
+    title: str = ""  # the title of its document, where the drafter was given titles
 
     @property
     def context(self) -> str:
@@ -222,14 +230,18 @@ class _Candidate:
         return Candidate(self.sentence, self.context)
 
 
-def candidate_sentences(evidence: Sequence[Chunk], asked: Question) -> list[_Candidate]:
+def candidate_sentences(evidence: Sequence[Chunk], asked: Question,
+                        titles: dict[str, str] | None = None) -> list[_Candidate]:
     """Every sentence of the evidence that may answer, in order, each scored by the rules:
-    the share of the question's content words it holds plus one when it answers."""
+    the share of the question's content words it holds plus one when it answers; ``titles``
+    (document id → title) name what a comparison's sentences are about."""
+    titles = titles or {}
     wanted = set(content_words(asked.text))
     candidates: list[_Candidate] = []
     for rank, chunk in enumerate(evidence):
         referent: str | None = None
         about = ""
+        title = titles.get(chunk.doc_id, "")
         for span in chunk.sentences():
             sentence = " ".join(chunk.slice(span.start, span.end).split())
             heading = heading_text(sentence)
@@ -243,34 +255,25 @@ def candidate_sentences(evidence: Sequence[Chunk], asked: Question) -> list[_Can
             if words and not _AIM.match(sentence):
                 share = len(wanted & words) / len(wanted) if wanted else 0.0
                 # A sentence that answers outranks any that merely shares words.
-                answered = _answer_score(asked, sentence, about or referent or "")
+                answered = _answer_score(asked, sentence, about or referent or "", title)
                 candidates.append(_Candidate(share + answered, rank, sentence, words,
                                              referent if leads_back else None, leads_back,
-                                             about))
+                                             about, title))
             # "The bridge opened in 1998." names no bridge: "Its span ..." after it comes
             # with the sentence that names the bridge. "The lighthouse is open in summer."
             # under "## Holmø" describes a new subject: "Its 212 steps" are the lighthouse's.
-            if names_its_subject(sentence) or _describes_another(sentence, referent):
+            if names_its_subject(sentence) or describes_another(sentence, referent):
                 referent = sentence
     return candidates
 
 
-def _describes_another(sentence: str, referent: str | None) -> bool:
-    """Whether ``sentence`` opens with a description ("The lighthouse ...") whose noun the
-    ``referent`` so far (a heading or the sentence that named the subject) does not hold:
-    it speaks of another thing than the one named before."""
-    subject = subject_of(sentence) if DEFINITE_DESCRIPTION.match(sentence) else None
-    if subject is None:
-        return False
-    head = subject.split(" of ")[0].split()[-1].lower()
-    return head not in {word.lower() for word in (referent or "").split()}
-
-
-def _answer_score(question: Question, sentence: str, about: str) -> int:
+def _answer_score(question: Question, sentence: str, about: str, title: str = "") -> int:
     """How many sides of the question the sentence answers (one for a plain question),
-    read with ``about``, the heading of its passage, for the thing it is about."""
+    read with ``about``, the heading of its passage, for the thing it is about (and, for a
+    comparison, its document's ``title``)."""
     if question.comparative:
-        return sum(question.side_answered(side, sentence, about) for side in question.sides)
+        return sum(question.side_answered(side, sentence, about, title)
+                   for side in question.sides)
     context = f"{sentence} {about}"
     on_subject = not question.subjects or names_any(context, question.subjects)
     return int(on_subject and question.answers(sentence))
