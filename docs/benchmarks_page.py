@@ -1066,6 +1066,12 @@ def default_aggregator(page: Page) -> None:
              f"{chosen['ask'][0]}–{chosen['ask'][1]}; decisive rules: "
              + ", ".join(f"`{r['view']}` from {r['floor']}" for r in chosen["decisive"]) + ".",
              "")
+    shipped = json.loads((ROOT / "src" / "veritype" / "models" / "aggregator" /
+                          "aggregator.json").read_text(encoding="utf-8"))["thresholds"]
+    if shipped != [chosen["tau"], chosen["tau_low"]]:
+        page.add(f"Shipped: τ {shipped[0]}, τ' {shipped[1]} (the model card says why; τ' is "
+                 "the lower end of the judge's ask band, the highest P(supported) at which "
+                 "Unsupported is 95% precise in every fitting source).", "")
     per = data["data"]["per_source"]
     sources = list(per)
     loo = data["leave_one_source_out"]

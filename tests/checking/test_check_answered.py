@@ -55,9 +55,10 @@ def _row(result: CheckResult, index: int) -> RowResult:
 
 
 # With exact int8 sums (VNNI) the shipped nli model finds the question-and-answer claim
-# "Where does Voltra assemble its bikes? Utrecht" entailed at 0.83 and "How much does the
-# Voltra Sport cost? 3,499 euros" at 0.89, so the answers view is never asked: the thresholds
-# were fitted on scores of CPUs without VNNI. Known misses there, kept as strict failures.
+# "Where does Voltra assemble its bikes? Utrecht" entailed at 0.83, Verified above τ, so the
+# answers view is never asked: the thresholds were fitted on scores of CPUs without VNNI. A
+# known miss there, kept as a strict failure. ("How much does the Voltra Sport cost? 3,499
+# euros", entailed at 0.89, is Uncertain there, and the answers view then contradicts it.)
 ON_VNNI = pytest.mark.xfail(int8_kernels() == "vnni", strict=True, reason=(
     "the nli model entails the wrong answer on CPUs with VNNI; its thresholds were fitted "
     "without"))
@@ -71,7 +72,6 @@ def test_a_bare_answer_is_faithful_only_when_right(checked: CheckResult, index: 
     assert (row.verdict is RowVerdict.FAITHFUL) is right, (question, answer, row.claims)
 
 
-@ON_VNNI
 def test_an_answer_given_otherwise_is_unsupported_and_cites_the_contexts_answer(
         checked: CheckResult) -> None:
     (claim,) = _row(checked, 3).claims  # the Trek's price for the Sport's

@@ -55,8 +55,7 @@ def test_the_default_types_the_contract_per_category() -> None:
     print({name: round(v["share"], 3) for name, v in report["per_category"].items()})
     for category, floor in FLOORS.items():
         assert report["per_category"][category]["share"] >= floor, category
-    # Both answers are reachable, and each is the most frequent where it should be. The
-    # default puts τ' just below τ, so Uncertain is rare by design (none here).
+    # Both answers are reachable, and each is the most frequent where it should be.
     typed = report["types_by_category"]
     assert {kind for counts in typed.values() for kind in counts} >= {
         EvidenceType.VERIFIED.value, EvidenceType.UNSUPPORTED.value}
