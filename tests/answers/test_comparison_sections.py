@@ -6,6 +6,7 @@ answer abstain."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -28,14 +29,19 @@ Conference tickets are booked by the events team.
 """
 
 
-@pytest.fixture(scope="module")
-def handbook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    folder = tmp_path_factory.mktemp("handbook")
+def _engine_over(folder: Path, documents: dict[str, str]) -> Iterator[Engine]:
+    """An engine over a store of ``documents`` (file name → text) ingested from ``folder``."""
     (folder / "docs").mkdir()
-    (folder / "docs" / "expenses.md").write_text(HANDBOOK)
-    with Engine(EngineConfig(store=f"sqlite:///{folder / 'handbook.sqlite'}")) as engine:
+    for name, text in documents.items():
+        (folder / "docs" / name).write_text(text)
+    with Engine(EngineConfig(store=f"sqlite:///{folder / 'store.sqlite'}")) as engine:
         engine.ingest([folder / "docs"])
         yield engine
+
+
+@pytest.fixture(scope="module")
+def handbook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    yield from _engine_over(tmp_path_factory.mktemp("handbook"), {"expenses.md": HANDBOOK})
 
 
 @pytest.mark.slow
@@ -86,13 +92,7 @@ Label files remain downloadable for 90 days after creation.
 
 @pytest.fixture(scope="module")
 def guide(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    folder = tmp_path_factory.mktemp("guide")
-    (folder / "docs").mkdir()
-    for name, text in GUIDE.items():
-        (folder / "docs" / name).write_text(text)
-    with Engine(EngineConfig(store=f"sqlite:///{folder / 'guide.sqlite'}")) as engine:
-        engine.ingest([folder / "docs"])
-        yield engine
+    yield from _engine_over(tmp_path_factory.mktemp("guide"), GUIDE)
 
 
 @pytest.mark.slow

@@ -444,6 +444,19 @@ def test_a_claim_in_lower_case_is_read_as_the_sentence_it_would_open(
     assert (lowered.verdict, lowered.detail) == (written.verdict, written.detail)
 
 
+def test_a_name_in_other_capitals_is_the_evidences_name(view: NumericConsistencyView) -> None:
+    festival = EvidencePack.from_texts([
+        "The Harlow Summer Festival drew 14,500 visitors this year. Organisers say the event "
+        "raised 62,000 pounds for local charities."])
+    written = check(view, "The Harlow Summer Festival raised 26,000 pounds for local charities.",
+                    festival)
+    lowered = check(view, "the harlow summer festival raised 26,000 pounds for local charities.",
+                    festival)
+    assert written.verdict is Verdict.CONTRADICTED and written.contradiction >= 0.7
+    assert (lowered.verdict, lowered.contradiction, lowered.detail) == (
+        written.verdict, written.contradiction, written.detail)
+
+
 def test_a_name_given_another_role_contradicts(view: NumericConsistencyView) -> None:
     museum = EvidencePack.from_texts([
         "Its collection of maps was donated by the shipping family Verhoeven in 1962, and the "

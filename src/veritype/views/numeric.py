@@ -10,6 +10,8 @@ another subject ("William Caxton set up ..." for "Johannes Gutenberg set up ..."
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from veritype._text import content_words, sentence_spans, unhedged
@@ -61,8 +63,11 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         return evidence_sentences(evidence)
 
     def _check(self, claim: Claim, sentences: list[EvidenceSentence]) -> ViewResult:
-        # Read as a sentence: "aluminium melts at ..." names aluminium as "Aluminium ..." does.
-        claim = replace(claim, text=claim.text[:1].upper() + claim.text[1:])
+        # Read as a sentence: "aluminium melts at ..." names aluminium as "Aluminium ..." does,
+        # and a name as the evidence writes it: "the harlow summer festival" is the Harlow
+        # Summer Festival of the evidence, whatever the claim's capitals.
+        text = _names_as_written(claim.text, sentences)
+        claim = replace(claim, text=text[:1].upper() + text[1:])
         claim_values = extract_values(claim.text)
         if not claim_values:
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
@@ -218,6 +223,20 @@ def _of_another_event(claim: Claim, claim_values: list[Value], where: list[list[
                 if other is not None:
                     return value, other, index
     return None
+
+
+def _names_as_written(text: str, sentences: Sequence[EvidenceSentence]) -> str:
+    """``text`` with each name of the evidence that it writes in other capitals (a run of
+    its words, matched without case) written as the evidence writes it."""
+    names = {value.text for sentence in sentences for value in sentence.values.values
+             if value.kind is ValueKind.ENTITY and any(char.isupper() for char in value.text)}
+    lowered = text.lower()
+    for name in sorted(names, key=len, reverse=True):
+        if name in text or name.lower() not in lowered:
+            continue
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+        text = pattern.sub(name, text)
+    return text
 
 
 def _claim_words(claim: Claim, claim_values: list[Value]) -> frozenset[str]:
