@@ -1171,7 +1171,8 @@ def type_contract(page: Page) -> None:
                "claims Unsupported. `benchmarks/data/attribution_swaps.jsonl` adds claims that "
                "give a name of the passage another's role, and rewordings that keep the roles. "
                "Single views are read by their own verdict (entailed is Verified).")
-    page.source("type_contract.json", "python benchmarks/type_contract.py", data)
+    page.source("type_contract.json", "python benchmarks/type_contract.py"
+                + (" --judge" if data.get("with_judge") else ""), data)
     default = data["default"]
     categories = list(default["per_category"])
     typed = [("default (" + ", ".join(f"`{v}`" for v in data["views"]) + ")", default)]
