@@ -170,6 +170,12 @@ def test_a_costly_view_is_asked_only_inside_the_ask_band() -> None:
     assert aggregator.unsettled([nli(0.9, 0.3)])
     assert not aggregator.unsettled([nli(0.999, 0.0)])
     assert not aggregator.unsettled([nli(0.001, 0.99)])  # contradicted: decided
+    # A claim no view cites is held at τ' (here the band's low end) but asked by its P
+    # before the hold: the costly view may find the span to cite.
+    held = model(thresholds=(0.8, 0.1), ask=(0.1, 0.95))
+    unstated = [ViewResult("nli", Verdict.UNKNOWN, 0.02, 0.0)]
+    assert held.aggregate(unstated).score == 0.1 < held.probabilities([unstated])[0][0] < 0.95
+    assert held.unsettled(unstated)
     # Without a band, only the Uncertain claims are asked.
     assert not model().unsettled([nli(0.9, 0.3)])
     assert CalibratedAggregator.from_json(aggregator.to_json()).ask == (0.1, 0.95)

@@ -292,12 +292,13 @@ class CalibratedAggregator:
     def unsettled(self, results: Sequence[ViewResult]) -> bool:
         """Whether a costly view should be asked about this claim: no contradiction decided
         it and its P(supported) lies strictly inside the ask band (without one, whether it
-        is Uncertain)."""
-        aggregate = self.aggregate(results)
-        if aggregate.contradicted:
+        is Uncertain). P(supported) is read before a claim no view cites is held at τ': the
+        costly view may find the span to cite."""
+        support, contradiction = self.probabilities([results])
+        if float(contradiction[0]) >= self.kappa or self.decided(results):
             return False
         low, high = self.ask or (self.thresholds[1], self.thresholds[0])
-        return low < aggregate.score < high
+        return low < float(support[0]) < high
 
     def aggregate_batch(self, results: Sequence[Sequence[ViewResult]]) -> list[Aggregate]:
         support, contradiction = self.probabilities(results)
