@@ -226,10 +226,13 @@ def _of_another_event(claim: Claim, claim_values: list[Value], where: list[list[
 
 
 def _names_as_written(text: str, sentences: Sequence[EvidenceSentence]) -> str:
-    """``text`` with each name of the evidence that it writes in other capitals (a run of
-    its words, matched without case) written as the evidence writes it."""
+    """``text`` with each name of several words in the evidence that it writes in other
+    capitals (a run of its words, matched without case) written as the evidence writes it.
+    A one-word "name" may be a sentence's capitalised first word ("Bread is baked daily"):
+    such words are left as the claim writes them."""
     names = {value.text for sentence in sentences for value in sentence.values.values
-             if value.kind is ValueKind.ENTITY and any(char.isupper() for char in value.text)}
+             if value.kind is ValueKind.ENTITY and len(value.text.split()) > 1
+             and any(char.isupper() for char in value.text)}
     lowered = text.lower()
     for name in sorted(names, key=len, reverse=True):
         if name in text or name.lower() not in lowered:
