@@ -295,7 +295,7 @@ class CalibratedAggregator:
         is Uncertain). P(supported) is read before a claim no view cites is held at τ': the
         costly view may find the span to cite."""
         support, contradiction = self.probabilities([results])
-        if float(contradiction[0]) >= self.kappa or self.decided(results):
+        if self._contradicted(float(contradiction[0]), results):
             return False
         low, high = self.ask or (self.thresholds[1], self.thresholds[0])
         return low < float(support[0]) < high
@@ -304,11 +304,15 @@ class CalibratedAggregator:
         support, contradiction = self.probabilities(results)
         return [
             Aggregate(s if self.cited(claim_results) else min(s, self.thresholds[1]),
-                      bool(c >= self.kappa or self.decided(claim_results)),
-                      "calibrated", float(c))
+                      self._contradicted(c, claim_results), "calibrated", float(c))
             for s, c, claim_results in zip(support.tolist(), contradiction.tolist(), results,
                                            strict=True)
         ]
+
+    def _contradicted(self, contradiction: float, results: Sequence[ViewResult]) -> bool:
+        """Whether a claim of P(contradicted) ``contradiction`` is contradicted: from κ, or
+        when a decisive rule fires on its ``results``."""
+        return bool(contradiction >= self.kappa or self.decided(results))
 
     def cited(self, results: Sequence[ViewResult]) -> bool:
         """Whether a view this model reads found the claim stated (said entailed), so a

@@ -51,7 +51,8 @@ class AnswerSelection:
         value."""
         if self.question is None or not self.question.comparative:
             return self.answers(node)
-        return any(self._answers_side(index, node, evidence)
+        passage = _passage(node, evidence)
+        return any(self._answers_side(index, node, passage)
                    for index in range(len(self.question.sides)))
 
     def read_as_answer(self, claim_id: str) -> bool:
@@ -84,9 +85,10 @@ class AnswerSelection:
             return {ids[i] for i in chosen}, []
         answering: set[str] = set()
         missing: list[str] = []
+        passages = {node.claim.claim_id: _passage(node, evidence) for node in shown}
         for index, side in enumerate(question.sides):
             found = {node.claim.claim_id for node in shown
-                     if self._answers_side(index, node, evidence)}
+                     if self._answers_side(index, node, passages[node.claim.claim_id])}
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
@@ -104,15 +106,15 @@ class AnswerSelection:
             self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
         return sibling is not None
 
-    def _answers_side(self, index: int, node: Node, evidence: EvidencePack) -> bool:
+    def _answers_side(self, index: int, node: Node, passage: tuple[str, str]) -> bool:
         """Whether a claim gives the value of side ``index``: by the rules, read with the
-        headings and titles of its passages, or by the answer model when it names the side,
-        reading the whole question or the side's own
+        headings and titles of its passages (``passage``, from :func:`_passage`), or by the
+        answer model when it names the side, reading the whole question or the side's own
         (:meth:`~veritype.answers.question.Question.side_question`)."""
         question = self.question
         assert question is not None
         text, claim_id = node.claim.text, node.claim.claim_id
-        about, title = _headings(node, evidence), _titles(node, evidence)
+        about, title = passage
         side = question.sides[index]
         scores = [self.scores.get(claim_id)]
         if index < len(self.side_scores):
@@ -170,19 +172,18 @@ class AnswerSelection:
 def _about(node: Node, evidence: EvidencePack) -> str:
     """What a claim's passages are about: their documents' titles and the headings of the
     sections they stand in."""
+    titles, headings = _titles_and_headings(node, evidence)
+    return " ".join(dict.fromkeys(titles + headings))
+
+
+def _passage(node: Node, evidence: EvidencePack) -> tuple[str, str]:
+    """The headings of the sections a claim's cited spans stand in, and the titles of their
+    documents, each joined: a comparison's side is read from the two apart."""
+    titles, headings = _titles_and_headings(node, evidence)
+    return " ".join(dict.fromkeys(headings)), " ".join(dict.fromkeys(titles))
+
+
+def _titles_and_headings(node: Node, evidence: EvidencePack) -> tuple[list[str], list[str]]:
     spans = [span for span in node.evidence if evidence.resolves(span)]
-    return " ".join(dict.fromkeys(
-        [evidence.title(span.doc_id) for span in spans]
-        + [evidence.heading(span) for span in spans]))
-
-
-def _titles(node: Node, evidence: EvidencePack) -> str:
-    """The titles of the documents a claim is cited to."""
-    return " ".join(dict.fromkeys(evidence.title(span.doc_id) for span in node.evidence
-                                  if evidence.resolves(span)))
-
-
-def _headings(node: Node, evidence: EvidencePack) -> str:
-    """The headings of the sections a claim's cited spans stand in."""
-    return " ".join(dict.fromkeys(evidence.heading(span) for span in node.evidence
-                                  if evidence.resolves(span)))
+    return ([evidence.title(span.doc_id) for span in spans],
+            [evidence.heading(span) for span in spans])
