@@ -126,6 +126,9 @@ def test_a_bare_phrase_has_no_verb(text: str) -> None:
         # A number that ends a name: the name is the subject.
         ("The Kestrel 3 weighs 17.5 kg.", "weighs"),
         ("Windows 10 runs on it.", "runs"),
+        # Verbs of where water goes.
+        ("The lake drains into the River Tay.", "drains"),
+        ("The Orne empties into the Channel.", "empties"),
     ],
 )
 def test_the_first_verb_is_found_where_it_stands(text: str, verb: str) -> None:

@@ -78,8 +78,8 @@ conclude conduct confirm connect consider consist construct contain continue con
 control convert convince cook copy count cover crash create cross cure damage dance decide
 declare decline decrease defeat defend define delay deliver demand deny depend describe
 design destroy determine develop die differ direct disappear discover discuss dismiss
-display dissolve divide dominate double doubt drop earn ease elect eliminate emerge employ
-enable encourage end endure engage enjoy ensure enter equal erupt escape establish estimate
+display dissolve divide dominate double doubt drain drop earn ease elect eliminate emerge employ
+empty enable encourage end endure engage enjoy ensure enter equal erupt escape establish estimate
 evolve examine exceed exist expand expect experience explain explode explore export express
 extend face fail fear fill finance finish fit fix flood flow focus fold follow force form
 found free function gain gather generate govern graduate grant guarantee guide handle happen

@@ -299,6 +299,16 @@ def test_a_claim_whose_denial_the_evidence_states_is_contradicted(claim: str) ->
     assert result.detail == "the evidence states the claim's denial"
 
 
+def test_a_denial_is_cited_to_the_sentence_that_states_it() -> None:
+    evidence = ("The Orne flows north through the valley and empties into the Channel. With a "
+                "length of 170 kilometres, it is the longest river of the region.")
+    pack = EvidencePack.from_texts([evidence])
+    result = _shipped_nli().verify(Claim("c1", "The Orne does not empty into the Channel."),
+                                   pack)
+    assert result.detail == "the evidence states the claim's denial"
+    assert pack.quote(result.spans[0]) == evidence.split(" With")[0]
+
+
 def test_a_denial_inside_a_qualifier_contradicts_nothing() -> None:
     pack = EvidencePack.from_texts([
         "It is a myth that the Kestrel 3 has no obstacle sensors."])

@@ -318,6 +318,39 @@ def test_a_claim_the_evidence_states_of_another_subject_is_contradicted(
                        "Westminster.", pack).verdict is Verdict.ENTAILED
 
 
+LAKES = ("Lake Arden is 9 km long, and its outflow is the River Colm. Lake Byre is smaller, "
+         "4 km long, and drains into the River Tay.")
+FAULTS = ("Model A sold 400 units; its most common fault was a loose hinge. Model B sold 250 "
+          "units; its most common fault was a cracked screen.")
+
+
+@pytest.mark.parametrize(("evidence", "claim", "other"), [
+    # A clause cut from its sentence goes on with the subject before it.
+    (LAKES, "Lake Arden drains into the River Tay.", "Lake Byre"),
+    # An attribute of a name speaks of that name; a clause of another subject that says all
+    # of the claim outweighs the subject's own that says most of it.
+    (FAULTS, "The most common fault of Model A was a cracked screen.", "Model B"),
+])
+def test_what_a_clause_says_of_another_subject_is_not_said_of_the_claims(
+    view: NumericConsistencyView, evidence: str, claim: str, other: str
+) -> None:
+    pack = EvidencePack.from_texts([evidence])
+    result = check(view, claim, pack)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert f"the evidence says this of {other}" in result.detail
+
+
+@pytest.mark.parametrize(("evidence", "claim"), [
+    (LAKES, "Lake Byre drains into the River Tay."),
+    (FAULTS, "The most common fault of Model B was a cracked screen."),
+    (FAULTS, "Model A sold 400 units."),
+])
+def test_what_a_clause_says_of_its_own_subject_stands(
+    view: NumericConsistencyView, evidence: str, claim: str
+) -> None:
+    assert check(view, claim, EvidencePack.from_texts([evidence])).verdict is Verdict.ENTAILED
+
+
 @pytest.mark.parametrize("claim", [
     # A negation is the model's to read.
     "Johannes Gutenberg did not set up the first printing press in England at Westminster.",

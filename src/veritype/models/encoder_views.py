@@ -220,15 +220,20 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
 def _denying(claim: Claim, windows: list[EvidenceWindow]) -> EvidenceWindow | None:
     """The window that states a plain denial of the claim in its own words ("The Kestrel 3
     has no obstacle sensors." for "The Kestrel 3 has obstacle sensors."): NLI models entail
-    a sentence that differs from the claim only in its negation."""
+    a sentence that differs from the claim only in its negation. Its span is narrowed to the
+    sentence that states the denial, when one alone does, so the reason quotes that one."""
     said = denials(claim.text)
     if not said:
         return None
+
+    def denies(text: str) -> bool:
+        plain = spelled_out(text)
+        return any(quoted_in(denial, plain) or shortened_in(denial, plain) for denial in said)
+
     for window in windows:
-        for reading in _readings(window):
-            plain = spelled_out(reading)
-            if any(quoted_in(denial, plain) or shortened_in(denial, plain) for denial in said):
-                return window
+        if any(denies(reading) for reading in _readings(window)):
+            alone = [span for span, text in window.sentences if denies(text)]
+            return replace(window, span=alone[0]) if len(alone) == 1 else window
     return None
 
 

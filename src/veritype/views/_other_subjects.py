@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from veritype._finite_verbs import first_verb
 from veritype._text import (
     ANAPHORIC_LEAD,
     DEFINITE_DESCRIPTION,
@@ -130,9 +131,12 @@ _TIME_LEAD = re.compile(
 
 def _leans_back(text: str) -> bool:
     stripped = text.lstrip()
-    if stripped[:1].islower() and not _NAME_WORD.search(stripped):
-        # A clause cut from its sentence that names nothing goes on with the subject before
-        # it: "Quillfield pays the first 16 weeks ..., and the next 23 weeks at ...".
+    if stripped[:1].islower() and (not _NAME_WORD.search(stripped)
+                                   or first_verb("It " + stripped) == len("It ")):
+        # A clause cut from its sentence that names nothing, or that opens with its verb,
+        # goes on with the subject before it: "Quillfield pays the first 16 weeks ..., and
+        # the next 23 weeks at ...", "Lake Tessel is smaller ..., and drains into the River
+        # Sile".
         return True
     if (lead := _TIME_LEAD.match(stripped)) is not None:
         stripped = "T" + stripped[lead.end() + 1:]
@@ -211,11 +215,23 @@ def _naming(units: _Units, name: Value,
             for position in range(len(units))]
 
 
-def _opens_with(text: str, name: Value) -> bool:
-    """Whether the claim opens with ``name`` as its subject ("The" aside)."""
-    opening = text.lstrip()
+# "The head chef of the Old Mill", "The most common side effect of Vaccine A": a claim that
+# opens with an attribute of a name speaks of that name.
+_ATTRIBUTE_OF = re.compile(r"The(?:\s+[a-z][\w-]*){1,4}\s+of\s+(?:the\s+)?")
+
+
+def _claim_subject(text: str, names: list[Value]) -> Value | None:
+    """The name the claim speaks of: the one it opens with ("The" and a quotation mark
+    aside), or the one an opening attribute is of ("The population of Caldry is ...")."""
+    opening = text.lstrip().lstrip("'\"\u2018\u201c")
     opening = opening[4:] if opening.startswith("The ") else opening
-    return opening.lower().startswith(" ".join(name.words))
+    attribute = _ATTRIBUTE_OF.match(text.lstrip())
+    for name in names:
+        if opening.lower().startswith(" ".join(name.words)) or (
+                attribute is not None
+                and text.lstrip()[attribute.end():].lower().startswith(" ".join(name.words))):
+            return name
+    return None
 
 
 def swapped_value(text: str, claim_values: list[Value], sentences: list[EvidenceSentence]
@@ -280,15 +296,16 @@ def stated_of_another(text: str, claim_values: list[Value],
     names = names_in(claim_values)
     if has_negation(text):  # "X is not made from cow's milk" is the model's to read
         return None
-    if not names or not _opens_with(text, names[0]):
+    subject = _claim_subject(text, names)
+    if subject is None:
         return None
-    subject, rest = names[0], [value for value in claim_values if value is not names[0]]
+    rest = [value for value in claim_values if value is not subject]
     words = set(content_words(text)) - set(content_words(subject.text))
     following = [word for word in text[subject.end:].replace(",", " ").split()
                  if word[:1].islower()][:3]
     # "Iran says ...", "Simi Valley, California, reported ...": the subject reports what
     # another may have done.
-    if (len(words) < 3 or not _written_as_name(subject, sentences)
+    if (len(words) < 2 or not _written_as_name(subject, sentences)
             or _REPORTING.intersection(following)):
         return None
     units = _units(sentences)
@@ -302,16 +319,27 @@ def stated_of_another(text: str, claim_values: list[Value],
     # "The Pixelon 8 Pro has" is not said of the Pixelon 8.
     apart = _variants([subject], units)
     named = _naming(units, subject, apart)
-    if not any(named) or any(share(clause) >= _STATES_ALL_BUT_SUBJECT
-                             for (_, clause), said in zip(units, named, strict=True) if said):
+    # The claim holds of its subject where a clause naming it says most of it; a clause of
+    # another subject that says all of it, where none of the subject's does, outweighs that:
+    # "The most common side effect of Vaccine A was a headache" against "Vaccine A ...; its
+    # most common side effect was a sore arm. Vaccine B ...; its most common side effect was
+    # a headache."
+    own = max((share(clause) for (_, clause), said in zip(units, named, strict=True)
+               if said), default=None)
+    if own is None or own >= 1.0:
         return None
-    for (index, clause), said in zip(units, named, strict=True):
+    for position, ((index, clause), said) in enumerate(zip(units, named, strict=True)):
         held = share(clause)
-        if said or clause.continues or held < _STATES_ALL_BUT_SUBJECT:
+        if said or held < _STATES_ALL_BUT_SUBJECT or (
+                own >= _STATES_ALL_BUT_SUBJECT and held < 1.0):
             continue
         # The other name is the clause's subject: it opens the clause ("William Caxton set
-        # up ...", "The Eiffel Tower was built ..."), not an object inside it.
-        first = next((value for value in clause.values.values
+        # up ...", "The Eiffel Tower was built ..."), or the one a clause cut from its
+        # sentence goes on from ("... is smaller, and drains into the River Sile"), not an
+        # object inside it.
+        cut = clause.continues and clause.text.lstrip()[:1].islower()
+        opening = _read(units, position)[0] if cut else clause.values
+        first = next((value for value in opening.values
                       if value.kind is ValueKind.ENTITY), None)
         if (first is not None and first.start <= len("The ")
                 and _written_as_name(first, sentences) and not is_demonym(first.words[-1])
@@ -335,15 +363,15 @@ def given_to_another(text: str, claim_values: list[Value],
     names = names_in(claim_values)
     if len(names) < 2 or has_negation(text):
         return None
-    subject = names[0]
-    if not _opens_with(text, subject) or not _written_as_name(subject, sentences):
+    subject = _claim_subject(text, names)
+    if subject is None or not _written_as_name(subject, sentences):
         return None
     units = _units(sentences)
     named = _naming(units, subject)
     if not any(named):
         return None
     own = set(content_words(subject.text))
-    for value in names[1:]:
+    for value in (name for name in names if name is not subject):
         # Given to the subject anywhere (a shorter form of the name, or read through "It")
         # is no swap.
         if not _written_as_name(value, sentences) or any(

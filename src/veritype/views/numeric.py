@@ -97,15 +97,17 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                         score, sentences[index], f"claim says {value.label}, evidence says "
                         f"{other.label} of {_labels(names_in(claim_values))} ({value.label} is "
                         "another's)")
+                # The subject's own value first: "evidence says Bonn" of Beethoven says more
+                # than "the evidence says this of Mozart".
+                given = given_to_another(claim.text, claim_values, sentences)
+                if given is not None:
+                    return self._given(given, score, sentences, another=True)
                 stated = stated_of_another(claim.text, claim_values, sentences)
                 if stated is not None:
                     subject, other, index, share = stated
                     return self._refuted(
                         score, sentences[index],
                         f"the evidence says this of {other.label}, not of {subject.label}", share)
-                given = given_to_another(claim.text, claim_values, sentences)
-                if given is not None:
-                    return self._given(given, score, sentences, another=True)
                 swap = given_to_another_agent(claim.text, [s.agencies for s in sentences],
                                               [s.words for s in sentences])
                 if swap is not None:
