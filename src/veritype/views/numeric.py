@@ -19,6 +19,7 @@ from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.verdicts import Verdict, ViewResult, check_cost
 from veritype.views._base import PackAnalysingView, register_view
+from veritype.views._described_subjects import said_of_another_description
 from veritype.views._dimensions import as_dimensions
 from veritype.views._matching import TextValues, contains_run
 from veritype.views._other_subjects import (
@@ -70,6 +71,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         claim = replace(claim, text=text[:1].upper() + text[1:])
         claim_values = extract_values(claim.text)
         if not claim_values:
+            described = said_of_another_description(claim.text, sentences)
+            if described is not None:
+                return self._described(0.0, described, sentences)
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
                               detail="no numbers, dates or names to check")
         where = [
@@ -115,6 +119,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                     return self._refuted(
                         score, sentences[index],
                         f"claim says {claimed.written}, evidence says {agency.written}")
+                described = said_of_another_description(claim.text, sentences)
+                if described is not None:
+                    return self._described(score, described, sentences)
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -160,6 +167,14 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             score, sentences[index],
             f"claim says {value.label}, evidence says {rival.label} of {subject.label}{whose}",
             share)
+
+    def _described(self, score: float, described: tuple[str, int],
+                   sentences: list[EvidenceSentence]) -> ViewResult:
+        """The contradiction of a claim the evidence says of another subject
+        (:func:`~veritype.views._described_subjects.said_of_another_description`)."""
+        clause, index = described
+        return self._refuted(score, sentences[index],
+                             f"the evidence says this of another subject: \u201c{clause}\u201d")
 
     def _refuted(self, score: float, sentence: EvidenceSentence, detail: str,
                  share: float = 1.0) -> ViewResult:
