@@ -55,3 +55,29 @@ def test_a_claim_another_subjects_clause_states_is_contradicted(
 def test_a_claim_of_its_own_subject_is_not_said_of_another(evidence: str, claim: str) -> None:
     verdict, detail = _verdict(evidence, claim)
     assert verdict is not Verdict.CONTRADICTED, detail
+
+
+TOWN = "The town's station is near the Old Quay, while its market is in Hallam Square."
+
+
+@pytest.mark.parametrize(("evidence", "claim", "detail"), [
+    # A name the evidence gives another subject, where the claim's has another.
+    (TOWN, "The town's station is near Hallam Square.",
+     "claim says Hallam Square, evidence says Old Quay"),
+    # A name the evidence never gives, where it gives the subject another.
+    ("The first vaccine was developed at the Orlen Institute in 1931.",
+     "The first vaccine was developed at the Varta Institute.",
+     "claim says Varta Institute, evidence says Orlen Institute"),
+])
+def test_a_name_in_the_place_of_the_subjects_own_is_contradicted(
+    evidence: str, claim: str, detail: str
+) -> None:
+    assert _verdict(evidence, claim) == (Verdict.CONTRADICTED, detail)
+
+
+@pytest.mark.parametrize("claim", [
+    "The town's station is near the Old Quay.",
+    "The town's market is in Hallam Square.",
+])
+def test_the_subjects_own_name_stands(claim: str) -> None:
+    assert _verdict(TOWN, claim)[0] is Verdict.ENTAILED

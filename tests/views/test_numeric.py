@@ -205,9 +205,16 @@ def test_partial_support_is_unknown_with_found_spans(
     assert "not found Berlin" in result.detail
 
 
-def test_missing_entity_never_contradicts(view: NumericConsistencyView) -> None:
+def test_a_missing_name_contradicts_only_in_the_place_of_another(
+    view: NumericConsistencyView
+) -> None:
     evidence = EvidencePack.from_texts(["The tower was designed by Maurice Koechlin."])
+    # Where the evidence gives the subject another name, the claim's is not its.
     result = check(view, "The tower was designed by Gustave Eiffel.", evidence)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert result.detail == "claim says Gustave Eiffel, evidence says Maurice Koechlin"
+    # Anywhere else a name the evidence never gives is only not found.
+    result = check(view, "The tower was visited by Gustave Eiffel.", evidence)
     assert result.verdict is Verdict.UNKNOWN
     assert result.contradiction == 0.0
 

@@ -1,7 +1,9 @@
 """What a clause says of another subject, read by the words before its verb rather than by
-names alone: "The avocet nests in the reed beds" against "The bittern nests in the reed beds
-...; the avocet feeds on the mudflats", "Line 2 runs from Northgate to the airport" against
-"Line 1 of the metro runs from Northgate to the airport ... Line 2 ... runs from the harbour".
+names alone: "The plover feeds in shallow water" against "The heron feeds in shallow water;
+the plover feeds on open gravel", "Line 2 runs from Northgate to the airport" against "Line 1
+of the metro runs from Northgate to the airport ... Line 2 ... runs from the harbour"; and a
+name the claim gives its subject where the subject's clause gives another ("The island's
+airport is near Vell" against "The island's airport is near Mardon").
 
 Each clause's subject is read as the words before its first verb (an opening phrase of time
 or place and an appositive set aside); two subjects are one when the words of one hold the
@@ -25,7 +27,9 @@ from veritype._text import (
     surface_canonical,
     tokens,
 )
-from veritype.views._other_subjects import EvidenceSentence
+from veritype.views._matching import TextValues
+from veritype.views._other_subjects import EvidenceSentence, same_slot
+from veritype.views._values import Value, ValueKind
 
 # Words that open a subject without naming it.
 _DETERMINERS = frozenset("""the a an its their his her our this that these those only both
@@ -97,9 +101,10 @@ def _naming_words(text: str) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class _ReadClause:
     sentence: int
-    text: str
+    text: str  # as written: the offsets of ``values`` are in it
     words: frozenset[str]  # content words, in American spelling
     subject: _Subject | None
+    values: TextValues
 
 
 def _capitalised(sentences: list[EvidenceSentence]) -> frozenset[str]:
@@ -132,8 +137,8 @@ def _clause_subjects(sentences: list[EvidenceSentence],
             if subject is None and text[:1].islower() and first_verb("It " + text) == 3:
                 subject = next((before.subject for before in reversed(read[-_BACK:])
                                 if before.subject is not None), None)
-            read.append(_ReadClause(index, clause.text.strip(),
-                                    frozenset(content_words(text)), subject))
+            read.append(_ReadClause(index, clause.text, frozenset(content_words(text)),
+                                    subject, clause.values))
     return read
 
 
@@ -169,5 +174,41 @@ def said_of_another_description(text: str, sentences: list[EvidenceSentence]
         if (other is not None and not other.same(subject) and other.named == subject.named
                 and not other.words & words and words <= clause.words
                 and not subject.words <= _naming_words(surface_canonical(clause.text))):
-            return clause.text, clause.sentence
+            return clause.text.strip(), clause.sentence
+    return None
+
+
+def another_name_of_the_subject(text: str, claim_values: list[Value],
+                                sentences: list[EvidenceSentence]
+                                ) -> tuple[Value, Value, int] | None:
+    """A name the claim gives its subject where a clause of that subject says the rest of
+    the claim with another name in its place, and no clause of the subject gives the
+    claim's: "The island's airport is near Vell" against "The island's airport is near
+    Mardon, while its only hospital is in Vell." Returns the claim's name, the evidence's
+    and the clause's sentence index."""
+    if has_negation(text):
+        return None
+    capitalised = _capitalised(sentences)
+    subject = _subject(surface_canonical(text), capitalised)
+    if subject is None:
+        return None
+    own = [clause for clause in _clause_subjects(sentences, capitalised)
+           if clause.subject is not None and clause.subject.same(subject)]
+    for value in claim_values:
+        if value.kind is not ValueKind.ENTITY or set(value.words) <= subject.words or any(
+                clause.values.contains(value) for clause in own):
+            continue
+        rest = (frozenset(content_words(surface_canonical(text))) - subject.words
+                - set(content_words(value.text)))
+        if not rest:
+            continue
+        for clause in own:
+            if not rest <= clause.words:
+                continue
+            rival = next((other for other in clause.values.values
+                          if other.kind is ValueKind.ENTITY
+                          and not set(other.words) & subject.words
+                          and same_slot(text, value, clause.text, other)), None)
+            if rival is not None:
+                return value, rival, clause.sentence
     return None

@@ -392,7 +392,7 @@ def given_to_another(text: str, claim_values: list[Value],
                                       or contains_run(mine.words, other.words)
                                       for mine in names)
                           and _written_as_name(other, sentences)
-                          and _same_slot(text, value, clause.text, other)), None)
+                          and same_slot(text, value, clause.text, other)), None)
             if rival is not None:
                 return value, rival, subject, index, held
     return None
@@ -407,14 +407,14 @@ def _gives(text: str, value: Value, clause: EvidenceClause) -> bool:
         and (other.words == value.words
              or ((contains_run(other.words, value.words) or contains_run(value.words,
                                                                          other.words))
-                 and _same_slot(text, value, clause.text, other)))
+                 and same_slot(text, value, clause.text, other)))
         for other in clause.values.values)
 
 
 _ARTICLES = frozenset({"a", "an", "the"})
 
 
-def _same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
+def same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
     """Whether ``other`` stands where ``value`` stands: the same word before it ("born in
     Salzburg", "born in Bonn") or after it ("an Ethiopian runner", "the Kenyan runner"),
     articles aside; "defeated by Otto I" and "defeated at the Battle of Lechfeld" differ."""

@@ -19,7 +19,10 @@ from veritype.claims import Claim
 from veritype.evidence import EvidencePack
 from veritype.verdicts import Verdict, ViewResult, check_cost
 from veritype.views._base import PackAnalysingView, register_view
-from veritype.views._described_subjects import said_of_another_description
+from veritype.views._described_subjects import (
+    another_name_of_the_subject,
+    said_of_another_description,
+)
 from veritype.views._dimensions import as_dimensions
 from veritype.views._matching import TextValues, contains_run
 from veritype.views._other_subjects import (
@@ -106,6 +109,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                 given = given_to_another(claim.text, claim_values, sentences)
                 if given is not None:
                     return self._given(given, score, sentences, another=True)
+                renamed = another_name_of_the_subject(claim.text, claim_values, sentences)
+                if renamed is not None:
+                    return self._renamed(score, renamed, sentences)
                 stated = stated_of_another(claim.text, claim_values, sentences)
                 if stated is not None:
                     subject, other, index, share = stated
@@ -132,6 +138,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             given = given_to_another(claim.text, claim_values, sentences)
             if given is not None:
                 return self._given(given, score, sentences, another=False)
+            renamed = another_name_of_the_subject(claim.text, claim_values, sentences)
+            if renamed is not None:
+                return self._renamed(score, renamed, sentences)
         conflicts = _conflicts(claim, claim_values, missing, sentences)
         if conflicts:
             used = sorted({conflict.sentence for conflict in conflicts})
@@ -167,6 +176,14 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             score, sentences[index],
             f"claim says {value.label}, evidence says {rival.label} of {subject.label}{whose}",
             share)
+
+    def _renamed(self, score: float, renamed: tuple[Value, Value, int],
+                 sentences: list[EvidenceSentence]) -> ViewResult:
+        """The contradiction of a name the evidence gives the claim's subject another of
+        (:func:`~veritype.views._described_subjects.another_name_of_the_subject`)."""
+        value, rival, index = renamed
+        return self._refuted(score, sentences[index],
+                             f"claim says {value.label}, evidence says {rival.label}")
 
     def _described(self, score: float, described: tuple[str, int],
                    sentences: list[EvidenceSentence]) -> ViewResult:
