@@ -21,8 +21,11 @@ def test_agents_are_read_from_by_phrases_and_named_subjects() -> None:
                     "Kraal designed the building.")
     assert [(agency.action, agency.agents) for agency in read] == [
         ("donat", frozenset({"verhoeven"})), ("design", frozenset({"ida", "kraal"}))]
-    # A by-phrase naming no one, and a sentence opening with "It", give no agent.
-    assert agencies("It was built by the company and opened in 1889.") == []
+    # A by-phrase naming no one gives an unnamed agent; "It", "them" give none.
+    assert [(agency.action, agency.agents, agency.named) for agency in agencies(
+        "It was built by the company and opened in 1889.")] == [
+        ("build", frozenset({"company"}), False)]
+    assert agencies("It opened in 1889 and was paid for by them.") == []
 
 
 def test_agents_are_read_past_particles_adverbs_irregular_verbs_and_nouns() -> None:
@@ -104,7 +107,26 @@ def test_a_swap_is_read_whatever_verb_names_the_action(claim: str, evidence: lis
     assert swap(claim, evidence) is not None
 
 
+# An agent named by a description, where the claim's agent has another role.
+PARK = ["The playground was paid for by the Rotary Club and built by local volunteers."]
+
+
 @pytest.mark.parametrize(("claim", "evidence"), [
+    ("The Rotary Club built the playground.", PARK),
+    ("The playground was built by the Rotary Club.", PARK),
+])
+def test_an_action_a_description_did_is_not_anothers_with_a_role_of_its_own(
+    claim: str, evidence: list[str]
+) -> None:
+    found = swap(claim, evidence)
+    assert found is not None and found[1].written == "built by local volunteers"
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    # A description may stand for the claim's agent when the evidence gives it no role.
+    ("Acme Builders built the hall.", ["Acme Builders is based in Leeds. The hall was built "
+                                       "by the company in 1990."]),
+    ("The Rotary Club paid for the playground.", PARK),
     ("The idea of a uniform penny post came from Rowland Hill.", POST),
     ("The bridge was built by the firm Holt & Sons.", BRIDGE),
     ("The choir was established by Mara Eld in 1950.", CHOIR),

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veritype._text import normalise_word
+from veritype._text import content_words, normalise_word
 from veritype._verbs import AUXILIARY_WORDS, VerbForm, irregular_base, irregular_forms
 
 # "<participle> by <agent>" ("paid for by", "worked out by": a particle may follow it), or
@@ -74,22 +74,26 @@ class Agency:
     """An action and the names of who did it, as one text gives them."""
 
     action: str  # the participle, normalised ("design")
-    agents: frozenset[str]  # the names in the by-phrase, lower case
+    # The names in the by-phrase, lower case; or, for an agent named by a description
+    # ("built by volunteers", "funded by the county council"), its content words.
+    agents: frozenset[str]
     written: str  # the by-phrase as written, for a reason
+    named: bool = True
 
 
 def agencies(text: str) -> list[Agency]:
-    """Each "<participle> by <named agent>", "came from <named agent>" and "<Name> <verb in
-    the past tense>" of ``text``; an agent naming no one ("by the company", "It opened")
-    gives nothing."""
+    """Each "<participle> by <agent>", "came from <agent>" and "<Name> <verb in the past
+    tense>" of ``text``; an agent named by a description ("by the company") is read as
+    unnamed, a pronoun ("by them", "It opened") gives nothing."""
     found: list[Agency] = []
     for pattern in (_BY_AGENT, _FROM_AGENT):
         for match in pattern.finditer(text):
             phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
             names = frozenset(name.lower() for name in _NAME.findall(phrase)) - {"the"}
-            if names:
-                found.append(Agency(_matched_action(match), names,
-                                    f"{match.group(0)}{phrase}"))
+            described = frozenset(content_words(phrase))
+            if names or described:
+                found.append(Agency(_matched_action(match), names or described,
+                                    f"{match.group(0)}{phrase}", named=bool(names)))
     for match in _NAMED_AGENT.finditer(text):
         names = frozenset(name.lower() for name in match.group("agent").split()) - _NO_NAME
         if names:
@@ -122,11 +126,20 @@ def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]],
     given = [(index, agency) for index, read in enumerate(evidence) for agency in read]
     held = frozenset().union(*words)
     for claimed in agencies(claim):
+        if not claimed.named:
+            continue
         same = [(index, agency) for index, agency in given if agency.action == claimed.action]
         named = all(normalise_word(name) in held for name in claimed.agents)
-        if named and same and not any(_same_agent(agency, claimed.agents)
-                                      for _, agency in same):
-            index, rival = same[0]
+        if not named or not same or any(_same_agent(agency, claimed.agents)
+                                        for _, agency in same):
+            continue
+        rivals = [(index, agency) for index, agency in same if agency.named]
+        # An agent named by a description ("built by the company") may be the claim's,
+        # unless the evidence gives the claim's agent another action ("paid for by the
+        # Rotary Club and built by volunteers").
+        if rivals or any(agency.named and agency.action != claimed.action
+                         and _same_agent(agency, claimed.agents) for _, agency in given):
+            index, rival = (rivals or same)[0]
             return claimed, rival, index
     return None
 
