@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veritype._verbs import VerbForm, forms_of, verb_forms
-from veritype.clauses import resolve, split_clauses, subject_of
+from veritype.clauses import names_its_subject, resolve, split_clauses, subject_of
 
 
 @pytest.mark.parametrize(
@@ -221,3 +221,18 @@ def test_a_word_the_lexicon_has_no_verb_for_is_its_only_form() -> None:
 def test_coordinated_predicates_with_plain_verbs_are_cut(sentence: str,
                                                          clauses: list[str]) -> None:
     assert [clause.text for clause in split_clauses(sentence)] == clauses
+
+
+@pytest.mark.parametrize(("sentence", "names"), [
+    ("The Akashi Kaikyo Bridge opened in 1998.", True),
+    # A description of a name names it: a later "It" leads back to the village.
+    ("The old mill village of Kvernes, forty minutes away by bus, has a watermill.", True),
+    ("The island of Holmø lies at the mouth of the fjord.", True),
+    # A description alone, or a pronoun, names nothing a later "It" can lead back to.
+    ("The bridge opened in 1998.", False),
+    ("The first bridge over the river opened in 1998.", False),
+    ("It opened in 1998.", False),
+])
+def test_a_sentence_names_its_subject_by_a_name_or_a_description_of_one(sentence: str,
+                                                                       names: bool) -> None:
+    assert names_its_subject(sentence) is names

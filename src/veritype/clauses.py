@@ -200,13 +200,18 @@ def heading_text(line: str) -> str | None:
     return None if heading is None else heading.group(1)
 
 
+# "The island of Holmø", "The old mill village of Kvernes": a description of a name.
+_DESCRIBED_NAME = re.compile(r"The(?:\s+[a-z][\w-]*){1,4}\s+of\s+[A-Z]")
+
+
 def names_its_subject(sentence: str) -> bool:
     """Whether a later "it" can lead back to ``sentence``: it names its subject ("The
-    Akashi Kaikyo Bridge is ...") instead of opening with a pronoun or a description ("The
-    bridge opened ...")."""
-    return (ANAPHORIC_LEAD.match(sentence) is None
-            and DEFINITE_DESCRIPTION.match(sentence) is None
-            and subject_of(sentence) is not None)
+    Akashi Kaikyo Bridge is ...", "The island of Holmø lies ...") instead of opening with a
+    pronoun or a description ("The bridge opened ...")."""
+    subject = subject_of(sentence)
+    return (ANAPHORIC_LEAD.match(sentence) is None and subject is not None
+            and (DEFINITE_DESCRIPTION.match(sentence) is None
+                 or _DESCRIBED_NAME.match(subject) is not None))
 
 
 def describes_another(sentence: str, referent: str | None) -> bool:
