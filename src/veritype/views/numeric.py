@@ -106,12 +106,10 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                         "another's)")
                 # The subject's own value first: "evidence says Bonn" of Beethoven says more
                 # than "the evidence says this of Mozart".
-                given = given_to_another(claim.text, claim_values, sentences)
-                if given is not None:
-                    return self._given(given, score, sentences, another=True)
-                renamed = another_name_of_the_subject(claim.text, claim_values, sentences)
-                if renamed is not None:
-                    return self._renamed(score, renamed, sentences)
+                in_place = self._in_place(claim.text, claim_values, sentences, score,
+                                          another=True)
+                if in_place is not None:
+                    return in_place
                 stated = stated_of_another(claim.text, claim_values, sentences)
                 if stated is not None:
                     subject, other, index, share = stated
@@ -135,12 +133,10 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                 claim.text, claim_values):
             # A name the evidence never gives, where it gives the subject another: "studied
             # at Utrecht University" against "She ... studied at Leiden University".
-            given = given_to_another(claim.text, claim_values, sentences)
-            if given is not None:
-                return self._given(given, score, sentences, another=False)
-            renamed = another_name_of_the_subject(claim.text, claim_values, sentences)
-            if renamed is not None:
-                return self._renamed(score, renamed, sentences)
+            in_place = self._in_place(claim.text, claim_values, sentences, score,
+                                      another=False)
+            if in_place is not None:
+                return in_place
         conflicts = _conflicts(claim, claim_values, missing, sentences)
         if conflicts:
             used = sorted({conflict.sentence for conflict in conflicts})
@@ -165,6 +161,22 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             detail = f"found {_labels(found)}; {detail}"
         return ViewResult(self.name, Verdict.UNKNOWN, score, spans=supporting, detail=detail)
 
+    def _in_place(self, text: str, claim_values: list[Value],
+                  sentences: list[EvidenceSentence], score: float, *, another: bool
+                  ) -> ViewResult | None:
+        """The contradiction of a name the claim gives its subject where the evidence gives
+        the subject another, the subject a name or a description; ``another`` when the
+        evidence states the claim's name too, of another subject."""
+        given = given_to_another(text, claim_values, sentences)
+        if given is not None:
+            return self._given(given, score, sentences, another=another)
+        renamed = another_name_of_the_subject(text, claim_values, sentences)
+        if renamed is not None:
+            value, rival, index = renamed
+            return self._refuted(score, sentences[index],
+                                 f"claim says {value.label}, evidence says {rival.label}")
+        return None
+
     def _given(self, given: tuple[Value, Value, Value, int, float], score: float,
                sentences: list[EvidenceSentence], *, another: bool) -> ViewResult:
         """The contradiction of a name the evidence gives only another subject
@@ -176,14 +188,6 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             score, sentences[index],
             f"claim says {value.label}, evidence says {rival.label} of {subject.label}{whose}",
             share)
-
-    def _renamed(self, score: float, renamed: tuple[Value, Value, int],
-                 sentences: list[EvidenceSentence]) -> ViewResult:
-        """The contradiction of a name the evidence gives the claim's subject another of
-        (:func:`~veritype.views._described_subjects.another_name_of_the_subject`)."""
-        value, rival, index = renamed
-        return self._refuted(score, sentences[index],
-                             f"claim says {value.label}, evidence says {rival.label}")
 
     def _described(self, score: float, described: tuple[str, int],
                    sentences: list[EvidenceSentence]) -> ViewResult:
