@@ -122,6 +122,21 @@ def _capitalised(sentences: list[EvidenceSentence]) -> frozenset[str]:
     return frozenset(inside | (upper - lower))
 
 
+@dataclass(frozen=True, slots=True)
+class DescribedClauses:
+    """Every clause of an evidence pack with its subject, read once per pack."""
+
+    clauses: tuple[_ReadClause, ...]
+    capitalised: frozenset[str]  # the words the evidence writes as names
+
+
+def described_clauses(sentences: list[EvidenceSentence]) -> DescribedClauses:
+    """The clauses of ``sentences`` (``evidence_sentences`` of a pack), each with its
+    subject."""
+    capitalised = _capitalised(sentences)
+    return DescribedClauses(tuple(_clause_subjects(sentences, capitalised)), capitalised)
+
+
 def _clause_subjects(sentences: list[EvidenceSentence],
                      capitalised: frozenset[str]) -> list[_ReadClause]:
     """Each clause with its sentence's index, its words and its subject: its own, or, for
@@ -142,7 +157,7 @@ def _clause_subjects(sentences: list[EvidenceSentence],
     return read
 
 
-def said_of_another_description(text: str, sentences: list[EvidenceSentence]
+def said_of_another_description(text: str, described: DescribedClauses
                                 ) -> tuple[str, int] | None:
     """The claim said of another subject: a clause holds every content word of the claim
     but its subject's, while its own subject is another of the same sort (two names, or two
@@ -152,15 +167,14 @@ def said_of_another_description(text: str, sentences: list[EvidenceSentence]
     Returns the other clause's text and its sentence's index."""
     if has_negation(text):  # a denial is the model's to read
         return None
-    capitalised = _capitalised(sentences)
     text = surface_canonical(text)
-    subject = _subject(text, capitalised)
+    subject = _subject(text, described.capitalised)
     if subject is None:
         return None
     words = frozenset(content_words(text)) - subject.words
     if len(words) < _FEWEST:
         return None
-    read = _clause_subjects(sentences, capitalised)
+    read = described.clauses
     own = [clause for clause in read
            if clause.subject is not None and clause.subject.same(subject)]
     if not own or any(words <= clause.words for clause in own):
@@ -179,7 +193,7 @@ def said_of_another_description(text: str, sentences: list[EvidenceSentence]
 
 
 def another_name_of_the_subject(text: str, claim_values: list[Value],
-                                sentences: list[EvidenceSentence]
+                                described: DescribedClauses
                                 ) -> tuple[Value, Value, int] | None:
     """A name the claim gives its subject where a clause of that subject says the rest of
     the claim with another name in its place, and no clause of the subject gives the
@@ -188,11 +202,10 @@ def another_name_of_the_subject(text: str, claim_values: list[Value],
     and the clause's sentence index."""
     if has_negation(text):
         return None
-    capitalised = _capitalised(sentences)
-    subject = _subject(surface_canonical(text), capitalised)
+    subject = _subject(surface_canonical(text), described.capitalised)
     if subject is None:
         return None
-    own = [clause for clause in _clause_subjects(sentences, capitalised)
+    own = [clause for clause in described.clauses
            if clause.subject is not None and clause.subject.same(subject)]
     for value in claim_values:
         if value.kind is not ValueKind.ENTITY or set(value.words) <= subject.words or any(

@@ -20,7 +20,9 @@ from veritype.evidence import EvidencePack
 from veritype.verdicts import Verdict, ViewResult, check_cost
 from veritype.views._base import PackAnalysingView, register_view
 from veritype.views._described_subjects import (
+    DescribedClauses,
     another_name_of_the_subject,
+    described_clauses,
     said_of_another_description,
 )
 from veritype.views._dimensions import as_dimensions
@@ -49,8 +51,16 @@ class _Conflict:
     alignment: float
 
 
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """A pack as numeric reads it, once: its sentences, and their clauses with subjects."""
+
+    sentences: list[EvidenceSentence]
+    described: DescribedClauses
+
+
 @register_view("numeric")
-class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
+class NumericConsistencyView(PackAnalysingView[_Evidence]):
     """Checks the claim's numbers, percentages, money, quantities, dates and names."""
 
     name: str
@@ -63,10 +73,12 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         self.cost = cost
         self.strong = strong
 
-    def _prepare(self, evidence: EvidencePack) -> list[EvidenceSentence]:
-        return evidence_sentences(evidence)
+    def _prepare(self, evidence: EvidencePack) -> _Evidence:
+        sentences = evidence_sentences(evidence)
+        return _Evidence(sentences, described_clauses(sentences))
 
-    def _check(self, claim: Claim, sentences: list[EvidenceSentence]) -> ViewResult:
+    def _check(self, claim: Claim, evidence: _Evidence) -> ViewResult:
+        sentences, described = evidence.sentences, evidence.described
         # Read as a sentence: "aluminium melts at ..." names aluminium as "Aluminium ..." does,
         # and a name as the evidence writes it: "the harlow summer festival" is the Harlow
         # Summer Festival of the evidence, whatever the claim's capitals.
@@ -74,9 +86,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
         claim = replace(claim, text=text[:1].upper() + text[1:])
         claim_values = extract_values(claim.text)
         if not claim_values:
-            described = said_of_another_description(claim.text, sentences)
-            if described is not None:
-                return self._described(0.0, described, sentences)
+            said = said_of_another_description(claim.text, described)
+            if said is not None:
+                return self._described(0.0, said, sentences)
             return ViewResult(self.name, Verdict.ABSTAINED, 0.0,
                               detail="no numbers, dates or names to check")
         where = [
@@ -106,7 +118,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                         "another's)")
                 # The subject's own value first: "evidence says Bonn" of Beethoven says more
                 # than "the evidence says this of Mozart".
-                in_place = self._in_place(claim.text, claim_values, sentences, score,
+                in_place = self._in_place(claim.text, claim_values, evidence, score,
                                           another=True)
                 if in_place is not None:
                     return in_place
@@ -123,9 +135,9 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                     return self._refuted(
                         score, sentences[index],
                         f"claim says {claimed.written}, evidence says {agency.written}")
-                described = said_of_another_description(claim.text, sentences)
-                if described is not None:
-                    return self._described(score, described, sentences)
+                said = said_of_another_description(claim.text, described)
+                if said is not None:
+                    return self._described(score, said, sentences)
             return ViewResult(self.name, Verdict.ENTAILED, 1.0, spans=supporting,
                               detail="found " + _labels(found))
 
@@ -133,7 +145,7 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
                 claim.text, claim_values):
             # A name the evidence never gives, where it gives the subject another: "studied
             # at Utrecht University" against "She ... studied at Leiden University".
-            in_place = self._in_place(claim.text, claim_values, sentences, score,
+            in_place = self._in_place(claim.text, claim_values, evidence, score,
                                       another=False)
             if in_place is not None:
                 return in_place
@@ -161,19 +173,18 @@ class NumericConsistencyView(PackAnalysingView[list[EvidenceSentence]]):
             detail = f"found {_labels(found)}; {detail}"
         return ViewResult(self.name, Verdict.UNKNOWN, score, spans=supporting, detail=detail)
 
-    def _in_place(self, text: str, claim_values: list[Value],
-                  sentences: list[EvidenceSentence], score: float, *, another: bool
-                  ) -> ViewResult | None:
+    def _in_place(self, text: str, claim_values: list[Value], evidence: _Evidence,
+                  score: float, *, another: bool) -> ViewResult | None:
         """The contradiction of a name the claim gives its subject where the evidence gives
         the subject another, the subject a name or a description; ``another`` when the
         evidence states the claim's name too, of another subject."""
-        given = given_to_another(text, claim_values, sentences)
+        given = given_to_another(text, claim_values, evidence.sentences)
         if given is not None:
-            return self._given(given, score, sentences, another=another)
-        renamed = another_name_of_the_subject(text, claim_values, sentences)
+            return self._given(given, score, evidence.sentences, another=another)
+        renamed = another_name_of_the_subject(text, claim_values, evidence.described)
         if renamed is not None:
             value, rival, index = renamed
-            return self._refuted(score, sentences[index],
+            return self._refuted(score, evidence.sentences[index],
                                  f"claim says {value.label}, evidence says {rival.label}")
         return None
 
