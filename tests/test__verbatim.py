@@ -113,6 +113,10 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
      "Miguel de Cervantes, the author of Don Quixote, was born in 1547 and also died in 1616."),
     ("The Nile flows north and empties into the Mediterranean Sea.",
      "The Nile flows north through northeastern Africa and empties into the Mediterranean Sea."),
+    # A clause after a semicolon with a subject of its own denies only that subject.
+    ("The north tower was finished in 1520.",
+     "The north tower of the cathedral was finished in 1520; the south tower was never "
+     "completed."),
 ])
 def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     assert shortened_in(claim, evidence)
@@ -129,6 +133,9 @@ def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     ("You pay with euros here.", "You pay with euros here and Swiss francs."),
     ("The ruling was made by Judge Owens.", "The ruling was made by Judge Eleanor Owens."),
     ("The museum opened in 1950.", "The museum opened in 1950 but closed in 1990."),
+    # After a semicolon, a pronoun may take the clause before back.
+    ("The north tower was finished in 1520.",
+     "The north tower of the cathedral was finished in 1520; it was never used."),
     # A plain copy is a copy, not a shortened one.
     ("The tower opened in 1889.", "The tower opened in 1889."),
 ])

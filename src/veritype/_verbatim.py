@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
-from veritype._text import NEGATIONS, has_word_of, sentence_spans
+from veritype._finite_verbs import first_verb
+from veritype._text import ANAPHORIC_LEAD, NEGATIONS, has_word_of, sentence_spans
 from veritype._verbs import AUXILIARY_WORDS, coordinates_a_predicate, opens_a_clause, verb_forms
 
 # Words that, outside a verbatim match, can change what the matched words assert: negation,
@@ -146,13 +147,34 @@ def shortened_in(claim: str, evidence: str) -> bool:
     if len(wanted) < 4 or quoted_in(claim, evidence):
         return False
     for start, end in sentence_spans(evidence):
-        sentence = evidence[start:end].rstrip(".!? ")
-        dated = [token.lower() for token in _shortening_tokens(_in_its_year(claim, sentence)
-                                                                .rstrip(".!? "))
-                 if token[0] not in _ASIDE_MARKS]
-        if _shortens(dated, _shortening_tokens(sentence)):
-            return True
+        for sentence in _clauses_of(evidence[start:end].rstrip(".!? ")):
+            dated = [token.lower() for token in _shortening_tokens(
+                _in_its_year(claim, sentence).rstrip(".!? ")) if token[0] not in _ASIDE_MARKS]
+            if _shortens(dated, _shortening_tokens(sentence)):
+                return True
     return False
+
+
+# Words that open a clause after a semicolon that bears on the one before it.
+_BEARING = frozenset("""however but yet although though otherwise except unless if so thus
+    therefore instead""".split())  # noqa: SIM905
+
+
+def _clauses_of(sentence: str) -> list[str]:
+    """``sentence``, and each part of it before a semicolon that a clause with a subject of
+    its own follows: "The north tower was finished in 1520; the south tower was never
+    completed" states its first clause whatever the second denies of the south tower. A
+    clause after the semicolon that opens with a pronoun ("; it was never used") or a word
+    bearing on the first ("; however, ...") may take it back, and no part is cut there."""
+    parts = [sentence]
+    for match in re.finditer(r";\s*", sentence):
+        following = sentence[match.end():]
+        first = following.split(" ", 1)[0].strip(",").lower()
+        verb = first_verb(following[:1].upper() + following[1:])
+        if (first not in _BEARING and ANAPHORIC_LEAD.match(following) is None
+                and verb is not None and verb > 0):
+            parts.append(sentence[:match.start()])
+    return parts
 
 
 def _shortening_tokens(text: str) -> list[str]:
