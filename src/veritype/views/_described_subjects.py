@@ -52,7 +52,7 @@ _FEWEST = 2
 class _Subject:
     words: frozenset[str]  # normalised, in American spelling
     # Written as a name: capitalised past its first word or holding a digit ("Line 2",
-    # "drug Y", "Lumo Max"), or a first word the evidence capitalises inside a sentence.
+    # "drug Y", "Lumo Max"), or opening with a word the evidence writes as a name.
     named: bool
 
     def same(self, other: _Subject) -> bool:
@@ -60,9 +60,9 @@ class _Subject:
 
 
 def _subject(text: str, capitalised: frozenset[str]) -> _Subject | None:
-    """The subject of a clause (``capitalised``: the words the evidence capitalises inside
-    a sentence). None when the clause has no verb, or its subject is only a pronoun or
-    nothing ("drains into the River Sile", "It opened in 1998")."""
+    """The subject of a clause (``capitalised``: the words the evidence writes as names).
+    None when the clause has no verb, or its subject is only a pronoun or nothing ("drains
+    into the River Sile", "It opened in 1998")."""
     stripped = text.strip()
     if opening := _OPENING_PHRASE.match(stripped):
         stripped = stripped[opening.end():]
