@@ -210,6 +210,10 @@ def _finite(word: str) -> bool:
         verb_forms(word) & {VerbForm.THIRD_PERSON, VerbForm.PAST})
 
 
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "our", "this",
+                          "that", "these", "those"})
+
+
 def coordinates_a_predicate(text: str) -> bool:
     """Whether lower-case ``text`` opens a second predicate of the same subject: "and" or
     "but" then an auxiliary and a word ("and has a 750 Wh battery") or a finite verb ("and
@@ -220,10 +224,13 @@ def coordinates_a_predicate(text: str) -> bool:
     words = text.split()[:3]
     if len(words) < 2 or words[0] not in {"and", "but"}:
         return False
-    verb = words[1]
+    verb, after = words[1], words[2] if len(words) > 2 else ""
     if (verb in _LINKING_ADVERBS or verb.endswith("ly")) and len(words) > 2:
-        verb = words[2]
-    return _finite(verb)
+        verb, after = words[2], (text.split()[3:4] or [""])[0]
+    # "and coaches the football team": a word in -s before a determiner is a verb the
+    # lexicon may lack; a list's next noun ("and games for one week") takes none.
+    return _finite(verb) or (verb.endswith("s") and not verb.endswith(("ss", "us", "is"))
+                             and after in _DETERMINERS)
 
 
 def opens_a_clause(text: str) -> bool:
