@@ -57,7 +57,7 @@ def is_adverb(word: str) -> bool:
     )
 
 
-def _is_regular_past(word: str) -> bool:
+def is_regular_past(word: str) -> bool:
     """Whether the lower-case ``word`` reads as a regular past ("opened", "agreed", "died")."""
     if not word.endswith("ed") or len(word) < 4 or word in _NOT_PAST:
         return False
@@ -126,7 +126,7 @@ def _is_verb_at(words: list[str], index: int) -> bool:
         # currency, the one past tense that names something common.
         return False
     forms = verb_forms(lower)
-    if VerbForm.PAST in forms or _is_regular_past(lower):
+    if VerbForm.PAST in forms or is_regular_past(lower):
         # After an appositive too: "Tower Bridge, a bascule bridge, opened in 1894".
         return True
     if before is None:

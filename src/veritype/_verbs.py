@@ -146,6 +146,12 @@ def irregular_base(word: str) -> str | None:
     return _IRREGULAR_BASES.get(word)
 
 
+def irregular_parts(base: str) -> tuple[str, str]:
+    """The past and past participle of the irregular verb ``base`` ("write": wrote, written);
+    a ``KeyError`` for a verb that is not irregular."""
+    return _IRREGULAR_PARTS[base]
+
+
 def forms_of(base: str) -> frozenset[str]:
     """Every written form of the verb with base form ``base`` ("die": die, dies, died,
     dying; "fall": fall, falls, fell, fallen, falling), by the lexicon's irregular parts and

@@ -197,6 +197,27 @@ def test_a_shortened_or_hedged_copy_is_stated_without_the_model() -> None:
     assert "left out" not in changed.detail
 
 
+@pytest.mark.parametrize(("claim", "stated"), [
+    ("Odile Marchetti wrote the novel Salt Between Us.", True),
+    ("Peter Lyall made the English translation in 1995.", True),
+    ("Greta Holm designed the cover.", True),
+    # The right names in the wrong roles are no copy in either voice.
+    ("Peter Lyall designed the cover.", False),
+    ("Greta Holm wrote the novel Salt Between Us.", False),
+])
+def test_a_copy_in_the_other_voice_is_still_a_copy(claim: str, stated: bool) -> None:
+    pack = EvidencePack.from_texts([
+        "The novel Salt Between Us was written by Odile Marchetti and first published in 1988. "
+        "The English translation was made by Peter Lyall in 1995. The cover, a drawing of a "
+        "lighthouse, was designed by Greta Holm."])
+    result = _shipped_nli().verify(Claim("c1", claim), pack)
+    assert (result.detail == "the evidence states the claim verbatim in the other voice"
+            or result.detail == "the evidence states the claim with words left out in the "
+                                "other voice") is stated
+    if stated:
+        assert result.verdict is Verdict.ENTAILED and result.score == 1.0
+
+
 @pytest.mark.parametrize("restated", [
     "The Hoover Dam is on the Colorado River.",
     "Hoover Dam is on the Colorado River.",

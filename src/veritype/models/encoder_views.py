@@ -34,6 +34,7 @@ from veritype._text import (
     unhedged,
 )
 from veritype._verbatim import qualified_in, quoted_in, shortened_in
+from veritype._voice import other_voice
 from veritype.claims import Claim
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.deadline import checked
@@ -198,16 +199,22 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
     # restated so is still a copy ("The Hoover Dam is on the Colorado River.").
     plain = unhedged(claim.text)
     hedged = plain != claim.text
+    # In the other voice too: "Odile Marchetti wrote the novel" copies "The novel was written
+    # by Odile Marchetti" (``veritype._voice``).
+    turned = {text: voice for voice in dict.fromkeys((claim.text, plain))
+              for text in other_voice(voice)}
     for states, how in ((quoted_in, "verbatim"), (shortened_in, "with words left out")):
-        for text in dict.fromkeys((claim.text, plain)):
+        for text in (*dict.fromkeys((claim.text, plain)), *turned):
             canonical = surface_canonical(text)
             found = next((window for window in windows
                           if any(states(text, reading) or states(canonical, surface_canonical(
                               reading)) for reading in _readings(window))),
                          None)
             if found is not None:
-                hedge = " without its hedge" if hedged and text == plain else ""
-                return found, f"the evidence states the claim {how}{hedge}"
+                hedge = " without its hedge" if hedged and plain in (text, turned.get(text))\
+                    else ""
+                voice = " in the other voice" if text in turned else ""
+                return found, f"the evidence states the claim {how}{voice}{hedge}"
     denied = _denying(claim, windows)
     if denied is not None:
         return denied, DENIED
