@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from veritype._verbs import VerbForm, forms_of, verb_forms
-from veritype.clauses import names_its_subject, resolve, split_clauses, subject_of
+from veritype.clauses import (
+    names_its_subject,
+    owner_left_to_context,
+    resolve,
+    split_clauses,
+    subject_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -236,3 +242,28 @@ def test_coordinated_predicates_with_plain_verbs_are_cut(sentence: str,
 def test_a_sentence_names_its_subject_by_a_name_or_a_description_of_one(sentence: str,
                                                                        names: bool) -> None:
     assert names_its_subject(sentence) is names
+
+
+@pytest.mark.parametrize(("claim", "left"), [
+    ("The cover of Salt Between Us was designed by Greta Holm.",
+     ("The cover was designed by Greta Holm.", "Salt Between Us's cover was designed by Greta "
+      "Holm.", "Salt Between Us", "cover")),
+    ("The iron arches of the Karst Viaduct were cast by the Tyne Foundry.",
+     ("The iron arches were cast by the Tyne Foundry.", "The Karst Viaduct's iron arches were "
+      "cast by the Tyne Foundry.", "Karst Viaduct", "iron arches")),
+    # Opening the sentence, the description is capitalised as its first word.
+    ("First confirmed ascent of Mount Everest was made in 1953.",
+     ("The first confirmed ascent was made in 1953.", "Mount Everest's first confirmed ascent "
+      "was made in 1953.", "Mount Everest", "first confirmed ascent")),
+])
+def test_a_named_owner_is_left_to_the_passage(claim: str, left: tuple[str, ...]) -> None:
+    assert owner_left_to_context(claim) == left
+
+
+@pytest.mark.parametrize("claim", [
+    "The Tower of London is old.",  # a name, not a description
+    "The cover of the novel was designed by Greta Holm.",  # the owner is no name
+    "Greta Holm designed the cover of Salt Between Us.",  # the owner is not the subject's
+])
+def test_no_owner_is_left_where_the_subject_names_none(claim: str) -> None:
+    assert owner_left_to_context(claim) is None

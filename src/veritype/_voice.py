@@ -19,10 +19,12 @@ from veritype._text import NEGATIONS
 from veritype._verbs import irregular_base, irregular_parts
 
 # Where the object of an active clause, or the agent of a passive one, ends: a preposition
-# that opens a phrase of time, place or manner, a comma, or the end.
+# that opens a phrase of time, place or manner (in lower case: "Salt Between Us" is a
+# name), a comma, or the end.
 _PHRASE_END = re.compile(
     r",|\s(?=(?:in|on|at|for|with|from|to|during|after|before|until|since|as|when|while|"
-    r"because|and|but|near|into|onto|across|through|under|over)\s)", re.IGNORECASE)
+    r"because|and|but|near|into|onto|across|through|under|over|between|by|about|around|"
+    r"within|without|against|among|along|behind|beyond|throughout|via|per|than)\s)")
 _PASSIVE = re.compile(
     r"^(?P<subject>.+?)\s+(?P<aux>was|were)\s+(?:(?P<adverb>[a-z]+)\s+)?"
     r"(?P<participle>[a-z]+)\s+by\s+(?P<rest>.+)$")

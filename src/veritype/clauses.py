@@ -214,6 +214,33 @@ def names_its_subject(sentence: str) -> bool:
                  or _DESCRIBED_NAME.match(subject) is not None))
 
 
+# "The cover of Salt Between Us was designed ...": a description of a thing with its owner
+# named; the owner runs over capitalised words (and the small words inside names) up to the
+# verb.
+_OWNED_SUBJECT = re.compile(
+    r"^(?P<the>[Tt]he\s+)?(?P<head>(?:[A-Za-z][\w-]*\s+){0,3}[a-z][\w-]*)\s+of\s+"
+    r"(?P<owner_the>the\s+)?"
+    r"(?P<owner>[A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|of|the|and|de|van|von))*?)"
+    r"\s+(?=[a-z])")
+
+
+def owner_left_to_context(claim: str) -> tuple[str, str, str, str] | None:
+    """A claim whose subject names the owner of what it describes, as a passage about the
+    owner writes it: "The cover of Salt Between Us was designed by Greta Holm." as "The
+    cover was designed by Greta Holm." and "Salt Between Us's cover was designed by Greta
+    Holm.", with the owner ("Salt Between Us") and what it owns ("cover"); None for another
+    claim. A self-contained claim names the owner its sentence left to the passage."""
+    stripped = " ".join(claim.split())
+    found = _OWNED_SUBJECT.match(stripped)
+    if found is None or found["owner"].endswith(("of", "the", "and")):
+        return None
+    head, owner, predicate = found["head"], found["owner"], stripped[found.end():]
+    if found["the"] is None:  # "First confirmed ascent of ...": capitalised as the opening
+        head = head[:1].lower() + head[1:]
+    possessive = ("The " if found["owner_the"] else "") + f"{owner}'s {head} {predicate}"
+    return (f"The {head} {predicate}", possessive, owner, head)
+
+
 def describes_another(sentence: str, referent: str | None) -> bool:
     """Whether ``sentence`` opens with a description ("The lighthouse ...") whose noun the
     ``referent`` so far (a heading or the sentence that named the subject) does not hold:

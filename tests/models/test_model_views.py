@@ -218,6 +218,23 @@ def test_a_copy_in_the_other_voice_is_still_a_copy(claim: str, stated: bool) -> 
         assert result.verdict is Verdict.ENTAILED and result.score == 1.0
 
 
+@pytest.mark.parametrize(("evidence", "stated"), [
+    ("The novel Salt Between Us was written by Odile Marchetti. The cover, a drawing of a "
+     "lighthouse, was designed by Greta Holm.", True),
+    ("The novel Salt Between Us was written by Odile Marchetti. Its English translation was "
+     "made by Peter Lyall in 1995. The cover was designed by Greta Holm.", True),
+    # The passage gives the cover to another book, or does not name the owner at all.
+    ("Salt Between Us was written by Odile Marchetti. The cover of Iron Tide was designed by "
+     "Greta Holm.", False),
+    ("The novel was written by Odile Marchetti. The cover was designed by Greta Holm.", False),
+])
+def test_a_copy_naming_the_owner_its_passage_names_is_still_a_copy(evidence: str,
+                                                                     stated: bool) -> None:
+    claim = Claim("c1", "The cover of Salt Between Us was designed by Greta Holm.")
+    result = _shipped_nli().verify(claim, EvidencePack.from_texts([evidence]))
+    assert (result.detail.startswith("the evidence states the claim")) is stated
+
+
 @pytest.mark.parametrize("restated", [
     "The Hoover Dam is on the Colorado River.",
     "Hoover Dam is on the Colorado River.",

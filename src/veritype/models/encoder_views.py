@@ -16,6 +16,7 @@ windows that hold the most of the claim's words (see ``CrossEncoderView._decide`
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -36,7 +37,7 @@ from veritype._text import (
 from veritype._verbatim import qualified_in, quoted_in, shortened_in
 from veritype._voice import other_voice
 from veritype.claims import Claim
-from veritype.clauses import resolved_sentences, sentence_referents
+from veritype.clauses import owner_left_to_context, resolved_sentences, sentence_referents
 from veritype.deadline import checked
 from veritype.errors import ConfigurationError
 from veritype.evidence import EvidencePack, Span
@@ -197,24 +198,18 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
     # "The Eiffel Tower is 330 metres tall." the window it is read as.
     # Spacing, case, digit grouping, British spelling and a leading "The" aside: a copy
     # restated so is still a copy ("The Hoover Dam is on the Colorado River.").
-    plain = unhedged(claim.text)
-    hedged = plain != claim.text
-    # In the other voice too: "Odile Marchetti wrote the novel" copies "The novel was written
-    # by Odile Marchetti" (``veritype._voice``).
-    turned = {text: voice for voice in dict.fromkeys((claim.text, plain))
-              for text in other_voice(voice)}
+    restatements = _restatements(claim.text)
     for states, how in ((quoted_in, "verbatim"), (shortened_in, "with words left out")):
-        for text in (*dict.fromkeys((claim.text, plain)), *turned):
+        for restated in restatements:
+            text = restated.text
             canonical = surface_canonical(text)
             found = next((window for window in windows
+                          if restated.owner is None or _owned_there(restated, window)
                           if any(states(text, reading) or states(canonical, surface_canonical(
                               reading)) for reading in _readings(window))),
                          None)
             if found is not None:
-                hedge = " without its hedge" if hedged and plain in (text, turned.get(text))\
-                    else ""
-                voice = " in the other voice" if text in turned else ""
-                return found, f"the evidence states the claim {how}{voice}{hedge}"
+                return found, f"the evidence states the claim {how}{restated.how}"
     denied = _denying(claim, windows)
     if denied is not None:
         return denied, DENIED
@@ -222,6 +217,49 @@ def _quoting(claim: Claim, windows: list[EvidenceWindow]) -> tuple[EvidenceWindo
                       if any(qualified_in(claim.text, reading) for reading in _readings(window))),
                      None)
     return None if qualified is None else (qualified, QUALIFIED)
+
+
+@dataclass(frozen=True, slots=True)
+class _Restated:
+    """A claim as its evidence may word it: ``how`` it was restated (for the reason), and the
+    ``owner`` its subject leaves to the passage, which the window must name."""
+
+    text: str
+    how: str = ""
+    owner: str | None = None
+    head: str = ""
+
+
+def _restatements(claim: str) -> list[_Restated]:
+    """``claim`` as written, without its hedge ("The Pixelon 8 Pro reportedly costs 799
+    euros"), in the other voice ("Odile Marchetti wrote the novel" for "The novel was written
+    by Odile Marchetti", ``veritype._voice``), and with the owner its subject names left to
+    the passage ("The cover of Salt Between Us was designed by ..." for "The cover ... was
+    designed by ...", ``veritype.clauses.owner_left_to_context``)."""
+    plain = unhedged(claim)
+    voiced = [_Restated(text, hedge) for text, hedge in
+              dict.fromkeys(((claim, ""), (plain, " without its hedge" if plain != claim
+                                                  else "")))]
+    voiced += [_Restated(turned, " in the other voice" + restated.how)
+               for restated in list(voiced) for turned in other_voice(restated.text)]
+    owned: list[_Restated] = []
+    for restated in voiced:
+        left = owner_left_to_context(restated.text)
+        if left is not None:
+            bare, possessive, owner, head = left
+            owned += [_Restated(possessive, restated.how),
+                      _Restated(bare, restated.how, owner=owner, head=head)]
+    return list(dict.fromkeys(voiced + owned))
+
+
+def _owned_there(restated: _Restated, window: EvidenceWindow) -> bool:
+    """Whether ``window`` speaks of the owner a restated claim left to it: it names the
+    owner, and gives the thing described to no other ("The cover of Iron Tide")."""
+    assert restated.owner is not None
+    text = window.text
+    other = re.search(rf"\b{re.escape(restated.head)}\s+of\s+(?!{re.escape(restated.owner)})"
+                      rf"(?:the\s+)?[A-Z]", text, re.IGNORECASE)
+    return other is None and re.search(rf"\b{re.escape(restated.owner)}\b", text) is not None
 
 
 def _denying(claim: Claim, windows: list[EvidenceWindow]) -> EvidenceWindow | None:
