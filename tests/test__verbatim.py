@@ -117,6 +117,10 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
     ("The north tower was finished in 1520.",
      "The north tower of the cathedral was finished in 1520; the south tower was never "
      "completed."),
+    # ... and is stated on its own, whatever the clause before it says.
+    ("Fenwick Cycles sells bicycles and helmets.",
+     "Fenwick Outdoor sells tents and sleeping bags; its sister company, Fenwick Cycles, sells "
+     "bicycles and helmets."),
 ])
 def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     assert shortened_in(claim, evidence)
@@ -136,6 +140,12 @@ def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     # After a semicolon, a pronoun may take the clause before back.
     ("The north tower was finished in 1520.",
      "The north tower of the cathedral was finished in 1520; it was never used."),
+    # A clause after a semicolon that bears on the one before is not stated on its own.
+    ("The drug is safe in children.",
+     "The first trial found harm; however, the drug is safe in children."),
+    ("Fenwick Cycles sells tents.",
+     "Fenwick Outdoor sells tents and sleeping bags; its sister company, Fenwick Cycles, sells "
+     "bicycles and helmets."),
     # A plain copy is a copy, not a shortened one.
     ("The tower opened in 1889.", "The tower opened in 1889."),
 ])

@@ -165,15 +165,21 @@ def _clauses_of(sentence: str) -> list[str]:
     its own follows: "The north tower was finished in 1520; the south tower was never
     completed" states its first clause whatever the second denies of the south tower. A
     clause after the semicolon that opens with a pronoun ("; it was never used") or a word
-    bearing on the first ("; however, ...") may take it back, and no part is cut there."""
+    bearing on the first ("; however, ...") may take it back, and no part is cut there.
+    Such a clause with a subject of its own is stated on its own too, whatever stands
+    before the semicolon: "Fenwick Outdoor sells tents; its sister company, Fenwick Cycles,
+    sells bicycles and helmets" states "Fenwick Cycles sells bicycles and helmets"."""
     parts = [sentence]
     for match in re.finditer(r";\s*", sentence):
         following = sentence[match.end():]
         first = following.split(" ", 1)[0].strip(",").lower()
         verb = first_verb(following[:1].upper() + following[1:])
-        if (first not in _BEARING and ANAPHORIC_LEAD.match(following) is None
-                and verb is not None and verb > 0):
+        if first in _BEARING or verb is None or verb == 0:
+            continue
+        if ANAPHORIC_LEAD.match(following) is None:
             parts.append(sentence[:match.start()])
+        if ";" not in following:
+            parts.append(following)
     return parts
 
 
