@@ -117,6 +117,10 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
     ("The north tower was finished in 1520.",
      "The north tower of the cathedral was finished in 1520; the south tower was never "
      "completed."),
+    # What qualifies a predicate left out before "and" qualifies only it.
+    ("The Airport Express takes 22 minutes to Varnholm Central Station.",
+     "The Airport Express leaves every 15 minutes from 5:30 to midnight and takes 22 minutes "
+     "to Varnholm Central Station."),
     # ... and is stated on its own, whatever the clause before it says.
     ("Fenwick Cycles sells bicycles and helmets.",
      "Fenwick Outdoor sells tents and sleeping bags; its sister company, Fenwick Cycles, sells "

@@ -269,6 +269,10 @@ def test_a_heading_is_context_and_never_a_claim() -> None:
         # A capitalised name after "The" is the name itself, not a description of it.
         ("The Eiffel Tower opened in 1889. The Eiffel Tower is 330 metres tall.",
          "The Eiffel Tower is 330 metres tall."),
+        # A description said to be a name: "It" is the name.
+        ("The quickest way into town is the Airport Express train. It leaves every 15 "
+         "minutes.", "The Airport Express train leaves every 15 minutes."),
+        ("The capital of France is Paris. It has two airports.", "Paris has two airports."),
     ],
 )
 def test_pronouns_resolve_only_to_a_subject_they_agree_with(answer: str, second: str) -> None:
@@ -288,3 +292,10 @@ def test_it_costs_a_price_is_the_subject_and_it_costs_to_do_is_not() -> None:
     claims = decompose("The Voltra Sport is a light bike. It costs 200 euros to replace the "
                        "battery.").claims
     assert claims[1].text.startswith("It costs 200 euros")
+
+
+def test_it_takes_a_time_to_a_place_is_the_subject_and_it_takes_time_to_do_is_not() -> None:
+    claims = decompose("The Airport Express is a train. It takes 22 minutes to Varnholm "
+                       "Central Station. It takes an hour to walk there.").claims
+    assert claims[1].text == "The Airport Express takes 22 minutes to Varnholm Central Station."
+    assert claims[2].text == "It takes an hour to walk there."

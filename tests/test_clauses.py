@@ -49,8 +49,9 @@ RESOLVED = [
      "The new museum holds 300 paintings."),
     ("The bridges were closed in 1990.", "They reopened in 1992.",
      "The bridges reopened in 1992."),
+    # A description said to be a name: a pronoun after it stands for the name.
     ("The capital of France is Paris.", "It has two million inhabitants.",
-     "The capital of France has two million inhabitants."),
+     "Paris has two million inhabitants."),
     ("The walls of Troy were tall.", "They fell to the Greeks.",
      "The walls of Troy fell to the Greeks."),
     ("Tower Bridge spans the Thames.", "It opened in 1894.", "Tower Bridge opened in 1894."),
@@ -85,7 +86,7 @@ RESOLVED = [
     ("The Danube crosses ten countries.", "It ends in the Black Sea.",
      "The Danube ends in the Black Sea."),
     ("The most visited museum is the Louvre.", "It opened in 1793.",
-     "The most visited museum opened in 1793."),
+     "The Louvre opened in 1793."),
     ("The Golden Gate Bridge opened in 1937.", "The bridge is painted orange.",
      "The Golden Gate Bridge is painted orange."),
     ("Italy joined the European Union in 1958.", "It is a republic.", "Italy is a republic."),
@@ -106,7 +107,7 @@ RESOLVED = [
     # A description names the thing its head noun names, not what the subject says of it.
     ("Construction of the Berlin Wall began on 13 August 1961.",
      "The wall encircled West Berlin.", "The Berlin Wall encircled West Berlin."),
-    ("The capital of France is Paris.", "The capital has 20 districts.",
+    ("The capital of France is in the north.", "The capital has 20 districts.",
      "The capital of France has 20 districts."),
     # A bare name is what a pronoun after it speaks of.
     ("Delhi.", "It is the capital of India.", "Delhi is the capital of India."),

@@ -214,11 +214,14 @@ def _may_leave_out(sentence: list[str], lowered: list[str], start: int, end: int
     # "... weighs 1.9 kilograms [and lasts up to 14 hours]": a predicate of its own after
     # the claim says nothing of how the claim holds.
     predicate = where == "tail" and len(words) > 1 and words[0] == "and" and _is_verb(words[1])
+    if where == "inside" and _joined_predicate(words, lowered[end]):
+        # What qualifies a predicate left out before "and" qualifies only it: "It leaves
+        # [every 15 minutes ... and] takes 22 minutes". (A sentence with a negation is
+        # never shortened.)
+        return True
     if any(word in _QUALIFIERS or (word in _KEPT_WORDS and not predicate)
            or word.endswith("n't") for word in words):
         return False
-    if where == "inside" and _joined_predicate(words, lowered[end]):
-        return True
     if where == "tail":
         # "euros [and Swiss francs]": a list goes on.
         return not (len(words) > 1 and words[0] in {"and", "or"} and not predicate)

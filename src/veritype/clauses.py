@@ -186,7 +186,7 @@ _EXPLETIVE_IT = re.compile(
     r"argued|suggested|rumou?red|worth|difficult|easy|hard|common|rare|usual|unusual|notable|"
     r"evident|obvious|apparent|essential|crucial|vital|surprising|understood|agreed|"
     r"recommended|advisable)\b"
-    r"|(?:takes|took|cost|costs)\b(?=[^.;]*\bto\s+[a-z])|(?:rains|rained|snows|snowed)\b"
+    r"|(?:takes|took|cost|costs)\b(?=[^.;]*\bto\s+(?-i:[a-z]))|(?:rains|rained|snows|snowed)\b"
     r"|(?:is|was)\s+not\s+until\b"
     r"|(?:is|was)\s+(?-i:[A-Z])[\w.'\u2019-]*(?:\s+(?-i:[A-Z])[\w.'\u2019-]*)*\s+(?:who|that)\b)",
     re.IGNORECASE,
@@ -206,12 +206,33 @@ _DESCRIBED_NAME = re.compile(r"The(?:\s+[a-z][\w-]*){1,4}\s+of\s+[A-Z]")
 
 def names_its_subject(sentence: str) -> bool:
     """Whether a later "it" can lead back to ``sentence``: it names its subject ("The
-    Akashi Kaikyo Bridge is ...", "The island of Holmø lies ...") instead of opening with a
-    pronoun or a description ("The bridge opened ...")."""
+    Akashi Kaikyo Bridge is ...", "The island of Holmø lies ...", "The quickest way into
+    town is the Airport Express train.") instead of opening with a pronoun or a description
+    ("The bridge opened ...")."""
     subject = subject_of(sentence)
     return (ANAPHORIC_LEAD.match(sentence) is None and subject is not None
             and (DEFINITE_DESCRIPTION.match(sentence) is None
-                 or _DESCRIBED_NAME.match(subject) is not None))
+                 or _DESCRIBED_NAME.match(subject) is not None
+                 or _specified_name(sentence) is not None))
+
+
+# "The quickest way into town is the Airport Express train.": a description said to be a
+# name; what a later "It" stands for is the name ("It leaves every 15 minutes").
+_SPECIFIED = re.compile(
+    rf"\s(?:is|was)\s+(?P<name>(?:the\s+)?[{UPPER}][\w'\u2019&-]*(?:\s+[{UPPER}0-9][\w'\u2019&-]*)*"
+    r"(?:\s+[a-z][\w-]*)?)\s*\.?\s*$")
+
+
+def _specified_name(sentence: str) -> str | None:
+    """The name a sentence says its description is ("The quickest way into town is the
+    Airport Express train." → "The Airport Express train"), when that is all it says."""
+    if DEFINITE_DESCRIPTION.match(sentence) is None:
+        return None
+    found = _SPECIFIED.search(sentence)
+    if found is None or first_verb(sentence) != found.start() + 1:
+        return None
+    name = found["name"]
+    return name[:1].upper() + name[1:]
 
 
 # "The cover of Salt Between Us was designed ...": a description of a thing with its owner
@@ -261,6 +282,9 @@ def subject_of(text: str) -> str | None:
     pronoun left as written is better than one replaced by the wrong words."""
     if ANAPHORIC_LEAD.match(text) or THERE_LEAD.match(text):
         return None
+    specified = _specified_name(text)
+    if specified is not None:
+        return specified
     verb = first_verb(text)
     stretch = _without_trailing_adverbs((text if verb is None else text[:verb]).strip(" ."))
     name = _NAME.match(stretch)
