@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veritype"
 # The formal model and its pure parts: claims, graph, typing, bounds, answers, aggregation.
 CORE = frozenset({
     "veritype", "veritype._closing", "veritype._finite_verbs", "veritype._registry",
-    "veritype._text", "veritype._verbatim", "veritype._verbs",
+    "veritype._tables", "veritype._text", "veritype._verbatim", "veritype._verbs",
     "veritype.aggregate", "veritype.answer", "veritype.answers", "veritype.answers.question",
     "veritype.answers.reader", "veritype.answers.relevance", "veritype.answers.rendering",
     "veritype.answers.scoring", "veritype.answers.selection", "veritype.answers.siblings",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+from veritype._tables import is_separator, is_table_line
 from veritype._verbs import forms_of
 
 # Abbreviations whose trailing period does not end a sentence (compared lower-case,
@@ -71,6 +72,17 @@ def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     length = len(text)
     while i < length:
         char = text[i]
+        if (i == 0 or text[i - 1] == "\n") and char in " \t|":
+            # Each line of a Markdown table is a sentence of its own, its separator none.
+            line_end = text.find("\n", i)
+            line_end = length if line_end < 0 else line_end
+            line = text[i:line_end]
+            if is_table_line(line):
+                yield from _trimmed(text, start, i)
+                if not is_separator(line):
+                    yield from _trimmed(text, i, line_end)
+                start = i = line_end
+                continue
         if char == "\n" and i + 1 < length and text[i + 1] == "\n":
             # A blank line always ends a sentence (paragraphs, list items).
             yield from _trimmed(text, start, i)

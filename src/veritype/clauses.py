@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._finite_verbs import NOMINAL_CUES, first_verb, has_verb, is_adverb
+from veritype._tables import table_row_reading
 from veritype._text import (
     ANAPHORIC_LEAD,
     DEFINITE_DESCRIPTION,
@@ -449,11 +450,19 @@ def sentence_referents(chunk: Chunk, sentences: Sequence[Span], *,
 def resolved_sentences(chunk: Chunk, sentences: Sequence[Span],
                        referents: Sequence[str | None]) -> str:
     """The text of consecutive ``sentences`` with each one's opening pronoun or description
-    replaced by the subject it stands for (``referents``; :func:`veritype.clauses.resolve`):
+    replaced by the subject it stands for (``referents``; :func:`veritype.clauses.resolve`),
+    a table row read with its header (:func:`sentence_as_read`):
     a model reads "The Voltra City is light. It weighs 21 kg." as contradicting "The Voltra
     City weighs 21 kg" (contradiction 0.88), and the resolved window as stating it."""
     parts: list[str] = []
     for index, (sentence, referent) in enumerate(zip(sentences, referents, strict=True)):
         gap = chunk.slice(sentences[index - 1].end, sentence.start) if index else ""
-        parts.append(gap + resolve(chunk.slice(sentence.start, sentence.end), referent))
+        parts.append(gap + resolve(sentence_as_read(chunk, sentence), referent))
     return "".join(parts)
+
+
+def sentence_as_read(chunk: Chunk, sentence: Span) -> str:
+    """The text of one of ``chunk``'s sentences, a row of a Markdown table read with its
+    header ("Environment: Sandbox; Requests per minute: 60; Burst: 5 per second.")."""
+    row = table_row_reading(chunk.text, sentence.start - chunk.start, sentence.end - chunk.start)
+    return row if row is not None else chunk.slice(sentence.start, sentence.end)

@@ -156,3 +156,13 @@ def test_a_comparisons_side_may_be_named_by_its_documents_title() -> None:
                                  document_title=titles.__getitem__).generate(question, chunks).text
     assert "six weeks" not in untitled
     assert "20 weeks" in titled and "six weeks" in titled
+
+
+def test_a_table_row_is_quoted_with_its_header_and_the_header_alone_never() -> None:
+    text = ("## Limits per environment\n\n| Environment | Requests per minute | Burst |\n"
+            "|---|---|---|\n| Production | 600 | 50 per second |\n| Sandbox | 60 | 5 per second |")
+    chunks = chunk_document(Document.from_text(text, source="limits.md"))
+    draft = ExtractiveGenerator().generate("What is the burst limit in the sandbox?", chunks)
+    assert draft.text.startswith("Environment: Sandbox; Requests per minute: 60; Burst: 5 per "
+                                 "second.")
+    assert "|" not in draft.text

@@ -352,3 +352,15 @@ def test_a_denial_inside_a_qualifier_contradicts_nothing() -> None:
         "It is a myth that the Kestrel 3 has no obstacle sensors."])
     result = _shipped_nli().verify(Claim("c1", "The Kestrel 3 has obstacle sensors."), pack)
     assert result.detail != "the evidence states the claim's denial"
+
+
+def test_a_table_row_quoted_with_its_header_is_a_copy_of_its_row() -> None:
+    pack = EvidencePack.from_texts([
+        "| Environment | Requests per minute | Burst |\n|---|---|---|\n"
+        "| Production | 600 | 50 per second |\n| Sandbox | 60 | 5 per second |"])
+    stated = _shipped_nli().verify(
+        Claim("c1", "Environment: Sandbox; Requests per minute: 60; Burst: 5 per second."), pack)
+    assert stated.verdict is Verdict.ENTAILED and stated.score == 1.0
+    swapped = _shipped_nli().verify(
+        Claim("c2", "Environment: Sandbox; Requests per minute: 600; Burst: 5 per second."), pack)
+    assert swapped.score < 1.0

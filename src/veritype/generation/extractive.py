@@ -24,12 +24,18 @@ from pathlib import Path
 from typing import Unpack
 
 from veritype._llama import RuntimeOptions
+from veritype._tables import is_table_line, table_row_reading
 from veritype._text import ANAPHORIC_LEAD, content_words, tokens
 from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
 from veritype.answers.relevance import names_any
 from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, may_answer, model_answers
-from veritype.clauses import describes_another, heading_text, names_its_subject
+from veritype.clauses import (
+    describes_another,
+    heading_text,
+    names_its_subject,
+    sentence_as_read,
+)
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
@@ -243,7 +249,11 @@ def candidate_sentences(evidence: Sequence[Chunk], asked: Question,
         about = ""
         title = titles.get(chunk.doc_id, "")
         for span in chunk.sentences():
-            sentence = " ".join(chunk.slice(span.start, span.end).split())
+            written = chunk.slice(span.start, span.end)
+            if is_table_line(written) and table_row_reading(
+                    chunk.text, span.start - chunk.start, span.end - chunk.start) is None:
+                continue  # a table's header row: its words are the rows' readings'
+            sentence = " ".join(sentence_as_read(chunk, span).split())
             heading = heading_text(sentence)
             if heading is not None:
                 referent = f"# {heading}"
