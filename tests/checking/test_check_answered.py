@@ -160,3 +160,18 @@ def test_an_answer_in_a_sentence_that_names_the_bridge_is_stated() -> None:
                           pack, scorer)
     assert reading is not None and reading.reading is Reading.STATED
     assert pack.quote(reading.span).startswith("The film was directed by Bill Condon")
+
+
+def test_a_bare_answer_no_context_gives_a_value_of_is_unsupported() -> None:
+    contexts = ["James P. Comer is a professor at the Yale Child Study Center. He has written "
+                "more than 150 articles for Parents magazine."]
+    result = check([
+        {"question": "Which Yale professor has written 150 articles for Parents?",
+         "answer": "John R. Smith", "contexts": contexts},
+        {"question": "Which Yale professor has written 150 articles for Parents?",
+         "answer": "James P. Comer", "contexts": contexts},
+    ])
+    unstated, stated = (row.claims[0] for row in result.rows)
+    assert unstated.type is EvidenceType.UNSUPPORTED
+    assert unstated.reason == "no context gives John R. Smith"
+    assert stated.type is not EvidenceType.UNSUPPORTED

@@ -41,6 +41,7 @@ from veritype.answers.scoring import NEAR_BEST, AnswerScorer, may_answer, model_
 from veritype.clauses import resolved_sentences, sentence_referents
 from veritype.evidence import EvidencePack, Span
 from veritype.views._matching import contains_run
+from veritype.views._values import extract_values
 
 # P(answers) from which the subject's best answering sentence answers otherwise, chosen on
 # HaluEval-QA rows 7000–7999 (the answer scorer's calibration rows) and our own rows of
@@ -75,6 +76,24 @@ class _Sentence:
 
 def _words(text: str) -> tuple[str, ...]:
     return tuple(word for word in _WORD.findall(text.lower()) if word not in _ARTICLES)
+
+
+def unstated_values(question: str, phrase: str, pack: EvidencePack) -> tuple[str, ...]:
+    """The names, numbers and dates of the bare answer ``phrase`` (those the question does
+    not hold itself) when no context gives any of them: "John R. Smith" for "Which Yale
+    professor has written 150 articles ...?" where no context names him. A bare answer is
+    its values; the question's own names, which the contexts do give, state nothing of it.
+    Empty when some context gives one, or the phrase has none of its own."""
+    asked = question.lower()
+    values = [value for value in extract_values(phrase) if value.text.lower() not in asked]
+    if not values:
+        return ()
+    # Found as written, word for word: a value's kind may read otherwise in a context ("21"
+    # in "21 weeks"), and contexts glue sentences ("... Taemin.Lee Jin-ki (born ...").
+    read = [_words(chunk.text) for chunk in pack]
+    if any(contains_run(context, _words(value.text)) for context in read for value in values):
+        return ()
+    return tuple(value.label for value in values)
 
 
 def read_answer(question: str, phrase: str, pack: EvidencePack,

@@ -29,7 +29,7 @@ from veritype.answers.scoring import (
     load_answer_scorer,
 )
 from veritype.budget import Budget, run_views
-from veritype.checking._answered import AnswerReading, Reading, read_answer
+from veritype.checking._answered import AnswerReading, Reading, read_answer, unstated_values
 from veritype.checking._relevance import AnswerRelevance
 from veritype.checking._row_result import (
     CitedContext,
@@ -158,9 +158,15 @@ class RowChecker:
                   aggregator=self.aggregator, thresholds=self.thresholds, budget=Budget())
         type_graph(graph, self.aggregator, self.thresholds, self._citing)
         readings: dict[str, AnswerReading] = {}
-        if row.question and (bare := _bare(graph, row.question, answer)) is not None and (
-                reading := self._read_as_answer(bare, row.question, answer, pack)) is not None:
-            readings[bare.claim.claim_id] = reading
+        unstated: dict[str, tuple[str, ...]] = {}
+        if row.question and (bare := _bare(graph, row.question, answer)) is not None:
+            values = unstated_values(row.question, answer, pack)
+            if values:
+                _not_stated(bare, self.thresholds)
+                unstated[bare.claim.claim_id] = values
+            elif (reading := self._read_as_answer(bare, row.question, answer,
+                                                  pack)) is not None:
+                readings[bare.claim.claim_id] = reading
         folded = folded_by_whole(graph)
         claims: list[ClaimResult] = []
         for node in sorted(graph, key=lambda n: (n.claim.start, n.claim.claim_id)):
@@ -180,7 +186,8 @@ class RowChecker:
                 vote_share=node.mass,
                 citations=citations,
                 views=_view_results(node, readings.get(node.claim.claim_id)),
-                reason=_reason(node, readings.get(node.claim.claim_id), cite),
+                reason=_reason(node, readings.get(node.claim.claim_id), cite,
+                               unstated.get(node.claim.claim_id, ())),
                 start=offset + node.claim.start,
                 end=offset + node.claim.end,
             ))
@@ -231,7 +238,18 @@ def _view_results(node: Node, reading: AnswerReading | None) -> dict[str, tuple[
     return results
 
 
-def _reason(node: Node, reading: AnswerReading | None, cite: Callable[[Span], str]) -> str:
+def _not_stated(node: Node, thresholds: Thresholds) -> None:
+    """Type a bare answer that no context gives a value of (``unstated_values``)
+    Unsupported: the question's names, which the contexts give, say nothing of it."""
+    node.status, node.evidence_type = Status.UNKNOWN, EvidenceType.UNSUPPORTED
+    node.probability = min(node.support, thresholds.tau_low)
+    node.evidence = []
+
+
+def _reason(node: Node, reading: AnswerReading | None, cite: Callable[[Span], str],
+            unstated: tuple[str, ...] = ()) -> str:
+    if unstated:
+        return f"no context gives {', '.join(unstated)}"
     if reading is not None and reading.reading is Reading.OTHERWISE:
         return f"the contexts answer otherwise; {cite(reading.span)}"
     return claim_reason(node, cite)
