@@ -216,7 +216,7 @@ def _finite(word: str) -> bool:
         verb_forms(word) & {VerbForm.THIRD_PERSON, VerbForm.PAST})
 
 
-_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "our", "this",
+DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "our", "this",
                           "that", "these", "those"})
 
 
@@ -236,7 +236,7 @@ def coordinates_a_predicate(text: str) -> bool:
     # "and coaches the football team": a word in -s before a determiner is a verb the
     # lexicon may lack; a list's next noun ("and games for one week") takes none.
     return _finite(verb) or (verb.endswith("s") and not verb.endswith(("ss", "us", "is"))
-                             and after in _DETERMINERS)
+                             and after in DETERMINERS)
 
 
 def opens_a_clause(text: str) -> bool:

@@ -16,7 +16,7 @@ import re
 
 from veritype._finite_verbs import first_verb, is_adverb, is_regular_past
 from veritype._text import NEGATIONS
-from veritype._verbs import irregular_base, irregular_parts
+from veritype._verbs import DETERMINERS, irregular_base, irregular_parts
 
 # Where the object of an active clause, or the agent of a passive one, ends: a preposition
 # that opens a phrase of time, place or manner (in lower case: "Salt Between Us" is a
@@ -28,9 +28,7 @@ _PHRASE_END = re.compile(
 _PASSIVE = re.compile(
     r"^(?P<subject>.+?)\s+(?P<aux>was|were)\s+(?:(?P<adverb>[a-z]+)\s+)?"
     r"(?P<participle>[a-z]+)\s+by\s+(?P<rest>.+)$")
-_LEADING_WORD = re.compile(r"^(?:The|A|An|Its|His|Her|Their|Our|This|That|These|Those)\b")
-_DETERMINER = re.compile(r"^(?:the|a|an|its|his|her|their|our|this|that|these|those)\b",
-                         re.IGNORECASE)
+_FIRST_WORD = re.compile(r"\w+")
 _END = re.compile(r"[.!?]+$")
 
 
@@ -78,7 +76,7 @@ def _passives(sentence: str) -> list[str]:
     else:
         adverb = ""
     obj, rest = _head_and_rest(after)
-    if not obj or not (_DETERMINER.match(obj) or obj[:1].isupper()) or first_verb(obj):
+    if not obj or not (_determiner(obj) or obj[:1].isupper()) or first_verb(obj):
         return []
     subject = _capitalised(obj)
     by = " ".join([*([adverb] if adverb else []), participle, "by", _lowered(agent)])
@@ -113,10 +111,19 @@ def _participle_of(verb: str) -> str | None:
     return verb if is_regular_past(verb) else None
 
 
+def _determiner(phrase: str) -> str | None:
+    """The determiner ``phrase`` opens with, as written ("The", "its"), if any."""
+    first = _FIRST_WORD.match(phrase)
+    return first.group(0) if first is not None and first.group(0).lower() in DETERMINERS \
+        else None
+
+
 def _lowered(phrase: str) -> str:
     """A noun phrase moved inside a sentence: its determiner in lower case ("The cover" →
     "the cover"); a name as written."""
-    return phrase[:1].lower() + phrase[1:] if _LEADING_WORD.match(phrase) else phrase
+    determiner = _determiner(phrase)
+    capitalised = determiner is not None and determiner == determiner.capitalize()
+    return phrase[:1].lower() + phrase[1:] if capitalised else phrase
 
 
 def _capitalised(phrase: str) -> str:

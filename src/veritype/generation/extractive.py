@@ -30,12 +30,7 @@ from veritype.answers.question import Question, analyse
 from veritype.answers.reader import Candidate, reader_of
 from veritype.answers.relevance import names_any
 from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, may_answer, model_answers
-from veritype.clauses import (
-    describes_another,
-    heading_text,
-    names_its_subject,
-    sentence_as_read,
-)
+from veritype.clauses import describes_another, heading_text, names_its_subject
 from veritype.errors import ConfigurationError
 from veritype.evidence import Chunk
 from veritype.generation._base import (
@@ -250,10 +245,11 @@ def candidate_sentences(evidence: Sequence[Chunk], asked: Question,
         title = titles.get(chunk.doc_id, "")
         for span in chunk.sentences():
             written = chunk.slice(span.start, span.end)
-            if is_table_line(written) and table_row_reading(
-                    chunk.text, span.start - chunk.start, span.end - chunk.start) is None:
+            row = table_row_reading(chunk.text, span.start - chunk.start,
+                                    span.end - chunk.start)
+            if row is None and is_table_line(written):
                 continue  # a table's header row: its words are the rows' readings'
-            sentence = " ".join(sentence_as_read(chunk, span).split())
+            sentence = " ".join((written if row is None else row).split())
             heading = heading_text(sentence)
             if heading is not None:
                 referent = f"# {heading}"
