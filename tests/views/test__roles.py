@@ -140,3 +140,53 @@ def test_an_action_a_description_did_is_not_anothers_with_a_role_of_its_own(
 def test_the_agent_of_the_action_in_other_words_is_no_swap(claim: str,
                                                            evidence: list[str]) -> None:
     assert swap(claim, evidence) is None
+
+
+def test_agents_are_read_from_appositives_gapped_clauses_possessives_and_converses() -> None:
+    def read(text: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+        return [(agency.action, agency.agents, agency.patients) for agency in agencies(text)]
+
+    assert read("Its captain, Ana Pires, steered the boat home.") == [
+        ("steer", frozenset({"ana", "pires"}), frozenset())]
+    # A gapped clause gives the same action to another agent, of another thing.
+    assert read("The Aster bridge was built by Kolb and the Mira bridge by Fenn Brothers.") == [
+        ("build", frozenset({"kolb"}), frozenset({"aster"})),
+        ("build", frozenset({"fenn", "brothers"}), frozenset({"mira"}))]
+    assert read("Dr Lee's analysis was published in 2010.") == [
+        ("analys", frozenset({"dr", "lee"}), frozenset())]
+    # Told from the other side: whoever it was bought from sold it; the winner beat the loser.
+    assert read("The museum bought the vase from the dealer Omar Haddad.") == [
+        ("sell", frozenset({"omar", "haddad"}), frozenset())]
+    assert read("Castor lost to Pollux in the final.")[0] == (
+        "beat", frozenset({"pollux"}), frozenset({"castor"}))
+    # "whose" starts another phrase: the teacher is not who painted it.
+    (painted,) = agencies("It was painted by Mia Holm, whose teacher, Karl Berg, had urged her.")
+    assert painted.agents == {"mia", "holm"}
+
+
+@pytest.mark.parametrize(("claim", "rival"), [
+    ("The Mira bridge was built by Kolb.", "built by Fenn Brothers"),
+    ("Karl Berg painted the portrait.", "painted by Mia Holm"),
+    ("Ana Pires sold the vase to the museum.", "bought the vase from the dealer Omar Haddad"),
+    ("Castor beat Pollux in the final.", "lost to Pollux"),
+    ("Ana Pires's analysis of the vase was published.", "analysed by Omar Haddad"),
+])
+def test_swaps_are_found_through_those_readings(claim: str, rival: str) -> None:
+    evidence = ["The Aster bridge was built by Kolb and the Mira bridge by Fenn Brothers.",
+                "The portrait was painted by Mia Holm, whose teacher, Karl Berg, had urged her.",
+                "The museum bought the vase from the dealer Omar Haddad. Its captain, Ana "
+                "Pires, steered the boat home.", "Castor lost to Pollux in the final.",
+                "The vase was analysed by Omar Haddad."]
+    found = swap(claim, evidence)
+    assert found is not None and found[1].written == rival
+
+
+@pytest.mark.parametrize("claim", [
+    "The Aster bridge was built by Kolb.", "Fenn Brothers built the Mira bridge.",
+    "Omar Haddad sold the vase to the museum.", "Pollux beat Castor in the final.",
+])
+def test_the_same_readings_keep_the_right_roles(claim: str) -> None:
+    evidence = ["The Aster bridge was built by Kolb and the Mira bridge by Fenn Brothers.",
+                "The museum bought the vase from the dealer Omar Haddad.",
+                "Castor lost to Pollux in the final."]
+    assert swap(claim, evidence) is None

@@ -729,3 +729,39 @@ def test_what_a_variant_of_the_name_has_is_said_of_another(claim: str,
                                                             verdict: Verdict) -> None:
     result = NumericConsistencyView().verify(Claim("c1", claim), EvidencePack.from_texts(PIXELON))
     assert result.verdict is verdict, result.detail
+
+
+@pytest.mark.parametrize(("claim", "rival"), [
+    # The qualifier as a prepositional phrase in the sentence that gives the other value.
+    ("Light moves through glass at about 300,000 kilometres per second.", "200,000"),
+    # As the subject of that sentence.
+    ("Table salt melts at 1,085 degrees Celsius.", "801"),
+])
+def test_a_number_stated_of_another_qualifier_is_contradicted(
+    view: NumericConsistencyView, claim: str, rival: str
+) -> None:
+    evidence = EvidencePack.from_texts([
+        "Light moves through a vacuum at about 300,000 kilometres per second. In glass, light "
+        "moves at about 200,000 kilometres per second. Copper melts at 1,085 degrees Celsius. "
+        "Table salt, by contrast, melts at 801 degrees Celsius."])
+    result = check(view, claim, evidence)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert rival in result.detail and "where it speaks of" in result.detail
+
+
+def test_a_number_with_its_own_qualifier_or_of_a_name_is_not_set_aside(
+    view: NumericConsistencyView,
+) -> None:
+    evidence = EvidencePack.from_texts([
+        "Light moves through a vacuum at about 300,000 kilometres per second. In glass, light "
+        "moves at about 200,000 kilometres per second. Bus 12 leaves from the station. Bus 40 "
+        "leaves from the harbour. The X2's battery has a two-year warranty; the X4 has a "
+        "five-year warranty."])
+    for claim in ("In glass, light moves at about 200,000 kilometres per second.",
+                  "Light travels through a vacuum at about 300,000 kilometres per second.",
+                  # A word glued to the number ("two-year") is no qualifier it lacks.
+                  "The X2's battery is covered by a two-year warranty."):
+        assert check(view, claim, evidence).verdict is Verdict.ENTAILED, claim
+    # "Bus 40" is a name: whose route it is, is the subject readers' to tell.
+    assert "where it speaks of" not in check(
+        view, "Bus 40 leaves from the station.", evidence).detail

@@ -36,12 +36,20 @@ _PHRASE_END = re.compile(
     # The full stop of an initial ("John A. Roebling") ends nothing.
     r"[;!?()]|(?<!\s(?-i:[A-Z]))\.|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
     r"|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
-    r"which|who|that|as|when|where|because|although|though|was|were|is|are)\s",
+    r"which|who|whose|that|as|when|where|because|although|though|was|were|is|are)\s"
+    # "built by Orbis Systems and Kestrel-2 by Halden Aerospace": a gapped clause ends it.
+    r"|\sand\s+(?=(?:the\s+)?(?-i:[A-Z])[\w'\u2019-]*(?:\s+(?-i:[A-Z0-9])[\w'\u2019-]*)*"
+    r"(?:\s+(?-i:[a-z])+){0,2}\s+by\s)",
     re.IGNORECASE)
 # What an action's noun names, as its verb would ("a gift from" as "donated by").
 _NOUN_ACTIONS = {"design": "design", "designs": "design", "idea": "propos",
                  "invention": "invent", "discovery": "discover", "gift": "donat",
-                 "donation": "donat"}
+                 "donation": "donat", "analysis": "analys"}
+# "Aisha Bello's analysis of the results": whose action its noun names, as "analysed by".
+_OWNED_ACTION = re.compile(
+    r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+?)['\u2019]s\s+"
+    r"(?:(?:first|own|original|early|later|new)\s+)?"
+    r"(?P<noun>design|idea|invention|discovery|gift|donation|analysis)\b")
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]+")
 # "Ida Kraal designed the building", "Owen Pryce later worked out its structure": a name,
 # perhaps an adverb, then a verb in the past tense.
@@ -53,9 +61,31 @@ _NAMED_AGENT = re.compile(
     r"(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+)(?:,\s*who\s+|\s+)"
     r"(?:(?:later|also|then|first|once|jointly|himself|herself|itself|[a-z]{3,}ly)\s+)?"
     rf"(?P<verb>[a-z]{{3,}}ed|{_PASTS})\b(?!\s+by\b)")
+# Where the clause of a by-phrase starts: the words between it and the phrase name what was
+# acted on ("Kestrel-1 was built by ...").
+_CLAUSE_START = re.compile(r"[;:]|,\s|\.\s")
+_AUXILIARY = re.compile(r"\s(?:was|were|is|are|has been|have been|had been)\s")
+# "... built by Orbis Systems and Kestrel-2 by Halden Aerospace": another thing, the same
+# action, another agent.
+_GAPPED_AGENT = re.compile(
+    r"\s*and\s+(?P<patient>(?:the\s+)?[A-Z][\w'\u2019-]*(?:\s+[A-Z0-9][\w'\u2019-]*)*"
+    r"(?:\s+[a-z]+){0,2})\s+by\s+")
+# "His assistant, Lena Brauer, built the first model": a name set off by commas, then its verb.
+_APPOSED_AGENT = re.compile(
+    r"(?<=,\s)(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+),\s+"
+    r"(?:(?:later|also|then|first|once|jointly|[a-z]{3,}ly)\s+)?"
+    rf"(?P<verb>[a-z]{{3,}}ed|{_PASTS})\b(?!\s+by\b)")
 # "The idea came from Rowland Hill": whose idea it was, as "proposed by" says.
 _FROM_AGENT = re.compile(r"\b(?:came|comes|originated|originates)\s+from\s+")
 _ORIGIN = "proposed"
+# An action told from the other side: "bought it from X" says X sold it, "sold it to X" that
+# X bought it, "lost to X" that X beat the loser.
+_CONVERSE = re.compile(
+    r"\b(?P<verb>bought|purchased|acquired|sold|lost)"
+    r"(?P<object>(?:\s+(?!(?:by|from|to)\b)[\w'\u2019-]+){0,6}?)\s+(?P<prep>from|to)\s+")
+_CONVERSE_ACTIONS = {("bought", "from"): "sold", ("purchased", "from"): "sold",
+                     ("acquired", "from"): "sold", ("sold", "to"): "bought",
+                     ("lost", "to"): "beat"}
 # Verbs that name one action, each read as the first of its group: "constructed by" gives the
 # action "built by" gives.
 _ONE_ACTION = {stem: group[0] for group in (
@@ -63,6 +93,7 @@ _ONE_ACTION = {stem: group[0] for group in (
     ("build", "construct", "erect"),
     ("found", "establish"),
     ("donat", "give", "bequeath"),
+    ("analys", "analyz"),
 ) for stem in group}
 # Sentence openers that are no one's name.
 _NO_NAME = frozenset({"the", "a", "an", "it", "he", "she", "they", "this", "that", "its",
@@ -79,6 +110,13 @@ class Agency:
     agents: frozenset[str]
     written: str  # the by-phrase as written, for a reason
     named: bool = True
+    # The names of what was acted on, lower case, where the text names it ("Kestrel-1 was
+    # built by ..."); empty where it does not ("It was built by ...").
+    patients: frozenset[str] = frozenset()
+
+    def of_same_patient(self, other: Agency) -> bool:
+        """Whether the two may be of one thing: neither names it, or both name it alike."""
+        return not self.patients or not other.patients or bool(self.patients & other.patients)
 
 
 def agencies(text: str) -> list[Agency]:
@@ -88,25 +126,66 @@ def agencies(text: str) -> list[Agency]:
     found: list[Agency] = []
     for pattern in (_BY_AGENT, _FROM_AGENT):
         for match in pattern.finditer(text):
-            phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
-            names = frozenset(name.lower() for name in _NAME.findall(phrase)) - {"the"}
-            described = frozenset(content_words(phrase))
-            if names or described:
-                found.append(Agency(_matched_action(match), names or described,
-                                    f"{match.group(0)}{phrase}", named=bool(names)))
-    for match in _NAMED_AGENT.finditer(text):
+            action = _matched_action(match)
+            clause = _CLAUSE_START.split(text[:match.start()])[-1]
+            # The passive's subject, before its auxiliary: "Kestrel-1 was built by".
+            passive = _AUXILIARY.split(clause, maxsplit=1)
+            patients = _names(passive[0]) if len(passive) > 1 else frozenset()
+            end = match.end()
+            while True:  # the by-phrase, then each gapped one after it
+                boundary = _PHRASE_END.search(text, end)
+                stop = len(text) if boundary is None else boundary.start()
+                phrase = text[end:stop].strip(" ,")
+                names = _names(phrase)
+                described = frozenset(content_words(phrase))
+                if names or described:
+                    found.append(Agency(action, names or described, f"{match.group(0)}{phrase}",
+                                        named=bool(names), patients=patients))
+                gapped = _GAPPED_AGENT.match(text, stop)
+                if gapped is None:
+                    break
+                patients, end = _names(gapped.group("patient")), gapped.end()
+    for match in _OWNED_ACTION.finditer(text):
+        if names := _names(match.group("agent")):
+            found.append(Agency(_noun_action(match.group("noun")), names, match.group(0)))
+    for match in _CONVERSE.finditer(text):
+        converse = _CONVERSE_ACTIONS.get((match.group("verb").lower(),
+                                          match.group("prep").lower()))
+        phrase = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].strip(" ,")
+        if converse is None or not (names := _names(phrase)):
+            continue
+        # What changed hands, or, for "lost to", who lost.
+        patients = (_names(_CLAUSE_START.split(text[:match.start()])[-1]) if converse == "beat"
+                    else _names(match.group("object")))
+        found.append(Agency(_action(converse), names, f"{match.group(0)}{phrase}",
+                            patients=patients))
+    for match in (*_NAMED_AGENT.finditer(text), *_APPOSED_AGENT.finditer(text)):
         names = frozenset(name.lower() for name in match.group("agent").split()) - _NO_NAME
         if names:
-            found.append(Agency(_action(match.group("verb")), names, match.group(0)))
+            acted_on = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].split(",")[0]
+            written = match.group(0) if match.re is _NAMED_AGENT else (
+                f"{match.group('agent')} {match.group('verb')}")
+            found.append(Agency(_action(match.group("verb")), names, written,
+                                patients=_names(acted_on)))
     return found
+
+
+def _names(text: str) -> frozenset[str]:
+    """The capitalised words of ``text``, lower case, but those that name no one."""
+    return frozenset(name.lower() for name in _NAME.findall(text)) - _NO_NAME
 
 
 def _matched_action(match: re.Match[str]) -> str:
     """The action a by-phrase or "came from" match names."""
     groups = match.groupdict()
     if groups.get("noun"):
-        return _NOUN_ACTIONS[groups["noun"].lower()]
+        return _noun_action(groups["noun"])
     return _action(groups["verb"] if groups.get("verb") else _ORIGIN)
+
+
+def _noun_action(noun: str) -> str:
+    stem = _NOUN_ACTIONS[noun.lower()]
+    return _ONE_ACTION.get(stem, stem)
 
 
 def _action(verb: str) -> str:
@@ -128,7 +207,12 @@ def given_to_another_agent(claim: str, evidence: Sequence[Sequence[Agency]],
     for claimed in agencies(claim):
         if not claimed.named:
             continue
-        same = [(index, agency) for index, agency in given if agency.action == claimed.action]
+        # Of the claim's thing, or with the two the other way round ("Ravensworth beat
+        # Denholm City" for "Denholm City beat Ravensworth"): "Kestrel-2 by Halden Aerospace"
+        # gives no action of Kestrel-1's.
+        same = [(index, agency) for index, agency in given
+                if agency.action == claimed.action and (
+                    agency.of_same_patient(claimed) or agency.agents & claimed.patients)]
         named = all(normalise_word(name) in held for name in claimed.agents)
         if not named or not same or any(_same_agent(agency, claimed.agents)
                                         for _, agency in same):

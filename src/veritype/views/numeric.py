@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from veritype._finite_verbs import first_verb
 from veritype._text import content_words, sentence_spans, unhedged
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
@@ -108,14 +109,22 @@ class NumericConsistencyView(PackAnalysingView[_Evidence]):
                 return self._refuted(
                     score, sentences[index], f"claim says {value.label}, evidence says "
                     f"{other.label} (it gives {value.label} to another event)")
-            if _one_statement(claim.text, claim_values):
-                swapped = swapped_value(claim.text, claim_values, sentences)
-                if swapped is not None:
-                    value, other, index = swapped
-                    return self._refuted(
-                        score, sentences[index], f"claim says {value.label}, evidence says "
-                        f"{other.label} of {_labels(names_in(claim_values))} ({value.label} is "
-                        "another's)")
+            one_statement = _one_statement(claim.text, claim_values)
+            swapped = swapped_value(claim.text, claim_values, sentences) if one_statement else None
+            if swapped is not None:
+                value, other, index = swapped
+                return self._refuted(
+                    score, sentences[index], f"claim says {value.label}, evidence says "
+                    f"{other.label} of {_labels(names_in(claim_values))} ({value.label} is "
+                    "another's)")
+            qualified = _of_another_qualifier(claim, claim_values, where, sentences)
+            if qualified is not None:
+                value, other, index, words = qualified
+                return self._refuted(
+                    score, sentences[index], f"claim says {value.label}, evidence says "
+                    f"{other.label} where it speaks of {words} ({value.label} is stated "
+                    "without them)")
+            if one_statement:
                 # The subject's own value first: "evidence says Bonn" of Beethoven says more
                 # than "the evidence says this of Mozart".
                 in_place = self._in_place(claim.text, claim_values, evidence, score,
@@ -272,6 +281,55 @@ def _of_another_event(claim: Claim, claim_values: list[Value], where: list[list[
                 if other is not None:
                     return value, other, index
     return None
+
+
+def _of_another_qualifier(claim: Claim, claim_values: list[Value], where: list[list[int]],
+                          sentences: list[EvidenceSentence]
+                          ) -> tuple[Value, Value, int, str] | None:
+    """A number of the claim that the evidence states only where some of the claim's words
+    are missing, while another sentence holds those words, as many of the claim's words in
+    all, and another value of that kind: "Sound travels through water at 343 metres per
+    second" against "Sound travels through dry air at 343 metres per second ... In water,
+    sound moves ... at roughly 1,480 metres per second." Returns the claim's value, the
+    evidence's, its sentence and the words it holds that the claim's value lacks."""
+    # A capitalised first word may be a common noun that qualifies ("Steel carries sound").
+    opening = [value for value in claim_values
+               if value.kind is ValueKind.ENTITY and value.start == 0 and len(value.words) == 1]
+    claim_words = _claim_words(claim, claim_values) | {
+        word for value in opening for word in content_words(value.text)}
+    if not claim_words:
+        return None
+    aligned = [claim_words & sentence.aligned for sentence in sentences]
+    at = first_verb(claim.text)
+    verb = frozenset() if at is None else frozenset(content_words(claim.text[at:].split()[0]))
+    for value, hits in zip(claim_values, where, strict=True):
+        if value.kind in (ValueKind.ENTITY, ValueKind.DATE) or not hits or _numbers_a_name(
+                claim.text, value):
+            continue
+        own = max(hits, key=lambda i: len(aligned[i]))
+        # Only words the sentence does not write at all ("two-year" holds "year"), and not
+        # the claim's verb: "increased" for "rose" says the same of the same thing.
+        written = " ".join(clause.text for clause in sentences[own].clauses).lower()
+        lacking = {word for word in claim_words - aligned[own]
+                   if word not in written and word not in verb}
+        if not lacking:
+            continue
+        for index, sentence in enumerate(sentences):
+            if (index in hits or not lacking <= aligned[index]
+                    or len(aligned[index]) < len(aligned[own])):
+                continue
+            other = sentence.values.conflict(value, claim_values)
+            if other is not None:
+                lowered = claim.text.lower()
+                return value, other, index, ", ".join(sorted(
+                    lacking, key=lambda word: lowered.find(word) % (len(lowered) + 1)))
+    return None
+
+
+def _numbers_a_name(text: str, value: Value) -> bool:
+    """Whether a bare number of ``text`` is a name's ("Route 7", "Apollo 11")."""
+    before = text[:value.start].split()
+    return value.kind is ValueKind.NUMBER and bool(before) and before[-1][:1].isupper()
 
 
 def _names_as_written(text: str, sentences: Sequence[EvidenceSentence]) -> str:
