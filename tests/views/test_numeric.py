@@ -765,3 +765,15 @@ def test_a_number_with_its_own_qualifier_or_of_a_name_is_not_set_aside(
     # "Bus 40" is a name: whose route it is, is the subject readers' to tell.
     assert "where it speaks of" not in check(
         view, "Bus 40 leaves from the station.", evidence).detail
+
+
+def test_a_table_rows_number_is_not_set_aside_for_its_header_words(
+    view: NumericConsistencyView,
+) -> None:
+    # The row's own line lacks "requests" and "minute" (its header holds them), and a prose
+    # sentence gives another number of requests per minute: the row still states 600.
+    evidence = EvidencePack.from_texts([
+        "| Region | Requests per minute |\n|---|---|\n| Europe | 600 |\n| Asia | 60 |\n\n"
+        "The export endpoint has its own limit in every region: 10 requests per minute."])
+    result = check(view, "Region: Europe; Requests per minute: 600.", evidence)
+    assert "where it speaks of" not in result.detail

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from veritype._finite_verbs import first_verb
+from veritype._tables import is_table_line
 from veritype._text import content_words, sentence_spans, unhedged
 from veritype.claims import Claim
 from veritype.evidence import EvidencePack
@@ -307,9 +308,11 @@ def _of_another_qualifier(claim: Claim, claim_values: list[Value], where: list[l
                 claim.text, value):
             continue
         own = max(hits, key=lambda i: len(aligned[i]))
+        written = " ".join(clause.text for clause in sentences[own].clauses).lower()
+        if is_table_line(written):  # a table row's qualifiers are its header's
+            continue
         # Only words the sentence does not write at all ("two-year" holds "year"), and not
         # the claim's verb: "increased" for "rose" says the same of the same thing.
-        written = " ".join(clause.text for clause in sentences[own].clauses).lower()
         lacking = {word for word in claim_words - aligned[own]
                    if word not in written and word not in verb}
         if not lacking:
