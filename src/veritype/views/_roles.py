@@ -32,14 +32,16 @@ _BY_AGENT = re.compile(
     r"(?:\s+(?![a-z]+(?:ed|en)\b)[\w'\u2019-]+){1,5}?)?"
     r",?\s+by\s+"
     r"|\b(?P<noun>design|designs|idea|invention|discovery|gift|donation)\s+(?:by|from|of)\s+")
+# What a gapped clause opens with: a name, perhaps with a noun or two ("the Mira bridge").
+_GAPPED_THING = (r"(?:the\s+)?(?-i:[A-Z])[\w'\u2019-]*(?:\s+(?-i:[A-Z0-9])[\w'\u2019-]*)*"
+                 r"(?:\s+(?-i:[a-z]+)){0,2}")
 _PHRASE_END = re.compile(
     # The full stop of an initial ("John A. Roebling") ends nothing.
     r"[;!?()]|(?<!\s(?-i:[A-Z]))\.|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
     r"|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
     r"which|who|whose|that|as|when|where|because|although|though|was|were|is|are)\s"
     # "built by Orbis Systems and Kestrel-2 by Halden Aerospace": a gapped clause ends it.
-    r"|\sand\s+(?=(?:the\s+)?(?-i:[A-Z])[\w'\u2019-]*(?:\s+(?-i:[A-Z0-9])[\w'\u2019-]*)*"
-    r"(?:\s+(?-i:[a-z])+){0,2}\s+by\s)",
+    rf"|\sand\s+(?={_GAPPED_THING}\s+by\s)",
     re.IGNORECASE)
 # What an action's noun names, as its verb would ("a gift from" as "donated by").
 _NOUN_ACTIONS = {"design": "design", "designs": "design", "idea": "propos",
@@ -67,9 +69,7 @@ _CLAUSE_START = re.compile(r"[;:]|,\s|\.\s")
 _AUXILIARY = re.compile(r"\s(?:was|were|is|are|has been|have been|had been)\s")
 # "... built by Orbis Systems and Kestrel-2 by Halden Aerospace": another thing, the same
 # action, another agent.
-_GAPPED_AGENT = re.compile(
-    r"\s*and\s+(?P<patient>(?:the\s+)?[A-Z][\w'\u2019-]*(?:\s+[A-Z0-9][\w'\u2019-]*)*"
-    r"(?:\s+[a-z]+){0,2})\s+by\s+")
+_GAPPED_AGENT = re.compile(rf"\s*and\s+(?P<patient>{_GAPPED_THING})\s+by\s+")
 # "His assistant, Lena Brauer, built the first model": a name set off by commas, then its verb.
 _APPOSED_AGENT = re.compile(
     r"(?<=,\s)(?P<agent>(?:[A-Z][\w'\u2019-]+\s+)*[A-Z][\w'\u2019-]+),\s+"
@@ -127,9 +127,8 @@ def agencies(text: str) -> list[Agency]:
     for pattern in (_BY_AGENT, _FROM_AGENT):
         for match in pattern.finditer(text):
             action = _matched_action(match)
-            clause = _CLAUSE_START.split(text[:match.start()])[-1]
             # The passive's subject, before its auxiliary: "Kestrel-1 was built by".
-            passive = _AUXILIARY.split(clause, maxsplit=1)
+            passive = _AUXILIARY.split(_clause_before(text, match.start()), maxsplit=1)
             patients = _names(passive[0]) if len(passive) > 1 else frozenset()
             end = match.end()
             while True:  # the by-phrase, then each gapped one after it
@@ -155,19 +154,23 @@ def agencies(text: str) -> list[Agency]:
         if converse is None or not (names := _names(phrase)):
             continue
         # What changed hands, or, for "lost to", who lost.
-        patients = (_names(_CLAUSE_START.split(text[:match.start()])[-1]) if converse == "beat"
+        patients = (_names(_clause_before(text, match.start())) if converse == "beat"
                     else _names(match.group("object")))
         found.append(Agency(_action(converse), names, f"{match.group(0)}{phrase}",
                             patients=patients))
     for match in (*_NAMED_AGENT.finditer(text), *_APPOSED_AGENT.finditer(text)):
-        names = frozenset(name.lower() for name in match.group("agent").split()) - _NO_NAME
-        if names:
+        if names := _names(match.group("agent")):
             acted_on = _PHRASE_END.split(text[match.end():], maxsplit=1)[0].split(",")[0]
             written = match.group(0) if match.re is _NAMED_AGENT else (
                 f"{match.group('agent')} {match.group('verb')}")
             found.append(Agency(_action(match.group("verb")), names, written,
                                 patients=_names(acted_on)))
     return found
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The words of ``text``'s clause before ``start``."""
+    return _CLAUSE_START.split(text[:start])[-1]
 
 
 def _names(text: str) -> frozenset[str]:

@@ -324,8 +324,9 @@ def _of_another_qualifier(claim: Claim, claim_values: list[Value], where: list[l
             other = sentence.values.conflict(value, claim_values)
             if other is not None:
                 lowered = claim.text.lower()
+                # In the claim's order; a word read as its dimension ("depth") goes last.
                 return value, other, index, ", ".join(sorted(
-                    lacking, key=lambda word: lowered.find(word) % (len(lowered) + 1)))
+                    lacking, key=lambda word: (word not in lowered, lowered.find(word))))
     return None
 
 
