@@ -37,6 +37,7 @@ from veritype.views._other_subjects import (
     stated_of_another,
     swapped_value,
 )
+from veritype.views._qualifiers import QualifiedClauses, given_to_a_rival, qualified_clauses
 from veritype.views._roles import given_to_another_agent
 from veritype.views._values import Value, ValueKind, extract_values, text_words
 
@@ -55,10 +56,12 @@ class _Conflict:
 
 @dataclass(frozen=True, slots=True)
 class _Evidence:
-    """A pack as numeric reads it, once: its sentences, and their clauses with subjects."""
+    """A pack as numeric reads it, once: its sentences, their clauses with subjects, and
+    its clauses as the rival-qualifier rule reads them."""
 
     sentences: list[EvidenceSentence]
     described: DescribedClauses
+    qualified: QualifiedClauses
 
 
 @register_view("numeric")
@@ -77,7 +80,7 @@ class NumericConsistencyView(PackAnalysingView[_Evidence]):
 
     def _prepare(self, evidence: EvidencePack) -> _Evidence:
         sentences = evidence_sentences(evidence)
-        return _Evidence(sentences, described_clauses(sentences))
+        return _Evidence(sentences, described_clauses(sentences), qualified_clauses(sentences))
 
     def _check(self, claim: Claim, evidence: _Evidence) -> ViewResult:
         sentences, described = evidence.sentences, evidence.described
@@ -125,6 +128,13 @@ class NumericConsistencyView(PackAnalysingView[_Evidence]):
                     score, sentences[index], f"claim says {value.label}, evidence says "
                     f"{other.label} where it speaks of {words} ({value.label} is stated "
                     "without them)")
+            rival = given_to_a_rival(claim.text, claim_values, evidence.qualified)
+            if rival is not None:
+                return self._refuted(
+                    score, sentences[rival.sentence], f"claim says {rival.claimed.label} of "
+                    f"{', '.join(rival.subject)}, evidence says {rival.given.label} of "
+                    f"{', '.join(rival.subject)} ({rival.claimed.label} is stated of "
+                    f"{', '.join(rival.rival)})")
             if one_statement:
                 # The subject's own value first: "evidence says Bonn" of Beethoven says more
                 # than "the evidence says this of Mozart".
@@ -345,7 +355,9 @@ def _names_as_written(text: str, sentences: Sequence[EvidenceSentence]) -> str:
              if value.kind is ValueKind.ENTITY and len(value.text.split()) > 1
              and any(char.isupper() for char in value.text)}
     lowered = text.lower()
-    for name in sorted(names, key=len, reverse=True):
+    # Longest first, then in one fixed order: two spellings of one length ("SARS-Cov2",
+    # "SARS-CoV2") must not be chosen by the hash seed.
+    for name in sorted(names, key=lambda name: (-len(name), name)):
         if name in text or name.lower() not in lowered:
             continue
         pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)

@@ -1,0 +1,165 @@
+"""Whose number it is, clause by clause: a claim's number that the evidence gives to another
+thing of the same kind, named by a common noun rather than a name.
+
+"At standard pressure, ethanol reaches its boiling point at 100 degrees Celsius" against
+"At standard atmospheric pressure, water boils at 100 degrees Celsius. Ethanol ... boils at
+... 78 degrees Celsius": every number and word of the claim is in the evidence, but the
+clause that states 100 is about water, and the clause about ethanol states 78. A word of the
+claim's subject that the clauses stating its number lack, while those clauses' own subjects
+hold a word the claim lacks (the rival: "water"), and another clause that holds the subject
+word but not the rival gives another value of the same kind, contradicts the claim. A
+subject word the clause merely leaves unsaid ("In the placebo group, the average fall was 5
+mmHg" for "systolic blood pressure fell by 5 mmHg in the placebo group") has no rival there,
+and decides nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veritype._finite_verbs import first_verb
+from veritype._text import content_families, tokens, unhedged, word_family
+from veritype.views._dimensions import as_dimensions
+from veritype.views._other_subjects import EvidenceClause, EvidenceSentence
+from veritype.views._values import Value, ValueKind
+
+# The most words a subject and a rival may have: a thing and its qualifiers.
+_MAX_SUBJECT = 5
+_MAX_RIVAL = 3
+_LEADING_PHRASE = re.compile(
+    r"\s*(?:at|in|on|over|under|for|during|after|before|from|to|with|by|within|across|among)\b",
+    re.IGNORECASE)
+_LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z-]*")
+# Words that loosen a number or name no thing: never a subject's qualifier.
+_NOT_QUALIFIERS = frozenset({"around", "approximately", "approx", "roughly", "nearly",
+                             "almost", "about", "averag"})
+
+
+@dataclass(frozen=True, slots=True)
+class RivalValue:
+    """A claim's value the evidence states of a rival, and the value it gives the claim's
+    thing: the clause's sentence, the claim's subject words it holds, and the rival's words,
+    each as the claim and the evidence write them."""
+
+    claimed: Value
+    given: Value
+    sentence: int
+    subject: tuple[str, ...]
+    rival: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Clause:
+    """An evidence clause as the rule reads it: its sentence's index, its word families and
+    the words of its subject."""
+
+    sentence: int
+    clause: EvidenceClause
+    words: frozenset[str]
+    subject: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class QualifiedClauses:
+    """An evidence pack's clauses, read once for every claim checked against it, and the
+    word families the pack writes in lower case."""
+
+    clauses: tuple[_Clause, ...]
+    common: frozenset[str]
+
+
+def qualified_clauses(sentences: Sequence[EvidenceSentence]) -> QualifiedClauses:
+    """The clauses of ``sentences`` read for :func:`given_to_a_rival`."""
+    # Word families, so that "Service prices" and "prices of services" share "service".
+    clauses = tuple(
+        _Clause(index, clause, as_dimensions(content_families(clause.text)),
+                subject_words(clause.text, clause.values.values, None))
+        for index, sentence in enumerate(sentences) for clause in sentence.clauses)
+    common = frozenset(word_family(word) for item in clauses
+                       for word in _LOWER_WORD.findall(item.clause.text))
+    return QualifiedClauses(clauses, common)
+
+
+def given_to_a_rival(text: str, values: Sequence[Value],
+                     evidence: QualifiedClauses) -> RivalValue | None:
+    """The first of the claim's numbers (``text``, its ``values``) that the evidence gives to
+    a rival of the claim's subject (see the module's docstring), or None."""
+    subject = subject_words(text, values, evidence.common, head=True)
+    # A long subject is a sentence's, not a thing's: "Other tennis guests include coach ...".
+    if not subject or len(subject) > _MAX_SUBJECT:
+        return None
+    claim_words = as_dimensions(content_families(text))
+    for value in values:
+        if value.kind in (ValueKind.ENTITY, ValueKind.DATE) or not _alone_of_its_kind(
+                value, values):
+            continue
+        own = [item for item in evidence.clauses if item.clause.values.contains(value)
+               and _alone_of_its_kind(value, item.clause.values.values)]
+        lacking = frozenset(word for word in subject
+                            if not any(word in item.words for item in own))
+        if not own or not lacking:
+            continue
+        # The words of the stating clauses' subjects that the claim does not hold.
+        rivals = frozenset().union(*(item.subject for item in own)) - claim_words
+        for item in evidence.clauses:
+            held, rival = lacking & item.words, rivals - item.words
+            if not held or not rival or len(rival) > _MAX_RIVAL:
+                continue
+            given = item.clause.values.conflict(value, values)
+            if given is not None:
+                stating = " ".join(stated.clause.text for stated in own)
+                return RivalValue(value, given, item.sentence, _as_written(held, text),
+                                  _as_written(rival, stating))
+    return None
+
+
+def subject_words(text: str, values: Sequence[Value],
+                  common: frozenset[str] | None = frozenset(), *, head: bool = False
+                  ) -> frozenset[str]:
+    """The content words before a text's first verb (its first number, when no verb is
+    found), its values left out: what the text says its number is of. A capitalised first
+    word read as a name is kept when ``common`` holds it, words the evidence writes in lower
+    case: then it is a common noun that qualifies ("Winter daytime temperatures" where the
+    evidence says "in winter", "Goods became ..."); with ``common`` None, always (an
+    evidence clause's subject, read as a rival, may be a name). With ``head``, only the
+    subject's head: a leading phrase of place or time set off by a comma ("At standard
+    pressure, ethanol ...") and an apposition ("Autumn, the wettest season in the town, ...")
+    are left out."""
+    at = first_verb(text)
+    if at is None:
+        at = min((value.start for value in values if value.kind is not ValueKind.ENTITY),
+                 default=len(text))
+    blanked = list(text[:at])
+    for value in values:
+        kept = (value.kind is ValueKind.ENTITY and value.start == 0 and len(value.words) == 1
+                and (common is None or word_family(value.text) in common))
+        if value.start < at and not kept:
+            end = min(value.end, at)
+            blanked[value.start:end] = " " * (end - value.start)
+    before = "".join(blanked)
+    if head:
+        parts = [part for part in before.split(",") if part.strip()]
+        while len(parts) > 1 and _LEADING_PHRASE.match(parts[0]):
+            parts.pop(0)
+        before = parts[0] if parts else ""
+    return frozenset(word for word in as_dimensions(content_families(unhedged(before)))
+                     if word.isalpha() and len(word) > 2 and word not in _NOT_QUALIFIERS)
+
+
+def _as_written(families: frozenset[str], text: str) -> tuple[str, ...]:
+    """Each word family as ``text`` first writes it ("larg" as "large"), in text order."""
+    written: dict[str, str] = {}
+    for match in tokens(text):
+        family = word_family(match.group(0))
+        if family in families:
+            written.setdefault(family, match.group(0).lower())
+    return (*written.values(), *sorted(families - written.keys()))
+
+
+def _alone_of_its_kind(value: Value, values: Sequence[Value]) -> bool:
+    """Whether ``values`` (a text's, ``value`` among them) hold no other value of its kind
+    and unit: a text that gives several ("won 11 of his 14 games") binds none of them to
+    its subject alone."""
+    return sum(other.kind is value.kind and other.unit == value.unit for other in values) <= 1
