@@ -56,3 +56,10 @@ def test_the_subject_is_read_before_the_claims_own_verb() -> None:
                 "has a five-year warranty on the motor and two years on the battery.")
     result = check("The Aster X2 has a two-year warranty that covers its motor.", evidence)
     assert result.verdict is Verdict.ENTAILED
+
+
+def test_a_number_inside_a_hyphenated_word_is_no_measure_of_the_subject() -> None:
+    evidence = ("The bistro's tasting menu has seven courses and costs 80 euros. Its sister "
+                "café, Quay Street, serves a four-course lunch for 30 euros.")
+    result = check("A four-course lunch costing 30 euros is served at Quay Street.", evidence)
+    assert result.verdict is not Verdict.CONTRADICTED

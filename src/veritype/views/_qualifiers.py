@@ -31,6 +31,7 @@ _MAX_RIVAL = 3
 _LEADING_PHRASE = re.compile(
     r"\s*(?:at|in|on|over|under|for|during|after|before|from|to|with|by|within|across|among)\b",
     re.IGNORECASE)
+_PARTICIPLE = re.compile(r"(?<=\w)\s+(?:[a-z]{2,}(?:ing|ed)|given|made|built|sold|held)\b")
 _LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z-]*")
 # Words that loosen a number or name no thing: never a subject's qualifier.
 _NOT_QUALIFIERS = frozenset({"around", "approximately", "approx", "roughly", "nearly",
@@ -92,8 +93,8 @@ def given_to_a_rival(text: str, values: Sequence[Value],
         return None
     claim_words = as_dimensions(content_families(text))
     for value in values:
-        if value.kind in (ValueKind.ENTITY, ValueKind.DATE) or not _alone_of_its_kind(
-                value, values):
+        if value.kind in (ValueKind.ENTITY, ValueKind.DATE) or _in_compound(
+                text, value) or not _alone_of_its_kind(value, values):
             continue
         own = [item for item in evidence.clauses if item.clause.values.contains(value)
                and _alone_of_its_kind(value, item.clause.values.values)]
@@ -125,16 +126,17 @@ def subject_words(text: str, values: Sequence[Value],
     evidence says "in winter", "Goods became ..."); with ``common`` None, always (an
     evidence clause's subject, read as a rival, may be a name). With ``head``, only the
     subject's head: a leading phrase of place or time set off by a comma ("At standard
-    pressure, ethanol ...") and an apposition ("Autumn, the wettest season in the town, ...")
-    are left out."""
+    pressure, ethanol ..."), an apposition ("Autumn, the wettest season in the town, ...") and
+    a participle's phrase ("... priced at 60 euros") are left out."""
     at = first_verb(text)
     if at is None:
         at = min((value.start for value in values if value.kind is not ValueKind.ENTITY),
                  default=len(text))
     blanked = list(text[:at])
     for value in values:
-        kept = (value.kind is ValueKind.ENTITY and value.start == 0 and len(value.words) == 1
-                and (common is None or word_family(value.text) in common))
+        kept = ((value.kind is ValueKind.ENTITY and value.start == 0 and len(value.words) == 1
+                 and (common is None or word_family(value.text) in common))
+                or _in_compound(text, value))
         if value.start < at and not kept:
             end = min(value.end, at)
             blanked[value.start:end] = " " * (end - value.start)
@@ -144,6 +146,10 @@ def subject_words(text: str, values: Sequence[Value],
         while len(parts) > 1 and _LEADING_PHRASE.match(parts[0]):
             parts.pop(0)
         before = parts[0] if parts else ""
+        # "A six-course menu priced at 60 euros is served ...": the participle opens what is
+        # said of the subject, not a qualifier of it.
+        if (participle := _PARTICIPLE.search(before)) is not None:
+            before = before[:participle.start()]
     return frozenset(word for word in as_dimensions(content_families(unhedged(before)))
                      if word.isalpha() and len(word) > 2 and word not in _NOT_QUALIFIERS)
 
@@ -156,6 +162,12 @@ def _as_written(families: frozenset[str], text: str) -> tuple[str, ...]:
         if family in families:
             written.setdefault(family, match.group(0).lower())
     return (*written.values(), *sorted(families - written.keys()))
+
+
+def _in_compound(text: str, value: Value) -> bool:
+    """Whether a value is part of a hyphenated word ("a six-course menu", "a two-year
+    warranty"): it describes the noun, it is no measure said of the subject."""
+    return text[value.end:value.end + 1] == "-" or text[value.start - 1:value.start] == "-"
 
 
 def _alone_of_its_kind(value: Value, values: Sequence[Value]) -> bool:
