@@ -63,3 +63,13 @@ def test_a_number_inside_a_hyphenated_word_is_no_measure_of_the_subject() -> Non
                 "café, Quay Street, serves a four-course lunch for 30 euros.")
     result = check("A four-course lunch costing 30 euros is served at Quay Street.", evidence)
     assert result.verdict is not Verdict.CONTRADICTED
+
+
+def test_values_paired_with_their_things_in_one_clause_are_read_apart() -> None:
+    evidence = ("The aquarium opens at 9:00. Entry costs 20 dollars for adults and 11 dollars "
+                "for children, and the shop closes at 17:00.")
+    result = check("Children pay 20 dollars for entry.", evidence)
+    assert result.verdict is Verdict.CONTRADICTED
+    assert "20 dollars is stated of adults" in result.detail
+    assert check("Children pay 11 dollars for entry.", evidence).verdict is Verdict.ENTAILED
+    assert check("Adults pay 20 dollars for entry.", evidence).verdict is Verdict.ENTAILED

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veritype._finite_verbs import first_verb
-from veritype._text import content_families, tokens, unhedged, word_family
+from veritype._text import content_families, content_words, tokens, unhedged, word_family
 from veritype.views._dimensions import as_dimensions
+from veritype.views._matching import TextValues
 from veritype.views._other_subjects import EvidenceClause, EvidenceSentence
 from veritype.views._values import Value, ValueKind
 
@@ -32,6 +33,12 @@ _LEADING_PHRASE = re.compile(
     r"\s*(?:at|in|on|over|under|for|during|after|before|from|to|with|by|within|across|among)\b",
     re.IGNORECASE)
 _PARTICIPLE = re.compile(r"(?<=\w)\s+(?:[a-z]{2,}(?:ing|ed)|given|made|built|sold|held)\b")
+# What a value is for, right after it: "12 euros for adults", "2 dollars per hour on
+# weekdays", "140 euros in a double room" (a unit phrase of up to two words may come first),
+# up to "and", a comma or the next value.
+_PAIRED = re.compile(
+    r"\s*(?:(?:a|an|per|each)\s+\w+\s+)?(?:for|in|on|at)\s+"
+    r"(?P<what>(?:(?!and\b)[^\W\d][\w'\u2019-]*\s*){1,4})")
 _LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z-]*")
 # Words that loosen a number or name no thing: never a subject's qualifier.
 _NOT_QUALIFIERS = frozenset({"around", "approximately", "approx", "roughly", "nearly",
@@ -75,12 +82,45 @@ def qualified_clauses(sentences: Sequence[EvidenceSentence]) -> QualifiedClauses
     """The clauses of ``sentences`` read for :func:`given_to_a_rival`."""
     # Word families, so that "Service prices" and "prices of services" share "service".
     clauses = tuple(
-        _Clause(index, clause, as_dimensions(content_families(clause.text)),
-                subject_words(clause.text, clause.values.values, None))
-        for index, sentence in enumerate(sentences) for clause in sentence.clauses)
+        item for index, sentence in enumerate(sentences) for clause in sentence.clauses
+        for item in (_Clause(index, clause, as_dimensions(content_families(clause.text)),
+                             subject_words(clause.text, clause.values.values, None)),
+                     *_paired(index, clause)))
     common = frozenset(word_family(word) for item in clauses
                        for word in _LOWER_WORD.findall(item.clause.text))
     return QualifiedClauses(clauses, common)
+
+
+def _paired(index: int, clause: EvidenceClause) -> list[_Clause]:
+    """A clause that pairs each of several values of one kind with the thing after it
+    ("Tickets cost 12 euros for adults and 6 euros for students") read as one clause per
+    value ("Tickets cost 12 euros for adults"), whose subject is the thing it is for. None
+    unless every value of the kind is so paired."""
+    text = clause.text
+    values = [value for value in clause.values.values
+              if value.kind not in (ValueKind.ENTITY, ValueKind.DATE)]
+    paired: list[_Clause] = []
+    for value in values:
+        kind = [other for other in values
+                if other.kind is value.kind and other.unit == value.unit]
+        if len(kind) < 2 or value is not kind[0]:
+            continue
+        ends = [other.start for other in kind[1:]] + [len(text)]
+        bound = [_PAIRED.match(text, other.end, end) for other, end in zip(kind, ends,
+                                                                            strict=True)]
+        if any(match is None for match in bound):
+            continue
+        for other, match in zip(kind, bound, strict=True):
+            assert match is not None
+            what = match.group("what")
+            read = f"{text[:kind[0].start]}{text[other.start:other.end]} {match.group(0)}"
+            paired.append(_Clause(
+                index, EvidenceClause(read, TextValues.of(read), clause.continues,
+                                      frozenset(content_words(read))),
+                as_dimensions(content_families(read)),
+                frozenset(word for word in as_dimensions(content_families(what))
+                          if word.isalpha() and len(word) > 2)))
+    return paired
 
 
 def given_to_a_rival(text: str, values: Sequence[Value],
@@ -124,10 +164,10 @@ def subject_words(text: str, values: Sequence[Value],
     word read as a name is kept when ``common`` holds it, words the evidence writes in lower
     case: then it is a common noun that qualifies ("Winter daytime temperatures" where the
     evidence says "in winter", "Goods became ..."); with ``common`` None, always (an
-    evidence clause's subject, read as a rival, may be a name). With ``head``, only the
-    subject's head: a leading phrase of place or time set off by a comma ("At standard
-    pressure, ethanol ..."), an apposition ("Autumn, the wettest season in the town, ...") and
-    a participle's phrase ("... priced at 60 euros") are left out."""
+    evidence clause's subject, read as a rival, may be a name). With ``head``, the subject's
+    head and any leading phrase of place or time ("At weekends, parking ..."): an apposition
+    ("Autumn, the wettest season in the town, ...") and a participle's phrase ("... priced at
+    60 euros") are left out."""
     at = first_verb(text)
     if at is None:
         at = min((value.start for value in values if value.kind is not ValueKind.ENTITY),
@@ -143,9 +183,10 @@ def subject_words(text: str, values: Sequence[Value],
     before = "".join(blanked)
     if head:
         parts = [part for part in before.split(",") if part.strip()]
-        while len(parts) > 1 and _LEADING_PHRASE.match(parts[0]):
-            parts.pop(0)
-        before = parts[0] if parts else ""
+        leading = 0
+        while leading + 1 < len(parts) and _LEADING_PHRASE.match(parts[leading]):
+            leading += 1
+        before = " ".join(parts[:leading + 1])
         # "A six-course menu priced at 60 euros is served ...": the participle opens what is
         # said of the subject, not a qualifier of it.
         if (participle := _PARTICIPLE.search(before)) is not None:
