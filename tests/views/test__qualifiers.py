@@ -48,7 +48,6 @@ def test_a_claim_giving_several_values_of_a_kind_is_left_alone() -> None:
                                        evidence).detail
 
 
-
 def test_the_subject_is_read_before_the_claims_own_verb() -> None:
     # Read with its name left out, "The Aster X2 has a two-year warranty that covers ..."
     # would seem to be about "year, warranty", the words before "covers".

@@ -37,6 +37,8 @@ _BEFORE = re.compile(
     r"(?:(?:about|around|approximately|roughly|some|nearly|almost|over|under|up|to|more|"
     r"less|than|just|only|at|least|most|an?|estimated)\s+)*$",
     re.IGNORECASE)
+# Words that loosen a number ("around 500 beds"), read apart from what a claim says of it.
+DEGREE_WORDS = frozenset({"around", "approximately", "approx", "roughly", "nearly", "almost"})
 # How far before a quantity its noun may stand.
 _REACH = 60
 

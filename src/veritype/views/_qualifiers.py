@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from veritype._finite_verbs import first_verb
 from veritype._text import content_families, content_words, tokens, unhedged, word_family
-from veritype.views._dimensions import as_dimensions
+from veritype.views._dimensions import DEGREE_WORDS, as_dimensions
 from veritype.views._matching import TextValues
 from veritype.views._other_subjects import EvidenceClause, EvidenceSentence
 from veritype.views._values import Value, ValueKind
@@ -41,8 +41,7 @@ _PAIRED = re.compile(
     r"(?P<what>(?:(?!and\b)[^\W\d][\w'\u2019-]*\s*){1,4})")
 _LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z-]*")
 # Words that loosen a number or name no thing: never a subject's qualifier.
-_NOT_QUALIFIERS = frozenset({"around", "approximately", "approx", "roughly", "nearly",
-                             "almost", "about", "averag"})
+_NOT_QUALIFIERS = DEGREE_WORDS | {"about", "averag"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +85,10 @@ def qualified_clauses(sentences: Sequence[EvidenceSentence]) -> QualifiedClauses
         for item in (_Clause(index, clause, as_dimensions(content_families(clause.text)),
                              subject_words(clause.text, clause.values.values, None)),
                      *_paired(index, clause)))
-    common = frozenset(word_family(word) for item in clauses
-                       for word in _LOWER_WORD.findall(item.clause.text))
+    # The paired readings are cut from their clauses: they add no word.
+    common = frozenset(word_family(word) for sentence in sentences
+                       for clause in sentence.clauses
+                       for word in _LOWER_WORD.findall(clause.text))
     return QualifiedClauses(clauses, common)
 
 
@@ -97,13 +98,13 @@ def _paired(index: int, clause: EvidenceClause) -> list[_Clause]:
     value ("Tickets cost 12 euros for adults"), whose subject is the thing it is for. None
     unless every value of the kind is so paired."""
     text = clause.text
-    values = [value for value in clause.values.values
-              if value.kind not in (ValueKind.ENTITY, ValueKind.DATE)]
+    kinds: dict[tuple[ValueKind, str], list[Value]] = {}
+    for value in clause.values.values:
+        if value.kind not in (ValueKind.ENTITY, ValueKind.DATE):
+            kinds.setdefault((value.kind, value.unit), []).append(value)
     paired: list[_Clause] = []
-    for value in values:
-        kind = [other for other in values
-                if other.kind is value.kind and other.unit == value.unit]
-        if len(kind) < 2 or value is not kind[0]:
+    for kind in kinds.values():
+        if len(kind) < 2:
             continue
         ends = [other.start for other in kind[1:]] + [len(text)]
         bound = [_PAIRED.match(text, other.end, end) for other, end in zip(kind, ends,
@@ -117,9 +118,7 @@ def _paired(index: int, clause: EvidenceClause) -> list[_Clause]:
             paired.append(_Clause(
                 index, EvidenceClause(read, TextValues.of(read), clause.continues,
                                       frozenset(content_words(read))),
-                as_dimensions(content_families(read)),
-                frozenset(word for word in as_dimensions(content_families(what))
-                          if word.isalpha() and len(word) > 2)))
+                as_dimensions(content_families(read)), _thing_words(what)))
     return paired
 
 
@@ -191,8 +190,14 @@ def subject_words(text: str, values: Sequence[Value],
         # said of the subject, not a qualifier of it.
         if (participle := _PARTICIPLE.search(before)) is not None:
             before = before[:participle.start()]
-    return frozenset(word for word in as_dimensions(content_families(unhedged(before)))
-                     if word.isalpha() and len(word) > 2 and word not in _NOT_QUALIFIERS)
+    return _thing_words(unhedged(before)) - _NOT_QUALIFIERS
+
+
+def _thing_words(text: str) -> frozenset[str]:
+    """The word families of ``text`` that may name a thing: words of three letters or
+    more, no numbers."""
+    return frozenset(word for word in as_dimensions(content_families(text))
+                     if word.isalpha() and len(word) > 2)
 
 
 def _as_written(families: frozenset[str], text: str) -> tuple[str, ...]:
@@ -214,5 +219,5 @@ def _in_compound(text: str, value: Value) -> bool:
 def _alone_of_its_kind(value: Value, values: Sequence[Value]) -> bool:
     """Whether ``values`` (a text's, ``value`` among them) hold no other value of its kind
     and unit: a text that gives several ("won 11 of his 14 games") binds none of them to
-    its subject alone."""
+    its subject alone; :func:`_paired` reads a clause that pairs each with its thing."""
     return sum(other.kind is value.kind and other.unit == value.unit for other in values) <= 1

@@ -27,7 +27,7 @@ from veritype.views._described_subjects import (
     described_clauses,
     said_of_another_description,
 )
-from veritype.views._dimensions import as_dimensions
+from veritype.views._dimensions import DEGREE_WORDS, as_dimensions
 from veritype.views._matching import TextValues, contains_run
 from veritype.views._other_subjects import (
     EvidenceSentence,
@@ -250,8 +250,6 @@ def _one_statement(text: str, values: list[Value]) -> bool:
     return len(sentence_spans(text.strip())) == 1 and len(names_in(values)) <= _MAX_NAMES
 
 
-# Words that loosen a number ("around 500 beds"), read apart from what the claim says.
-_DEGREE_WORDS = frozenset({"around", "approximately", "approx", "roughly", "nearly", "almost"})
 
 
 def _labels(values: list[Value]) -> str:
@@ -372,7 +370,7 @@ def _claim_words(claim: Claim, claim_values: list[Value]) -> frozenset[str]:
     blanked = list(claim.text)
     for value in claim_values:
         blanked[value.start : value.end] = " " * (value.end - value.start)
-    return as_dimensions(content_words(unhedged("".join(blanked)))) - _DEGREE_WORDS
+    return as_dimensions(content_words(unhedged("".join(blanked)))) - DEGREE_WORDS
 
 
 def _conflicts(claim: Claim, claim_values: list[Value], missing: list[Value],
