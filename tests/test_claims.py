@@ -273,6 +273,12 @@ def test_a_heading_is_context_and_never_a_claim() -> None:
         ("The quickest way into town is the Airport Express train. It leaves every 15 "
          "minutes.", "The Airport Express train leaves every 15 minutes."),
         ("The capital of France is Paris. It has two airports.", "Paris has two airports."),
+        # ... a numbered name in lower case, and a relative clause on the name.
+        ("The cheaper option is airport bus 30, which stops at the harbour. It runs every 20 "
+         "minutes.", "Airport bus 30 runs every 20 minutes."),
+        # A year after a preposition is no number of a name.
+        ("The bridge was the longest in 1998. It is painted red.",
+         "The bridge is painted red."),
     ],
 )
 def test_pronouns_resolve_only_to_a_subject_they_agree_with(answer: str, second: str) -> None:

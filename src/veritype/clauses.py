@@ -219,20 +219,25 @@ def names_its_subject(sentence: str) -> bool:
 
 # "The quickest way into town is the Airport Express train.": a description said to be a
 # name; what a later "It" stands for is the name ("It leaves every 15 minutes").
+# A name may be a numbered one written in lower case ("The cheaper option is airport bus 30"),
+# and a relative clause after a comma says more of it ("..., which stops at the Harbour").
 _SPECIFIED = re.compile(
-    rf"\s(?:is|was)\s+(?P<name>(?:the\s+)?[{UPPER}][\w'\u2019&-]*(?:\s+[{UPPER}0-9][\w'\u2019&-]*)*"
-    r"(?:\s+[a-z][\w-]*)?)\s*\.?\s*$")
+    rf"\s(?:is|was)\s+(?P<name>(?:the\s+)?(?:[{UPPER}][\w'\u2019&-]*(?:\s+[{UPPER}0-9][\w'\u2019&-]*)*"
+    r"(?:\s+[a-z][\w-]*)?|(?:[a-z][\w-]*\s+){1,3}[0-9]+[A-Za-z]?))\s*(?:,\s*which\s[^.]*)?\.?\s*$")
 
 
 def _specified_name(sentence: str) -> str | None:
     """The name a sentence says its description is ("The quickest way into town is the
-    Airport Express train." → "The Airport Express train"), when that is all it says."""
+    Airport Express train." → "The Airport Express train"), when that is all it says but a
+    relative clause on the name."""
     if DEFINITE_DESCRIPTION.match(sentence) is None:
         return None
     found = _SPECIFIED.search(sentence)
     if found is None or first_verb(sentence) != found.start() + 1:
         return None
     name = found["name"]
+    if name[-1].isdigit() and any(word in STOPWORDS for word in name.split()[:-1]):
+        return None  # "the longest in 1998" is no name
     return name[:1].upper() + name[1:]
 
 
@@ -340,7 +345,11 @@ def _is_noun_phrase(phrase: str) -> bool:
     name = _NAME.fullmatch(phrase)
     if name is not None:
         return _names_something(phrase) and len(phrase.split()) <= 8
-    return _is_description(phrase)
+    return _is_description(phrase) or _NUMBERED_NAME.fullmatch(phrase) is not None
+
+
+# A name written in lower case but its number: "Airport bus 30", "Route 66".
+_NUMBERED_NAME = re.compile(r"[A-Z][a-z-]*(?:\s+[a-z][\w-]*){0,2}\s+[0-9]+[A-Za-z]?")
 
 
 def _names_something(name: str) -> bool:

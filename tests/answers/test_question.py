@@ -91,6 +91,27 @@ def test_each_side_of_a_comparison_is_answered_by_its_own_sentence() -> None:
     assert analysed.side_answered(sport, "Its range is up to 90 km.", about="Voltra Sport")
 
 
+def test_a_number_that_names_a_side_is_not_its_value() -> None:
+    analysed = analyse("Which gets you into town faster, the Airport Express or bus 30?")
+    bus = analysed.sides[1]
+    assert not analysed.side_answered(
+        bus, "The cheaper option is airport bus 30, which stops at the Old Town.")
+    assert analysed.side_answered(bus, "Airport bus 30 takes about 45 minutes into town.")
+
+
+def test_a_side_named_by_its_scope_is_a_value_stated_of_no_other_side() -> None:
+    analysed = analyse("Was the paired reading effect bigger overall or for pupils on free "
+                       "school meals?")
+    overall, meals = analysed.sides
+    whole = ("Pupils in paired reading schools made more progress than those in comparison "
+             "schools, with an effect size of 0.21.")
+    part = "The effect was larger for pupils eligible for free school meals, at 0.29."
+    assert analysed.side_answered(overall, whole)
+    assert not analysed.side_answered(overall, part)
+    assert analysed.side_answered(meals, part, title="Paired reading with older pupils")
+    assert not analysed.side_answered(meals, part)
+
+
 def test_a_side_is_named_by_its_words_and_its_sentence_outranks_its_heading() -> None:
     analysed = analyse("Which is longer, full-pay maternity leave or partner leave?")
     maternity, partner = analysed.sides

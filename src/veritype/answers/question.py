@@ -31,6 +31,7 @@ from veritype._text import (
 from veritype._verbs import BASE_FORMS, forms_of
 from veritype.answers.relevance import (
     KIND_WORDS,
+    SCOPE_WORDS,
     is_demonym,
     name_word,
     names_any,
@@ -260,9 +261,13 @@ class Question:
         """Whether ``sentence`` answers a comparison for ``side``: it names the side and
         shares the focus (or ``about``, the title or heading of its passage, does: "Admission
         costs 170 kroner." under "Kunsthall Varn") and holds a value of the asked kind;
-        ``title`` names the side as :meth:`names_side` reads it, and is not read for the
-        focus: a document's title is too broad to say which of its values a sentence gives."""
+        ``title`` names the side as :meth:`names_side` reads it, and is read for the focus
+        only when the sentence names the side by its own words ("The effect was larger for
+        pupils on free school meals" in a paper on paired reading): else a document's title
+        is too broad to say which of its values a sentence gives."""
         context = f"{sentence} {about}"
+        if title and not side <= SCOPE_WORDS and names_any(sentence, [side]):
+            context = f"{context} {title}"
         return (self.names_side(side, sentence, about, title)
                 and _covers_focus(self.focus, context) and _holds_kind(self, sentence))
 
@@ -411,6 +416,8 @@ def _holds_kind(question: Question, sentence: str) -> bool:
                    for pattern in (_YEAR, _MONTH, _WHEN, _DURATION))
     if kind is AnswerKind.DURATION:
         return _DURATION.search(sentence) is not None
+    if kind is AnswerKind.COMPARISON:
+        sentence = _without_side_numbers(question, sentence)
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
         if question.counts and not _counted(question, sentence):
             return False
@@ -420,6 +427,18 @@ def _holds_kind(question: Question, sentence: str) -> bool:
     if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
         return _other_name(question, sentence)
     return True
+
+
+def _without_side_numbers(question: Question, sentence: str) -> str:
+    """The sentence without the numbers that name a side: the 30 of "airport bus 30, which
+    stops at the Harbour" is its name, not its value."""
+    numbers = {word for side in question.sides for word in side if word[:1].isdigit()}
+    if not numbers:
+        return sentence
+    named = [match for match in tokens(sentence) if match.group(0).lower() in numbers]
+    for match in reversed(named):
+        sentence = f"{sentence[:match.start()]}{sentence[match.end():]}"
+    return sentence
 
 
 def _counted(question: Question, sentence: str) -> bool:
