@@ -110,3 +110,48 @@ def test_a_sides_value_in_a_comparative_sentence_is_shown(guide: Engine) -> None
     answer = guide.ask("Which are kept longer, label files or events on the events endpoint?")
     assert not answer.abstained, answer.abstention_reason
     assert "90 days" in answer.answer and "30 days" in answer.answer
+
+
+HARBOUR = {
+    "boats.md": """# Boats
+
+## Harbour cruise
+
+The harbour cruise leaves the quay at 11:00 and lasts two hours. Tickets cost 300 kroner for
+adults.
+
+## Island ferry
+
+The ferry to Lindø leaves every hour and takes 25 minutes. A return ticket costs 120 kroner for
+adults and 60 kroner for children.
+""",
+    "arrival.md": """# Arriving
+
+## From the airport
+
+The fastest way to the centre is the Metro Link train. It leaves every 10 minutes and reaches
+the centre in 12 minutes.
+
+The cheaper choice is tram 7, which stops at the market and the cathedral. It runs every 15
+minutes and reaches the centre in 35 minutes.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def harbour(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    yield from _engine_over(tmp_path_factory.mktemp("harbour"), HARBOUR)
+
+
+@pytest.mark.slow
+def test_a_sides_value_for_a_sibling_is_no_value_for_the_asked_one(harbour: Engine) -> None:
+    answer = harbour.ask("Which is cheaper for a child, the harbour cruise or the Lindø ferry?")
+    assert answer.abstained
+    assert "speaks of adults, not of child" in (answer.abstention_reason or "")
+
+
+@pytest.mark.slow
+def test_a_side_named_with_its_number_is_given_by_what_it_stands_for(harbour: Engine) -> None:
+    answer = harbour.ask("Which gets you to the centre faster, the Metro Link or tram 7?")
+    assert not answer.abstained, answer.abstention_reason
+    assert "12 minutes" in answer.answer and "35 minutes" in answer.answer

@@ -112,6 +112,14 @@ def test_a_side_named_by_its_scope_is_a_value_stated_of_no_other_side() -> None:
     assert not analysed.side_answered(meals, part)
 
 
+def test_an_age_states_what_older_compares_without_naming_it() -> None:
+    analysed = analyse("Do you have to be older to buy spirits or to buy beer?")
+    spirits, beer = analysed.sides
+    both = "You must be 18 to buy beer and wine, and 20 to buy spirits."
+    assert analysed.side_answered(spirits, both) and analysed.side_answered(beer, both)
+    assert not analysed.side_answered(spirits, "Spirits are sold in shops that close at 18:00.")
+
+
 def test_a_side_is_named_by_its_words_and_its_sentence_outranks_its_heading() -> None:
     analysed = analyse("Which is longer, full-pay maternity leave or partner leave?")
     maternity, partner = analysed.sides

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veritype.answers.question import analyse
-from veritype.answers.siblings import Sibling, sibling_in_place
+from veritype.answers.siblings import Sibling, sibling_in_place, sibling_instead
 
 LENDING = ["Books are lent for three weeks; films and games for one week.",
            "A fine of \u20ac0.20 per day is charged for overdue books."]
@@ -47,3 +47,14 @@ def test_words_the_evidence_never_sets_side_by_side_are_no_siblings() -> None:
                     evidence=["The museum's main building was designed by Ida Kraal."]) is None
     assert _sibling("How much is the fine for an overdue film?", FINE,
                     evidence=LENDING[1:]) is None
+
+
+def test_a_sibling_after_the_asked_words_preposition_stands_instead_of_it() -> None:
+    question = "Which is cheaper for a child, the fjord cruise or the Holmø ferry?"
+    focus = analyse(question).focus
+    assert sibling_instead(question, focus, "Tickets cost 520 kroner for adults.",
+                           "Fjord cruise", [FARES]) == Sibling("child", "adults")
+    assert sibling_instead(question, focus, FARES, "Holmø", [FARES]) is None
+    # Without the evidence setting them side by side, "adults" is no sibling of "child".
+    assert sibling_instead(question, focus, "Tickets cost 520 kroner for adults.",
+                           "Fjord cruise", ["Tickets are sold on board."]) is None

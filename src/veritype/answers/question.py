@@ -122,6 +122,11 @@ _MONEY = re.compile(
 _MONEY_WORDS = frozenset({"cheaper", "cheapest", "dearer", "dearest", "expensive", "cost",
                           "costs", "price", "prices", "priced", "fee", "fees", "fare", "fares",
                           "charge", "charges", "charged"})
+# The value that states an attribute a comparative word implies: an age ("must be 18",
+# "aged 6", "12 years old"), a sum for a cost.
+_AGE = re.compile(r"\b(?:be|aged?|over|under)\s+\d{1,3}\b|\b\d{1,3}\s+years?\s+old\b",
+                  re.IGNORECASE)
+_IMPLIED_VALUES = {"age": _AGE, "born": _AGE, "cost": _MONEY}
 _COUNT = re.compile(r"\d[\d,.]*\d|\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
                     r"dozen)\b", re.IGNORECASE)
@@ -153,6 +158,9 @@ class Question:
     # Paris?"): an answer states one of them, not another event of the subject.
     events: frozenset[str] = frozenset()
     side_texts: tuple[str, ...] = ()
+    # The focus is the attribute a comparative word implies ("older": an age), which a value
+    # of that attribute states without naming it ("You must be 20 to buy spirits").
+    implied: bool = False
 
     @property
     def comparative(self) -> bool:
@@ -268,8 +276,11 @@ class Question:
         context = f"{sentence} {about}"
         if title and not side <= SCOPE_WORDS and names_any(sentence, [side]):
             context = f"{context} {title}"
+        covered = _covers_focus(self.focus, context) or (self.implied and any(
+            pattern.search(sentence) is not None
+            for word, pattern in _IMPLIED_VALUES.items() if word in self.focus))
         return (self.names_side(side, sentence, about, title)
-                and _covers_focus(self.focus, context) and _holds_kind(self, sentence))
+                and covered and _holds_kind(self, sentence))
 
 
 def analyse(question: str) -> Question:
@@ -306,6 +317,7 @@ def analyse(question: str) -> Question:
         focus.add(stem)
     # "Which is heavier, ...?" compares weights; "Which hotel limit is higher, ...?" compares
     # the limit it names, not heights.
+    implied = implied if not focus else set()
     focus = focus or implied
     if kind is AnswerKind.DESCRIPTION and focus & _MEASURED:
         kind = AnswerKind.QUANTITY
@@ -317,7 +329,7 @@ def analyse(question: str) -> Question:
     events = _events(words, lowered) if kind in _EVENT_KINDS else frozenset()
     counts = lowered[:2] == ["how", "many"]
     return Question(text, kind, frozenset(focus), subjects, sides, counts=counts,
-                    events=events, side_texts=parts,
+                    events=events, side_texts=parts, implied=bool(implied),
                     money=kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON)
                     and not counts and bool(_MONEY_WORDS & set(lowered)))
 

@@ -265,7 +265,9 @@ def render(
         if answer_ids and missing:
             # One side's value alone reads as an answer to the comparison, and it is not one.
             abstention_reason = (f"A comparison needs a value for each side, and no verified "
-                                 f"claim gives one for: {'; '.join(missing)}.")
+                                 f"claim gives one for: {'; '.join(missing)}."
+                                 + (selection.closest_statement(shown, evidence)
+                                    if selection.siblings else ""))
             related = [node.claim.text for node in shown]
         elif not answer_ids:
             abstention_reason = (f"No verified claim answers the question, which asks for "

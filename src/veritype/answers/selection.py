@@ -16,7 +16,7 @@ from veritype.answers.scoring import (
     claim_answers,
     model_answers,
 )
-from veritype.answers.siblings import Sibling, sibling_in_place
+from veritype.answers.siblings import Sibling, sibling_in_place, sibling_instead
 from veritype.evidence import EvidencePack
 from veritype.graph import Node
 
@@ -52,7 +52,7 @@ class AnswerSelection:
         if self.question is None or not self.question.comparative:
             return self.answers(node)
         passage = _passage(node, evidence)
-        return any(self._answers_side(index, node, passage)
+        return any(self._answers_side(index, node, passage, evidence)
                    for index in range(len(self.question.sides)))
 
     def read_as_answer(self, claim_id: str) -> bool:
@@ -88,7 +88,8 @@ class AnswerSelection:
         passages = {node.claim.claim_id: _passage(node, evidence) for node in shown}
         for index, side in enumerate(question.sides):
             found = {node.claim.claim_id for node in shown
-                     if self._answers_side(index, node, passages[node.claim.claim_id])}
+                     if self._answers_side(index, node, passages[node.claim.claim_id],
+                                           evidence)}
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
@@ -98,19 +99,20 @@ class AnswerSelection:
         """Whether the claim gives the asked value of a sibling of what the question names
         (``veritype.answers.siblings``): "overdue books" for "an overdue film"."""
         assert self.question is not None
-        sentences = [chunk.slice(span.start, span.end)
-                     for chunk in evidence for span in chunk.sentences()]
         sibling = sibling_in_place(self.question.text, self.question.focus, node.claim.text,
-                                   _about(node, evidence), sentences)
+                                   _about(node, evidence), _sentences(evidence))
         if sibling is not None:
             self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
         return sibling is not None
 
-    def _answers_side(self, index: int, node: Node, passage: tuple[str, str]) -> bool:
+    def _answers_side(self, index: int, node: Node, passage: tuple[str, str],
+                      evidence: EvidencePack) -> bool:
         """Whether a claim gives the value of side ``index``: by the rules, read with the
         headings and titles of its passages (``passage``, from :func:`_passage`), or by the
         answer model when it names the side, reading the whole question or the side's own
-        (:meth:`~veritype.answers.question.Question.side_question`)."""
+        (:meth:`~veritype.answers.question.Question.side_question`); never when it gives a
+        sibling's value instead of the asked one (a fare for adults, asked for a child:
+        ``veritype.answers.siblings.sibling_instead``)."""
         question = self.question
         assert question is not None
         text, claim_id = node.claim.text, node.claim.claim_id
@@ -120,9 +122,16 @@ class AnswerSelection:
         if index < len(self.side_scores):
             scores.append(self.side_scores[index].get(claim_id))
         best = max((score for score in scores if score is not None), default=None)
-        return question.side_answered(side, text, about, title) or (
+        answers = question.side_answered(side, text, about, title) or (
             question.names_side(side, text, about, title)
             and model_answers(question, text, best, self.calibration))
+        if not answers:
+            return False
+        sibling = sibling_instead(question.text, question.focus, text, f"{about} {title}",
+                                  _sentences(evidence))
+        if sibling is not None:
+            self.siblings[claim_id] = (sibling, text)
+        return sibling is None
 
     def right(self, answer_ids: set[str]) -> float | None:
         """P(the shown answer is right): with a reader, its calibration read at the best
@@ -174,6 +183,10 @@ def _about(node: Node, evidence: EvidencePack) -> str:
     sections they stand in."""
     titles, headings = _titles_and_headings(node, evidence)
     return " ".join(dict.fromkeys(titles + headings))
+
+
+def _sentences(evidence: EvidencePack) -> list[str]:
+    return [chunk.slice(span.start, span.end) for chunk in evidence for span in chunk.sentences()]
 
 
 def _passage(node: Node, evidence: EvidencePack) -> tuple[str, str]:

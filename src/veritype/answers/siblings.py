@@ -19,6 +19,8 @@ from veritype._text import STOPWORDS, content_words, normalise_word, tokens
 # What may stand between two items of one list: "films and games", "books, films or games".
 _LIST_JOINERS = frozenset({",", "and", "or", "nor", "the", "a", "an"})
 _ITEM_MARKS = frozenset({",", "and", "or", "nor"})
+_PARALLEL_PREPOSITIONS = frozenset({"for", "per"})
+_ARTICLES = frozenset({"a", "an", "the"})
 # Where a clause of a parallel sentence starts: "Books are lent ...; films and games ...".
 _CLAUSE_BREAK = re.compile(r";|,\s*(?:while|whereas|but)\b|\bwhile\b|\bwhereas\b")
 _WORD_OR_MARK = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*|[,;]")
@@ -59,6 +61,41 @@ def sibling_in_place(question: str, focus: Collection[str], claim: str, about: s
     return None
 
 
+def sibling_instead(question: str, focus: Collection[str], claim: str, about: str,
+                    evidence: Sequence[str]) -> Sibling | None:
+    """A word of the ``focus`` that ``claim`` (read with ``about``) does not hold, and the
+    sibling of it that the claim holds instead after the same preposition, as ``evidence``
+    sets the two side by side: "Tickets cost 520 kroner for adults." gives no fare "for a
+    child" where the evidence has "180 kroner for adults and 90 kroner for children". For a
+    comparison's side, whose value a claim gives wherever it stands in the claim."""
+    held = {_singular(word) for word in content_words(f"{claim} {about}")}
+    asked = _after_prepositions(question)
+    said = _after_prepositions(claim)
+    for word, preposition in asked.items():
+        if word in held or word not in focus:
+            continue
+        for other, before in said.items():
+            if before == preposition and other != word and (
+                    _same_head(word, other)
+                    or any(_side_by_side(word, other, sentence) for sentence in evidence)):
+                return Sibling(_written(question, word), _written(claim, other))
+    return None
+
+
+def _after_prepositions(text: str) -> dict[str, str]:
+    """Each word that follows a preposition (an article between them left out), normalised,
+    with that preposition: "for a child" gives child → for."""
+    words = [match.group(0).lower() for match in _WORD_OR_MARK.finditer(text)]
+    found: dict[str, str] = {}
+    for at, word in enumerate(words):
+        if word not in _PARALLEL_PREPOSITIONS:
+            continue
+        following = at + 2 if words[at + 1:at + 2] and words[at + 1] in _ARTICLES else at + 1
+        if following < len(words) and words[following] not in STOPWORDS:
+            found.setdefault(_singular(normalise_word(words[following])), word)
+    return found
+
+
 def _neighbours(words: list[str], index: int, held: set[str]) -> Iterable[tuple[str, int]]:
     """The nearest words on each side of ``words[index]`` that are ``held`` (two words away
     at most), and the step from each towards it."""
@@ -95,7 +132,8 @@ def _same_head(first: str, second: str) -> bool:
 def _side_by_side(first: str, second: str, sentence: str) -> bool:
     """Whether ``sentence`` lists the two words as items of one list ("films and games") or
     opens two parallel clauses with them ("Books are lent ...; films ...")."""
-    words = [match.group(0) if match.group(0) in ",;" else normalise_word(match.group(0))
+    words = [match.group(0) if match.group(0) in ",;"
+             else _singular(normalise_word(match.group(0).lower()))
              for match in _WORD_OR_MARK.finditer(sentence)]
     at_first = [i for i, word in enumerate(words) if word == first]
     at_second = [i for i, word in enumerate(words) if word == second]
@@ -105,6 +143,10 @@ def _side_by_side(first: str, second: str, sentence: str) -> bool:
             if between and len(between) <= 3 and set(between) <= _LIST_JOINERS and (
                     set(between) & _ITEM_MARKS):
                 return True
+    # Parallel phrases of one preposition: "180 kroner for adults and 90 kroner for children".
+    if any(words[i - 1] == words[j - 1] and words[i - 1] in _PARALLEL_PREPOSITIONS
+           for i in at_first for j in at_second if i > 0 and j > 0):
+        return True
     items = [_leading_items(clause) for clause in _CLAUSE_BREAK.split(sentence)]
     return any(first in one and second in other
                for a, one in enumerate(items) for b, other in enumerate(items) if a != b)
