@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from veritype.errors import InputError
-from veritype.evidence import Chunk, Document, EvidencePack, Span, chunk_document
+from veritype.evidence import Chunk, Document, EvidencePack, Span, chunk_document, paragraph_opening
 
 TEXT = "First sentence here. Second one is longer than the first. Third! Fourth?"
 
@@ -112,3 +112,16 @@ def test_pack_refuses_duplicates() -> None:
     chunk = chunk_document(doc)[0]
     with pytest.raises(InputError, match="duplicate chunk"):
         EvidencePack(chunks=[chunk, chunk])
+
+
+def test_a_sentence_is_said_of_the_sentence_that_opens_its_paragraph() -> None:
+    text = ("# Getting there\n\nThe quickest way in is the Express train. It takes 22 minutes. "
+            "A ticket costs 140 kroner.\n\nThe cheaper option is bus 30. A ticket costs 60 "
+            "kroner.\n")
+    opening = paragraph_opening(text, text.index("A ticket costs 140"))
+    assert opening == "The quickest way in is the Express train."
+    assert paragraph_opening(text, text.index("A ticket costs 60")) == (
+        "The cheaper option is bus 30.")
+    # The opening sentence itself, and a heading, open nothing before them.
+    assert paragraph_opening(text, text.index("The quickest")) == ""
+    assert paragraph_opening(text, text.index("Getting")) == ""

@@ -21,7 +21,7 @@ CORE = frozenset({
     "veritype.aggregate", "veritype.answer", "veritype.answers", "veritype.answers.question",
     "veritype.answers.reader", "veritype.answers.relevance", "veritype.answers.rendering",
     "veritype.answers.scoring", "veritype.answers.selection", "veritype.answers.siblings",
-    "veritype.answers.sides",
+    "veritype.answers.sides", "veritype.answers.values",
     "veritype.bounds",
     "veritype.budget",
     "veritype.claims", "veritype.clauses", "veritype.deadline", "veritype.errors",

@@ -41,6 +41,22 @@ class Document:
         return cls(doc_id=cls.make_id(text, source), text=text, title=title, source=source)
 
 
+def paragraph_opening(text: str, offset: int) -> str:
+    """The first sentence of the paragraph of ``text`` that ``offset`` stands in (a paragraph
+    ends at a blank line or a heading), or "" when ``offset`` is inside that sentence: "A
+    single ticket costs 140 kroner." is said of "The quickest way into town is the Airport
+    Express train.", which opens its paragraph."""
+    start = max(text.rfind("\n\n", 0, offset), text.rfind("\n#", 0, offset))
+    start = 0 if start < 0 else start + 1
+    line_end = text.find("\n", start)
+    if HEADING.match(text[start:line_end if line_end >= 0 else len(text)].strip()):
+        start = line_end + 1
+    first = next(iter(sentence_spans(text[start:offset + 1])), None)
+    if first is None or start + first[1] > offset:
+        return ""
+    return " ".join(text[start + first[0]:start + first[1]].split())
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A contiguous piece of a document: ``text == document.text[start:end]``."""
@@ -253,6 +269,15 @@ class EvidencePack:
     def sentences(self) -> list[Span]:
         """Every sentence of every chunk, in pack order."""
         return [sentence for chunk in self.chunks for sentence in chunk.sentences()]
+
+    def paragraph_opening(self, span: Span) -> str:
+        """The first sentence of the paragraph ``span`` stands in (of its chunk when the
+        pack lacks the document), or "" when ``span`` is in that sentence."""
+        document = self.documents.get(span.doc_id)
+        if document is not None:
+            return paragraph_opening(document.text, span.start)
+        chunk = self.chunk(span.chunk_id)
+        return paragraph_opening(chunk.text, span.start - chunk.start)
 
     def title(self, doc_id: str) -> str:
         document = self.documents.get(doc_id)

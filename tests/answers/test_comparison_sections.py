@@ -117,13 +117,13 @@ HARBOUR = {
 
 ## Harbour cruise
 
-The harbour cruise leaves the quay at 11:00 and lasts two hours. Tickets cost 300 kroner for
-adults.
+The best way to see the harbour is the Harbour Cruise. It leaves the quay at 11:00 and lasts
+two hours. Tickets cost 300 kroner for adults.
 
 ## Island ferry
 
-The ferry to Lindø leaves every hour and takes 25 minutes. A return ticket costs 120 kroner for
-adults and 60 kroner for children.
+The quickest way to the island is the Lindø Ferry. It leaves every hour and takes 25 minutes.
+A return ticket costs 120 kroner for adults and 60 kroner for children.
 """,
     "arrival.md": """# Arriving
 
@@ -155,3 +155,12 @@ def test_a_side_named_with_its_number_is_given_by_what_it_stands_for(harbour: En
     answer = harbour.ask("Which gets you to the centre faster, the Metro Link or tram 7?")
     assert not answer.abstained, answer.abstention_reason
     assert "12 minutes" in answer.answer and "35 minutes" in answer.answer
+
+
+@pytest.mark.slow
+def test_a_value_said_of_its_paragraph_s_opening_names_its_side(harbour: Engine) -> None:
+    answer = harbour.ask("Which ticket is cheaper, the harbour cruise or the Lindø ferry?")
+    assert not answer.abstained, answer.abstention_reason
+    assert "300 kroner" in answer.answer and "120 kroner" in answer.answer
+    # Each value says whose it is, as the question names the side.
+    assert "The Lindø ferry: A return ticket costs 120 kroner" in answer.answer

@@ -39,6 +39,18 @@ from veritype.answers.relevance import (
     question_subjects,
 )
 from veritype.answers.sides import COMPARATIVES, comparison_parts, sides_of, words_of_side
+from veritype.answers.values import (
+    COUNT,
+    DURATION,
+    IMPLIED_VALUES,
+    MEASURE,
+    MONEY,
+    MONTH,
+    NUMBER,
+    WHEN,
+    YEAR,
+    YEAR_NUMBER,
+)
 from veritype.errors import InputError
 
 
@@ -74,12 +86,6 @@ _MEASURED = frozenset(
 _DATED = frozenset({"year", "date", "day", "century", "decade"})
 # "How long does it take / did it last ...?" asks for a stretch of time, not a length.
 _TAKES = frozenset({"take", "takes", "took", "taken", "last", "lasts", "lasted"})
-_DURATION = re.compile(
-    r"\b(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?:\s*(?:-|to|or)\s*\d[\d,.]*)?\s*-?\s*(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
-    r"years?|decades?|centuries|century)\b",
-    re.IGNORECASE,
-)
 # The measure word of "how long / how much / how high" names the kind, not the focus.
 _HOW_MEASURES = frozenset([
     "long", "much", "many", "high", "far", "old", "big", "tall", "often", "large", "wide",
@@ -87,50 +93,11 @@ _HOW_MEASURES = frozenset([
 ])
 # Verbs that carry no topic of their own ("How long does it take to charge ...").
 _LIGHT = frozenset(normalise_word(word) for word in ["take", "get", "make", "go", "happen", "come"])
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
-_MONTH = re.compile(
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)\b"
-)
-# Besides a year or a month, what answers "when" in a handbook or a guide: a time of day, a
-# day of the week, a season, a day counted in a sequence ("from the eighth day"), or a span
-# after which something happens (``_DURATION``: "after 180 days").
-_WHEN = re.compile(
-    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b|"
-    r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|\bweekends?\b|\bweekdays?\b|"
-    r"\b(?:spring|summer|autumn|winter)\b|"
-    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th))"
-    r"\s+(?:working\s+)?(?:day|week|month|year)\b",
-    re.IGNORECASE)
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b",
-                     re.IGNORECASE)
-# A number with a unit of measure or money after it: the answer to "how long" or "how much",
-# never to "how many cars".
-_MEASURE = re.compile(
-    r"\d[\d,.]*\s*(?:(?:million|billion|thousand)\s+)?(?:%|per\s*cent|percent|"
-    r"(?:kilo|centi|milli)?(?:met(?:re|er)s?|grams?)|km|kg|cm|mm|m|g|tonnes?|tons?|miles?|"
-    r"feet|foot|ft|inch(?:es)?|litres?|liters?|square|cubic|degrees?|mph|km/h|watts?|W|Wh|"
-    r"kWh|euros?|dollars?|pounds?|yen)\b|[$€£¥]\s*\d", re.IGNORECASE)
-# A sum of money: a currency's sign or code before a figure, or its name after one.
-_MONEY = re.compile(
-    r"[$€£¥₹]\s*\d|\b(?:EUR|USD|GBP|NOK|SEK|DKK|CHF|JPY)\s*\d|\d[\d,.]*\s*(?:(?:million|billion|"
-    r"thousand)\s+)?(?:euros?|cents?|dollars?|pounds?|pence|p|yen|kroner|krone|kronor|francs?|"
-    r"rupees?|yuan|EUR|USD|GBP|NOK|SEK|DKK|CHF)\b", re.IGNORECASE)
 # Words of a question that ask for a sum of money ("Which is cheaper, ...", "How much does it
 # cost ...").
 _MONEY_WORDS = frozenset({"cheaper", "cheapest", "dearer", "dearest", "expensive", "cost",
                           "costs", "price", "prices", "priced", "fee", "fees", "fare", "fares",
                           "charge", "charges", "charged"})
-# The value that states an attribute a comparative word implies: an age ("must be 18",
-# "aged 6", "12 years old"), a sum for a cost.
-_AGE = re.compile(r"\b(?:be|aged?|over|under)\s+\d{1,3}\b|\b\d{1,3}\s+years?\s+old\b",
-                  re.IGNORECASE)
-_IMPLIED_VALUES = {"age": _AGE, "born": _AGE, "cost": _MONEY}
-_COUNT = re.compile(r"\d[\d,.]*\d|\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-                    r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
-                    r"dozen)\b", re.IGNORECASE)
-_YEAR_NUMBER = re.compile(r"1\d{3}|20\d{2}")
 _NAME = re.compile(rf"[{UPPER}][\w'\u2019.-]*")
 # Inflections a focus word may take in an answer: "die" / "died", "charge" / "charges".
 _INFLECTIONS = ("", "s", "d", "e", "ed", "es", "er", "r", "ing")
@@ -220,12 +187,16 @@ class Question:
         document's, given apart from ``about``) names a side by all of the side's words
         only: "We followed 812 first-year students" under "Methods" of a paper on students'
         sleep names "the student sleep study", while "Travel and expenses" over "you may
-        claim up to £12 for one meal" does not name "submitting an expense claim"."""
-        if (about or title) and not names_any(sentence, [side]) and any(
-                names_any(sentence, [other]) for other in self.sides if other != side):
-            # "... four weeks of partner leave" under "Maternity and partner leave" gives
-            # the partner side's value: the sentence's own words outrank its heading's.
-            return False
+        claim up to £12 for one meal" does not name "submitting an expense claim"; with the
+        sentence that opens the paragraph, it outranks the heading as the sentence does."""
+        for words in (sentence, f"{sentence} {title}"):
+            if (about or title) and not names_any(words, [side]) and not names_side(
+                    sentence, side, self.sides) and any(
+                    names_any(words, [other]) for other in self.sides if other != side):
+                # "... four weeks of partner leave" under "Maternity and partner leave" gives
+                # the partner side's value: the sentence's own words outrank its heading's,
+                # and the sentence opening its paragraph ("The ferry to Lindø ...") does too.
+                return False
         if names_side(f"{sentence} {about}", side, self.sides):
             return True
         return bool(title) and names_any(f"{sentence} {about} {title}", [side])
@@ -278,7 +249,7 @@ class Question:
             context = f"{context} {title}"
         covered = _covers_focus(self.focus, context) or (self.implied and any(
             pattern.search(sentence) is not None
-            for word, pattern in _IMPLIED_VALUES.items() if word in self.focus))
+            for word, pattern in IMPLIED_VALUES.items() if word in self.focus))
         return (self.names_side(side, sentence, about, title)
                 and covered and _holds_kind(self, sentence))
 
@@ -425,17 +396,17 @@ def _holds_kind(question: Question, sentence: str) -> bool:
     kind = question.kind
     if kind is AnswerKind.DATE:
         return any(pattern.search(sentence) is not None
-                   for pattern in (_YEAR, _MONTH, _WHEN, _DURATION))
+                   for pattern in (YEAR, MONTH, WHEN, DURATION))
     if kind is AnswerKind.DURATION:
-        return _DURATION.search(sentence) is not None
+        return DURATION.search(sentence) is not None
     if kind is AnswerKind.COMPARISON:
         sentence = _without_side_numbers(question, sentence)
     if kind in (AnswerKind.QUANTITY, AnswerKind.COMPARISON):
         if question.counts and not _counted(question, sentence):
             return False
         if question.money:
-            return _MONEY.search(sentence) is not None
-        return _NUMBER.search(sentence) is not None
+            return MONEY.search(sentence) is not None
+        return NUMBER.search(sentence) is not None
     if kind in (AnswerKind.PERSON, AnswerKind.PLACE):
         return _other_name(question, sentence)
     return True
@@ -457,10 +428,10 @@ def _counted(question: Question, sentence: str) -> bool:
     """Whether ``sentence`` holds a count for a "how many" question: a number that is neither
     a measure ("1,280 metres" counts no cars) nor a year, unless the question counts in a
     measure ("How many kilometres ...")."""
-    if any(_MEASURE.fullmatch(f"1 {word}") for word in question.text.split()):
+    if any(MEASURE.fullmatch(f"1 {word}") for word in question.text.split()):
         return True
-    counts = [number for number in _COUNT.findall(sentence) if not _YEAR_NUMBER.fullmatch(number)]
-    return len(counts) > len(_MEASURE.findall(sentence))
+    counts = [number for number in COUNT.findall(sentence) if not YEAR_NUMBER.fullmatch(number)]
+    return len(counts) > len(MEASURE.findall(sentence))
 
 
 def _other_name(question: Question, sentence: str) -> bool:

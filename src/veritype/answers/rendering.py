@@ -298,8 +298,10 @@ def render(
         claim_id: [references.cite(span) for span in cited_spans[claim_id]]
         for claim_id in graph.topological_order() if claim_id in rendered
     }
+    # A comparison's value given under its side's heading or paragraph says whose it is.
+    labels = selection.side_labels(shown, evidence) if question is not None else {}
     text = " ".join(
-        _with_markers(
+        labels.get(node.claim.claim_id, "") + _with_markers(
             node.claim.shown
             if all(parent in rendered for parent in graph.parents(node.claim.claim_id))
             else node.claim.text,

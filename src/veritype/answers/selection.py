@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question
 from veritype.answers.reader import RightCalibration
+from veritype.answers.relevance import names_any
 from veritype.answers.scoring import (
     AnswerCalibration,
     answering_claims,
@@ -17,6 +18,7 @@ from veritype.answers.scoring import (
     model_answers,
 )
 from veritype.answers.siblings import Sibling, sibling_in_place, sibling_instead
+from veritype.clauses import names_its_subject
 from veritype.evidence import EvidencePack
 from veritype.graph import Node
 
@@ -94,6 +96,24 @@ class AnswerSelection:
             if not found:
                 missing.append(" ".join(sorted(side)))
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
+
+    def side_labels(self, shown: Sequence[Node], evidence: EvidencePack) -> dict[str, str]:
+        """For a comparison, the side each shown claim gives the value of, as the question
+        writes it and ready to open the claim ("The Airport Express: "), where the claim
+        gives one side's value without naming it ("A single ticket costs 140 kroner.")."""
+        question = self.question
+        if question is None or not question.comparative or len(question.side_texts) != len(
+                question.sides):
+            return {}
+        labels: dict[str, str] = {}
+        for node in shown:
+            passage = _passage(node, evidence)
+            given = [index for index in range(len(question.sides))
+                     if self._answers_side(index, node, passage, evidence)]
+            if len(given) == 1 and not names_any(node.claim.text, [question.sides[given[0]]]):
+                side = question.side_texts[given[0]]
+                labels[node.claim.claim_id] = f"{side[:1].upper()}{side[1:]}: "
+        return labels
 
     def _of_a_sibling(self, node: Node, evidence: EvidencePack) -> bool:
         """Whether the claim gives the asked value of a sibling of what the question names
@@ -191,9 +211,14 @@ def _sentences(evidence: EvidencePack) -> list[str]:
 
 def _passage(node: Node, evidence: EvidencePack) -> tuple[str, str]:
     """The headings of the sections a claim's cited spans stand in, and the titles of their
-    documents, each joined: a comparison's side is read from the two apart."""
+    documents with the sentences that open their paragraphs, each joined: a comparison's
+    side is read from the two apart ("A single ticket costs 140 kroner." in a paragraph that
+    opens "The quickest way into town is the Airport Express train.")."""
     titles, headings = _titles_and_headings(node, evidence)
-    return " ".join(dict.fromkeys(headings)), " ".join(dict.fromkeys(titles))
+    openings = [opening for span in node.evidence if evidence.resolves(span)
+                for opening in [evidence.paragraph_opening(span)] if names_its_subject(opening)]
+    return (" ".join(dict.fromkeys(headings)),
+            " ".join(dict.fromkeys(part for part in titles + openings if part)))
 
 
 def _titles_and_headings(node: Node, evidence: EvidencePack) -> tuple[list[str], list[str]]:

@@ -32,7 +32,7 @@ from veritype.answers.relevance import names_any
 from veritype.answers.scoring import DECIDED_BY_RULES, AnswerScorer, may_answer, model_answers
 from veritype.clauses import describes_another, heading_text, names_its_subject
 from veritype.errors import ConfigurationError
-from veritype.evidence import Chunk
+from veritype.evidence import Chunk, paragraph_opening
 from veritype.generation._base import (
     BaseGenerator,
     Draft,
@@ -242,8 +242,14 @@ def candidate_sentences(evidence: Sequence[Chunk], asked: Question,
     for rank, chunk in enumerate(evidence):
         referent: str | None = None
         about = ""
-        title = titles.get(chunk.doc_id, "")
         for span in chunk.sentences():
+            # A comparison's sentence is also said of the sentence that opens its paragraph,
+            # when that names its subject.
+            opening = (paragraph_opening(chunk.text, span.start - chunk.start)
+                       if asked.comparative else "")
+            title = " ".join(part for part in (
+                titles.get(chunk.doc_id, ""), opening if names_its_subject(opening) else "")
+                if part)
             written = chunk.slice(span.start, span.end)
             row = table_row_reading(chunk.text, span.start - chunk.start,
                                     span.end - chunk.start)
