@@ -40,6 +40,7 @@ class AnswerSelection:
         self.right_calibration = right_calibration
         # Claims that give a sibling's value (claim id → the sibling, the claim's text).
         self.siblings: dict[str, tuple[Sibling, str]] = {}
+        self._evidence_sentences: list[str] | None = None
 
     def answers(self, node: Node) -> bool:
         if self.question is None:
@@ -115,12 +116,20 @@ class AnswerSelection:
                 labels[node.claim.claim_id] = f"{side[:1].upper()}{side[1:]}: "
         return labels
 
+    def _sentences(self, evidence: EvidencePack) -> list[str]:
+        """The evidence's sentences, where siblings are read side by side; split once, as a
+        selection reads one pack."""
+        if self._evidence_sentences is None:
+            self._evidence_sentences = [chunk.slice(span.start, span.end) for chunk in evidence
+                                        for span in chunk.sentences()]
+        return self._evidence_sentences
+
     def _of_a_sibling(self, node: Node, evidence: EvidencePack) -> bool:
         """Whether the claim gives the asked value of a sibling of what the question names
         (``veritype.answers.siblings``): "overdue books" for "an overdue film"."""
         assert self.question is not None
         sibling = sibling_in_place(self.question.text, self.question.focus, node.claim.text,
-                                   _about(node, evidence), _sentences(evidence))
+                                   _about(node, evidence), self._sentences(evidence))
         if sibling is not None:
             self.siblings[node.claim.claim_id] = (sibling, node.claim.text)
         return sibling is not None
@@ -148,7 +157,7 @@ class AnswerSelection:
         if not answers:
             return False
         sibling = sibling_instead(question.text, question.focus, text, f"{about} {title}",
-                                  _sentences(evidence))
+                                  self._sentences(evidence))
         if sibling is not None:
             self.siblings[claim_id] = (sibling, text)
         return sibling is None
@@ -203,10 +212,6 @@ def _about(node: Node, evidence: EvidencePack) -> str:
     sections they stand in."""
     titles, headings = _titles_and_headings(node, evidence)
     return " ".join(dict.fromkeys(titles + headings))
-
-
-def _sentences(evidence: EvidencePack) -> list[str]:
-    return [chunk.slice(span.start, span.end) for chunk in evidence for span in chunk.sentences()]
 
 
 def _passage(node: Node, evidence: EvidencePack) -> tuple[str, str]:
