@@ -298,6 +298,10 @@ def test_it_costs_a_price_is_the_subject_and_it_costs_to_do_is_not() -> None:
     claims = decompose("The Voltra Sport is a light bike. It costs 200 euros to replace the "
                        "battery.").claims
     assert claims[1].text.startswith("It costs 200 euros")
+    # "to" before a place, not a verb: "It" is the subject.
+    claims = decompose("The Metro Link train is the fastest way in. It takes 12 minutes to the "
+                       "central square.").claims
+    assert claims[1].text == "The Metro Link train takes 12 minutes to the central square."
 
 
 def test_it_takes_a_time_to_a_place_is_the_subject_and_it_takes_time_to_do_is_not() -> None:

@@ -187,7 +187,9 @@ _EXPLETIVE_IT = re.compile(
     r"argued|suggested|rumou?red|worth|difficult|easy|hard|common|rare|usual|unusual|notable|"
     r"evident|obvious|apparent|essential|crucial|vital|surprising|understood|agreed|"
     r"recommended|advisable)\b"
-    r"|(?:takes|took|cost|costs)\b(?=[^.;]*\bto\s+(?-i:[a-z]))|(?:rains|rained|snows|snowed)\b"
+    # "It takes 20 minutes to walk" is expletive; "It takes 20 minutes to the centre" is not.
+    r"|(?:takes|took|cost|costs)\b(?=[^.;]*\bto\s+(?!(?:the|a|an|this|that|my|your|our|its|"
+    r"their|his|her)\b)(?-i:[a-z]))|(?:rains|rained|snows|snowed)\b"
     r"|(?:is|was)\s+not\s+until\b"
     r"|(?:is|was)\s+(?-i:[A-Z])[\w.'\u2019-]*(?:\s+(?-i:[A-Z])[\w.'\u2019-]*)*\s+(?:who|that)\b)",
     re.IGNORECASE,
