@@ -299,7 +299,7 @@ def render(
         for claim_id in graph.topological_order() if claim_id in rendered
     }
     # A comparison's value given under its side's heading or paragraph says whose it is.
-    labels = selection.side_labels(shown, evidence) if question is not None else {}
+    labels = selection.side_labels(shown)
     text = " ".join(
         labels.get(node.claim.claim_id, "") + _with_markers(
             node.claim.shown

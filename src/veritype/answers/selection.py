@@ -41,6 +41,9 @@ class AnswerSelection:
         # Claims that give a sibling's value (claim id → the sibling, the claim's text).
         self.siblings: dict[str, tuple[Sibling, str]] = {}
         self._evidence_sentences: list[str] | None = None
+        # For a comparison, the sides each claim gives the value of (claim id → side
+        # indices), as :meth:`answering` read them.
+        self._sides_given: dict[str, list[int]] = {}
 
     def answers(self, node: Node) -> bool:
         if self.question is None:
@@ -67,7 +70,8 @@ class AnswerSelection:
 
     def answering(self, shown: list[Node], evidence: EvidencePack) -> tuple[set[str], list[str]]:
         """The ids of the shown claims that answer the question, and, for a comparison, the
-        sides no shown claim gives a value for (as words)."""
+        sides no shown claim gives a value for (as words); the sides each claim gives are
+        kept for :meth:`side_labels`."""
         question = self.question
         assert question is not None
         if not question.comparative:
@@ -93,24 +97,25 @@ class AnswerSelection:
             found = {node.claim.claim_id for node in shown
                      if self._answers_side(index, node, passages[node.claim.claim_id],
                                            evidence)}
+            for claim_id in found:
+                self._sides_given.setdefault(claim_id, []).append(index)
             answering |= found
             if not found:
                 missing.append(" ".join(sorted(side)))
         return (answering, missing) if len(missing) < len(question.sides) else (set(), missing)
 
-    def side_labels(self, shown: Sequence[Node], evidence: EvidencePack) -> dict[str, str]:
-        """For a comparison, the side each shown claim gives the value of, as the question
-        writes it and ready to open the claim ("The Airport Express: "), where the claim
-        gives one side's value without naming it ("A single ticket costs 140 kroner.")."""
+    def side_labels(self, shown: Sequence[Node]) -> dict[str, str]:
+        """For a comparison, the side each shown claim gives the value of (as
+        :meth:`answering` read it), as the question writes it and ready to open the claim
+        ("The Airport Express: "), where the claim gives one side's value without naming it
+        ("A single ticket costs 140 kroner.")."""
         question = self.question
         if question is None or not question.comparative or len(question.side_texts) != len(
                 question.sides):
             return {}
         labels: dict[str, str] = {}
         for node in shown:
-            passage = _passage(node, evidence)
-            given = [index for index in range(len(question.sides))
-                     if self._answers_side(index, node, passage, evidence)]
+            given = self._sides_given.get(node.claim.claim_id, [])
             if len(given) == 1 and not names_any(node.claim.text, [question.sides[given[0]]]):
                 side = question.side_texts[given[0]]
                 labels[node.claim.claim_id] = f"{side[:1].upper()}{side[1:]}: "
