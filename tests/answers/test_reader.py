@@ -15,6 +15,7 @@ from veritype.answers.reader import (
     Candidate,
     RightCalibration,
     features,
+    question_coverage,
     reader_of,
 )
 from veritype.answers.scoring import AnswerCalibration
@@ -62,7 +63,7 @@ def test_the_shipped_reader_prefers_the_sentence_on_the_asked_sibling() -> None:
     assert read.index(max(read)) == 1
     assert reader.calibration.medium <= reader.calibration.high <= 1.0
     # P(right) rises with the reader's P.
-    assert reader.calibration.right(0.9, 0.5) > reader.calibration.right(0.2, 0.5)
+    assert reader.calibration.right(0.9, 0.5, 1.0) > reader.calibration.right(0.2, 0.5, 1.0)
 
 
 def test_a_reader_file_for_other_features_is_refused_by_name(tmp_path: Path) -> None:
@@ -103,8 +104,10 @@ def test_a_scorer_without_a_reader_has_none() -> None:
 
 
 def test_p_right_reads_both_scores_and_labels_by_its_floors() -> None:
-    assert RIGHT.right(0.5, 0.5) == pytest.approx(0.5)
-    assert RIGHT.right(0.5, 0.9) > 0.5 > RIGHT.right(0.5, 0.1)
+    assert RIGHT.right(0.5, 0.5, 0.0) == pytest.approx(0.5)
+    assert RIGHT.right(0.5, 0.9, 0.0) > 0.5 > RIGHT.right(0.5, 0.1, 0.0)
+    covering = RightCalibration(0.0, 1.0, 0.5, high=0.9, medium=0.7, coverage_slope=2.0)
+    assert covering.right(0.5, 0.5, 1.0) > covering.right(0.5, 0.5, 0.2) > 0.5
     assert [RIGHT.label(p) for p in (0.95, 0.8, 0.3)] == [
         Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW]
     with pytest.raises(ConfigurationError, match="medium <= high"):
@@ -121,3 +124,27 @@ def test_a_reader_file_without_answers_from_never_answers_by_its_p_alone(tmp_pat
                                                 0.999)
     with pytest.raises(ConfigurationError, match="answers_from"):
         RightCalibration(0.0, 1.0, 0.0, high=0.9, medium=0.7, answers_from=0.0)
+
+
+def test_coverage_misses_the_word_that_tells_the_asked_thing_from_its_siblings() -> None:
+    question = analyse("How much paid bereavement leave is there?")
+    pool = [Candidate("Full-time employees receive 27 days of paid annual leave a year."),
+            Candidate("Every employee may take up to five days of paid leave for an emergency."),
+            Candidate("Bereavement leave of five paid days is given for a close relative."),
+            Candidate("Claims are made in PeopleDesk.")]
+    emergency, bereavement = (question_coverage(question, [pool[i]], pool) for i in (1, 2))
+    # "paid" and "leave" are held by three of four sentences; "bereavement" by one.
+    assert bereavement == pytest.approx(1.0)
+    assert emergency < 0.5
+    # The context of a sentence counts; a question naming nothing to cover is covered.
+    headed = Candidate("Five paid days of leave are given.", "Bereavement leave")
+    assert question_coverage(question, [headed], [*pool, headed]) == pytest.approx(1.0)
+    assert question_coverage(analyse("Who is it?"), [pool[0]], pool) == 1.0
+
+
+def test_a_reader_file_without_coverage_slope_reads_no_coverage(tmp_path: Path) -> None:
+    data = _shipped().to_dict()
+    data["calibration"].pop("coverage_slope", None)
+    (tmp_path / READER_FILE).write_text(json.dumps(data))
+    calibration = AnswerReader.read(tmp_path / READER_FILE).calibration
+    assert calibration.right(0.8, 0.6, 0.0) == calibration.right(0.8, 0.6, 1.0)

@@ -1,6 +1,7 @@
 """The answer scorer's calibration and how the renderer reads a scorer's P(answers)."""
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -297,14 +298,40 @@ def test_with_a_reader_p_right_reads_the_reader_and_a_doubtful_answer_abstains()
                   answer_calibration=CALIBRATION, reader_scores={"c1": 0.9, "c2": 0.1},
                   reader_calibration=right)
     assert not sure.abstained
-    assert sure.answer_probability == pytest.approx(right.right(0.9, 0.93), abs=1e-4)
-    assert sure.confidence is right.label(right.right(0.9, 0.93))
+    assert sure.answer_probability == pytest.approx(right.right(0.9, 0.93, 1.0), abs=1e-4)
+    assert sure.confidence is right.label(right.right(0.9, 0.93, 1.0))
     # The answer model alone would show it; the reader says it is more likely wrong.
     doubtful = render(_graph(), EVIDENCE, question=analyse(QUESTION), answer_scores=scores,
                       answer_calibration=CALIBRATION, reader_scores={"c1": 0.05, "c2": 0.1},
                       reader_calibration=right)
-    assert right.right(0.05, 0.93) < RIGHT_FLOOR
+    assert right.right(0.05, 0.93, 1.0) < RIGHT_FLOOR
     assert doubtful.abstained and doubtful.related[0].startswith("Metallica")
+
+
+def test_an_answer_that_speaks_of_little_the_question_asks_about_is_less_likely_right() -> None:
+    from veritype.answers.reader import RightCalibration
+
+    right = RightCalibration(intercept=-4.0, reader_slope=1.0, answer_model_slope=0.5,
+                             high=0.95, medium=0.7, coverage_slope=4.0)
+    asked: list[set[str]] = []
+
+    def coverage(claim_ids: Collection[str]) -> float:
+        asked.append(set(claim_ids))
+        return covered
+
+    kwargs = {"question": analyse(QUESTION), "answer_scores": {"c1": 0.93, "c2": 0.2},
+              "answer_calibration": CALIBRATION, "reader_scores": {"c1": 0.9, "c2": 0.1},
+              "reader_calibration": right, "coverage": coverage}
+    covered = 1.0
+    full = render(_graph(), EVIDENCE, **kwargs)  # type: ignore[arg-type]
+    assert not full.abstained
+    assert full.answer_probability == pytest.approx(right.right(0.9, 0.93, 1.0), abs=1e-4)
+    # Coverage is read over the claims that answer.
+    assert asked[-1] == {"c1"}
+    covered = 0.1
+    little = render(_graph(), EVIDENCE, **kwargs)  # type: ignore[arg-type]
+    assert right.right(0.9, 0.93, 0.1) < RIGHT_FLOOR
+    assert little.abstained
 
 
 def test_a_claim_the_reader_is_sure_of_answers_though_it_holds_no_value_of_the_asked_kind(

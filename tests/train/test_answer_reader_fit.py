@@ -72,7 +72,7 @@ def _answers(per_source: int) -> list[AskedAnswer]:
             read = 0.3 + 0.69 * i / per_source
             question = GoldQuestion(source, Path("."), f"q{i}", "answerable", ())
             # Right from reader P 0.6 up, and one in three wrong below it.
-            asked.append(AskedAnswer(question, True, read >= 0.6 or i % 3 != 0, read, read))
+            asked.append(AskedAnswer(question, True, read >= 0.6 or i % 3 != 0, read, read, 1.0))
     return asked
 
 

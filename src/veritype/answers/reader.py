@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from veritype._text import content_families
+from veritype._text import content_families, normalise_word, tokens, word_family
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question, shared_focus
 from veritype.answers.relevance import names_any
@@ -41,8 +41,9 @@ from veritype.errors import ConfigurationError
 
 READER_FILE = "reader.json"
 _RIGHT_FIELDS = ("intercept", "reader_slope", "answer_model_slope", "high", "medium")
-# A reader written before ``answers_from`` existed never answers by its P alone.
-_OPTIONAL_RIGHT_FIELDS = {"answers_from": 1.0}
+# A reader written before ``answers_from`` existed never answers by its P alone; one written
+# before ``coverage_slope`` reads no question coverage.
+_OPTIONAL_RIGHT_FIELDS = {"answers_from": 1.0, "coverage_slope": 0.0}
 
 # The features of a (question, text) pair, in the order of a fitted model's coefficients.
 FEATURES: tuple[str, ...] = (
@@ -71,10 +72,12 @@ class Candidate:
 @dataclass(frozen=True)
 class RightCalibration:
     """P(the shown answer is right) = ``sigmoid(intercept + reader_slope · logit(best reader
-    P) + answer_model_slope · logit(best P(answers)))`` over the claims that answer; ``high``
-    and ``medium`` are the floors of those labels on it (below ``medium``: low). A claim whose
-    reader P reaches ``answers_from`` answers, whatever kind of value the rules read in it
-    (1.0: only the rules and the answer model's threshold decide)."""
+    P) + answer_model_slope · logit(best P(answers)) + coverage_slope · coverage)`` over the
+    claims that answer, where coverage is the share of what the question asks about that
+    those claims speak of (:func:`question_coverage`); ``high`` and ``medium`` are the floors
+    of those labels on it (below ``medium``: low). A claim whose reader P reaches
+    ``answers_from`` answers, whatever kind of value the rules read in it (1.0: only the
+    rules and the answer model's threshold decide)."""
 
     intercept: float
     reader_slope: float
@@ -82,6 +85,7 @@ class RightCalibration:
     high: float
     medium: float
     answers_from: float = 1.0
+    coverage_slope: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.medium <= self.high <= 1.0:
@@ -92,11 +96,13 @@ class RightCalibration:
             raise ConfigurationError(
                 f"answer reader: answers_from must lie in (0, 1]; got {self.answers_from}")
 
-    def right(self, read: float, scored: float) -> float:
+    def right(self, read: float, scored: float, coverage: float) -> float:
         """P(right) of an answer whose best claims have reader P ``read`` and answer-model
-        P(answers) ``scored``."""
+        P(answers) ``scored``, and whose claims speak of the ``coverage`` share of what the
+        question asks about."""
         return _sigmoid(self.intercept + self.reader_slope * _logit(read)
-                        + self.answer_model_slope * _logit(scored))
+                        + self.answer_model_slope * _logit(scored)
+                        + self.coverage_slope * coverage)
 
     def label(self, right: float) -> Confidence:
         """The confidence label of an answer right with probability ``right``."""
@@ -170,15 +176,9 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
     a word's rarity is read in ``pool`` (default: the ``candidates``)."""
     asked = content_families(question.text)
     read = [content_families(f"{c.text} {c.context}") for c in candidates]
-    pooled = read if pool is None else [content_families(f"{c.text} {c.context}") for c in pool]
-    holding = Counter(word for words in pooled for word in words & asked)
-    size = len(pooled)
-
-    def rarity(word: str) -> float:
-        return math.log((size + 1) / (holding[word] + 0.5))
-
+    rarity = _rarities(asked, read if pool is None else pool)
     # Sums over sets are exact (``fsum``): a set's order changes with the hash seed.
-    total_rarity = math.fsum(rarity(word) for word in asked) or 1.0
+    total_rarity = math.fsum(rarity.values()) or 1.0
     kinds = [float(question.kind is kind) for kind in AnswerKind]
     rows: list[list[float]] = []
     for candidate, words, score in zip(candidates, read, scores, strict=True):
@@ -188,7 +188,7 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
             _logit(score),
             len(asked & own) / len(asked) if asked else 0.0,
             len(asked & words) / len(asked) if asked else 0.0,
-            math.fsum(rarity(word) for word in asked & words) / total_rarity,
+            math.fsum(rarity[word] for word in asked & words) / total_rarity,
             shared_focus(question.focus, with_context) / len(question.focus)
             if question.focus else 1.0,
             float(question.holds_kind(candidate.text)),
@@ -199,6 +199,34 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
             *kinds,
         ])
     return rows
+
+
+def question_coverage(question: Question, answering: Sequence[Candidate],
+                      pool: Sequence[Candidate]) -> float:
+    """The share of what ``question`` asks about (its focus and subject words) that the
+    ``answering`` texts, with their context, speak of, each word weighted by how few texts of
+    ``pool`` hold it: an answer about annual leave covers "paid" and "leave" of "How much paid
+    bereavement leave is there?" but not "bereavement", the word that tells this leave from
+    the others. 1 when the question names nothing to cover."""
+    asked = {word_family(match.group(0)) for match in tokens(question.text)
+             if normalise_word(match.group(0)) in question.focus
+             or any(match.group(0).lower() in subject for subject in question.subjects)}
+    rarity = _rarities(asked, pool)
+    total = math.fsum(rarity.values())
+    if not total:
+        return 1.0
+    held = set().union(*(content_families(f"{c.text} {c.context}") for c in answering))
+    return math.fsum(rarity[word] for word in asked & held) / total
+
+
+def _rarities(asked: set[str], pool: Sequence[Candidate] | Sequence[set[str]]
+              ) -> dict[str, float]:
+    """How few texts of ``pool`` (candidates, or their content families) hold each ``asked``
+    word, as an idf."""
+    read = [c if isinstance(c, set) else content_families(f"{c.text} {c.context}")
+            for c in pool]
+    holding = Counter(word for words in read for word in words & asked)
+    return {word: math.log((len(read) + 1) / (holding[word] + 0.5)) for word in asked}
 
 
 def _logit(probability: float) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from veritype._text import MODAL_MAY, STOPWORDS, tokens
 from veritype.answer import (
@@ -157,6 +157,7 @@ def render(
     reader_scores: Mapping[str, float] | None = None,
     reader_calibration: RightCalibration | None = None,
     side_scores: Sequence[Mapping[str, float]] = (),
+    coverage: Callable[[Collection[str]], float] | None = None,
 ) -> GroundedAnswer:
     """Render a typed belief graph into a ``GroundedAnswer``.
 
@@ -184,16 +185,18 @@ def render(
     yes/no question, a comparison answered for both sides): the answer abstains and lists its
     claims under ``related``. With an answer reader's ``reader_scores`` (claim id → its P) and
     ``reader_calibration``, P(right) reads the best of both scores of the claims that answer
-    (``veritype.answers.reader.RightCalibration``). A comparison's ``side_scores`` (per side,
-    claim id → P(the claim answers that side's own question)) let a claim that names a side
-    give its value by the model.
+    and ``coverage`` of their ids, the share of what the question asks about that they speak
+    of (``veritype.answers.reader.RightCalibration``; without it, all). A comparison's
+    ``side_scores`` (per side, claim id → P(the claim answers that side's own question)) let a
+    claim that names a side give its value by the model.
     """
     untyped = [node.claim.claim_id for node in graph if node.evidence_type is None]
     if untyped:
         raise InputError(f"cannot render untyped claims: {', '.join(untyped)}")
     references = _References(evidence)
     selection = AnswerSelection(question, answer_scores or {}, answer_calibration,
-                                reader_scores or {}, reader_calibration, side_scores)
+                                reader_scores or {}, reader_calibration, side_scores,
+                                coverage)
     rendered: set[str] = set()
     admissible: set[str] = set()
     cited_spans: dict[str, list[Span]] = {}

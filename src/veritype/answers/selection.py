@@ -5,7 +5,7 @@ calibrated threshold (``veritype.answers.scoring``), and an answer reader's P
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from veritype.answer import Confidence
 from veritype.answers.question import AnswerKind, Question
@@ -31,13 +31,16 @@ class AnswerSelection:
     def __init__(self, question: Question | None, scores: Mapping[str, float],
                  calibration: AnswerCalibration | None, read: Mapping[str, float],
                  right_calibration: RightCalibration | None,
-                 side_scores: Sequence[Mapping[str, float]] = ()) -> None:
+                 side_scores: Sequence[Mapping[str, float]] = (),
+                 coverage: Callable[[Collection[str]], float] | None = None) -> None:
         self.question = question
         self.scores = scores if calibration is not None else {}
         self.side_scores = side_scores if calibration is not None else ()
         self.calibration = calibration
         self.read = read if right_calibration is not None else {}
         self.right_calibration = right_calibration
+        # The share of what the question asks about that claims (by id) speak of.
+        self.coverage = coverage
         # Claims that give a sibling's value (claim id → the sibling, the claim's text).
         self.siblings: dict[str, tuple[Sibling, str]] = {}
         self._evidence_sentences: list[str] | None = None
@@ -169,7 +172,8 @@ class AnswerSelection:
 
     def right(self, answer_ids: set[str]) -> float | None:
         """P(the shown answer is right): with a reader, its calibration read at the best
-        reader P and the best P(answers) of the claims that answer; else the scorer's
+        reader P and the best P(answers) of the claims that answer and their coverage of the
+        question (all of it, when no coverage was given); else the scorer's
         calibration read at the best P(answers) and the question's kind; None without a
         scorer."""
         if self.calibration is None:
@@ -177,7 +181,8 @@ class AnswerSelection:
         best = max((self.scores.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
         if self.right_calibration is not None and self.read:
             read = max((self.read.get(claim_id, 0.0) for claim_id in answer_ids), default=0.0)
-            return self.right_calibration.right(read, best)
+            covered = self.coverage(answer_ids) if self.coverage is not None else 1.0
+            return self.right_calibration.right(read, best, covered)
         return self.calibration.right(best, self.question.kind if self.question else None)
 
     def closest_statement(self, nodes: Sequence[Node], evidence: EvidencePack) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -20,7 +21,7 @@ from veritype.aggregate import (
 )
 from veritype.answer import ClaimReport, Confidence, GroundedAnswer
 from veritype.answers.question import Question, analyse
-from veritype.answers.reader import AnswerReader, reader_of
+from veritype.answers.reader import AnswerReader, Candidate, question_coverage, reader_of
 from veritype.answers.relevance import Similarity, off_question_claims
 from veritype.answers.rendering import render
 from veritype.answers.scoring import (
@@ -310,6 +311,7 @@ class Engine(Closing):
         reader_scores: dict[str, float] = {}
         answer_scores: dict[str, float] = {}
         side_scores: list[dict[str, float]] = []
+        coverage: Callable[[Collection[str]], float] | None = None
         if request.query is not None and self.config.relevance:
             question = analyse(request.query)
             scorer = self.answer_scorer()
@@ -329,11 +331,13 @@ class Engine(Closing):
                 if reader is not None:
                     pool = drafting_pool(self._evidence.pack(request.context).chunks,
                                          question)
+                    candidates = dict(zip(ids, (claim_candidate(text, pool) for text in texts),
+                                          strict=True))
                     reader_scores = dict(zip(
-                        ids, reader.probabilities(question, [claim_candidate(text, pool)
-                                                             for text in texts],
+                        ids, reader.probabilities(question, list(candidates.values()),
                                                   scores, pool=pool),
                         strict=True))
+                    coverage = partial(_coverage, question, candidates, pool)
             off_question = off_question_claims(
                 graph, request.query, similarity=self._similarity(),
                 floor=self.config.relevance_floor, evidence=evidence,
@@ -355,6 +359,7 @@ class Engine(Closing):
             reader_scores=reader_scores,
             reader_calibration=reader.calibration if reader is not None else None,
             side_scores=side_scores,
+            coverage=coverage,
             timings={**timings, "total_s": sum(timings.values())},
             folded=folded,
             notes=notes,
@@ -455,3 +460,11 @@ def _load_aggregator(path: Path) -> Aggregator:
         return LearnedAggregator.load(path)
     except (OSError, ValueError, KeyError) as error:
         raise ConfigurationError(f"cannot load aggregator {path}: {error}") from None
+
+
+def _coverage(question: Question, candidates: Mapping[str, Candidate],
+              pool: Sequence[Candidate], claim_ids: Collection[str]) -> float:
+    """The share of what ``question`` asks about that the claims ``claim_ids`` speak of, each
+    read as the answer reader reads it (``candidates``) within its ``pool``."""
+    return question_coverage(question, [candidates[i] for i in claim_ids if i in candidates],
+                             pool)

@@ -173,20 +173,22 @@ def _read_one(question: GoldQuestion, chunks: Sequence[Chunk], scorer: AnswerSco
 @dataclass(frozen=True)
 class AskedAnswer:
     """One question asked through ``Engine.ask``: whether an answer was shown and right, and
-    the best reader P and answer-model P(answers) of the claims it showed."""
+    the best reader P and answer-model P(answers) of the claims it showed, and the share of
+    what the question asks about that they speak of (``question_coverage``)."""
 
     question: GoldQuestion
     shown: bool
     right: bool
     best_read: float
     best_scored: float
+    coverage: float
 
 
 def ask_with_reader(questions: Sequence[GoldQuestion], answer_model: Path,
                     progress: Callable[[str], None] = lambda _: None) -> list[AskedAnswer]:
     """Ask each question the rules do not decide through ``Engine.ask`` with the answer model
     (and its reader) in ``answer_model``, each corpus in a fresh store."""
-    from veritype.answers.reader import reader_of
+    from veritype.answers.reader import question_coverage, reader_of
     from veritype.engine._evidence import claim_candidate, drafting_pool
 
     asked: list[AskedAnswer] = []
@@ -198,13 +200,14 @@ def ask_with_reader(questions: Sequence[GoldQuestion], answer_model: Path,
             answer = corpus.engine.ask(question.question)
             shown = [claim.text for claim in answer.claims if claim.rendered]
             if answer.abstained or not shown:
-                asked.append(AskedAnswer(question, False, False, 0.0, 0.0))
+                asked.append(AskedAnswer(question, False, False, 0.0, 0.0, 0.0))
                 continue
             asking = analyse(question.question)
             pool = drafting_pool(corpus.evidence(question.question), asking)
             scores = corpus.scorer.score_batch(question.question, shown)
-            read = reader.probabilities(asking, [claim_candidate(text, pool) for text in shown],
-                                        scores, pool=pool)
+            candidates = [claim_candidate(text, pool) for text in shown]
+            read = reader.probabilities(asking, candidates, scores, pool=pool)
             right = question.kind == "answerable" and holds_gold(answer.answer, question.gold)
-            asked.append(AskedAnswer(question, True, right, max(read), max(scores)))
+            asked.append(AskedAnswer(question, True, right, max(read), max(scores),
+                                     question_coverage(asking, candidates, pool)))
     return asked

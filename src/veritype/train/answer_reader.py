@@ -188,13 +188,15 @@ def _p_right(asked: Sequence[AskedAnswer]) -> RightCalibration:
         raise DataError("no question was answered: nothing to calibrate P(right) on")
     design = np.column_stack([np.ones(len(shown)),
                               _logits(np.array([item.best_read for item in shown])),
-                              _logits(np.array([item.best_scored for item in shown]))])
+                              _logits(np.array([item.best_scored for item in shown])),
+                              np.array([item.coverage for item in shown])])
     right = np.array([float(item.right) for item in shown])
     weights = np.array(_source_weights([item.question.source for item in shown]))
-    intercept, reader_slope, model_slope = (
-        float(v) for v in newton(design, right, np.full(3, PENALTY), max_iter=100,
+    intercept, reader_slope, model_slope, coverage_slope = (
+        float(v) for v in newton(design, right, np.full(4, PENALTY), max_iter=100,
                                  sample_weight=weights))
-    return RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0)
+    return RightCalibration(intercept, reader_slope, model_slope, high=1.0, medium=1.0,
+                            coverage_slope=coverage_slope)
 
 
 def _held_out(asked: Sequence[AskedAnswer]) -> list[tuple[AskedAnswer, float]]:
@@ -203,8 +205,8 @@ def _held_out(asked: Sequence[AskedAnswer]) -> list[tuple[AskedAnswer, float]]:
     judged: list[tuple[AskedAnswer, float]] = []
     for source in sorted({item.question.source for item in asked}):
         calibration = _p_right([item for item in asked if item.question.source != source])
-        judged += [(item, calibration.right(item.best_read, item.best_scored) if item.shown
-                    else 0.0) for item in asked if item.question.source == source]
+        judged += [(item, calibration.right(item.best_read, item.best_scored, item.coverage)
+                    if item.shown else 0.0) for item in asked if item.question.source == source]
     return judged
 
 
