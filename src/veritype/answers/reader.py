@@ -175,8 +175,8 @@ def features(question: Question, candidates: Sequence[Candidate], scores: Sequen
     """The :data:`FEATURES` of each candidate, whose answer-model P(answers) is in ``scores``;
     a word's rarity is read in ``pool`` (default: the ``candidates``)."""
     asked = content_families(question.text)
-    read = [content_families(f"{c.text} {c.context}") for c in candidates]
-    rarity = _rarities(asked, read if pool is None else pool)
+    read = [_families(c) for c in candidates]
+    rarity = _rarities(asked, read if pool is None else [_families(c) for c in pool])
     # Sums over sets are exact (``fsum``): a set's order changes with the hash seed.
     total_rarity = math.fsum(rarity.values()) or 1.0
     kinds = [float(question.kind is kind) for kind in AnswerKind]
@@ -211,22 +211,24 @@ def question_coverage(question: Question, answering: Sequence[Candidate],
     asked = {word_family(match.group(0)) for match in tokens(question.text)
              if normalise_word(match.group(0)) in question.focus
              or any(match.group(0).lower() in subject for subject in question.subjects)}
-    rarity = _rarities(asked, pool)
+    rarity = _rarities(asked, [_families(c) for c in pool])
     total = math.fsum(rarity.values())
     if not total:
         return 1.0
-    held = set().union(*(content_families(f"{c.text} {c.context}") for c in answering))
+    held = set().union(*(_families(c) for c in answering))
     return math.fsum(rarity[word] for word in asked & held) / total
 
 
-def _rarities(asked: set[str], pool: Sequence[Candidate] | Sequence[set[str]]
-              ) -> dict[str, float]:
-    """How few texts of ``pool`` (candidates, or their content families) hold each ``asked``
-    word, as an idf."""
-    read = [c if isinstance(c, set) else content_families(f"{c.text} {c.context}")
-            for c in pool]
-    holding = Counter(word for words in read for word in words & asked)
-    return {word: math.log((len(read) + 1) / (holding[word] + 0.5)) for word in asked}
+def _families(candidate: Candidate) -> set[str]:
+    """The content word families of a candidate read with its context."""
+    return content_families(f"{candidate.text} {candidate.context}")
+
+
+def _rarities(asked: set[str], pooled: Sequence[set[str]]) -> dict[str, float]:
+    """How few texts of a pool (each as its content word families, ``pooled``) hold each
+    ``asked`` word, as an idf."""
+    holding = Counter(word for words in pooled for word in words & asked)
+    return {word: math.log((len(pooled) + 1) / (holding[word] + 0.5)) for word in asked}
 
 
 def _logit(probability: float) -> float:
