@@ -527,6 +527,23 @@ def check_halueval(page: Page) -> None:
     page.add("![The HTML report of a check of HaluEval-QA rows](img/check_report.png)", "")
 
 
+def check_options(page: Page) -> None:
+    page.add("### Options answered", "")
+    page.prose("HaluEval-QA's hallucinated answers are sentences, so its benchmark never checks "
+               "a wrong bare option. Each row whose question closes on two options (\u201cWhich "
+               "was released first, The True Glory or American Pimp?\u201d) and whose right "
+               "answer is one of them gives two check rows: the right option and the other "
+               "one, wrong by construction. A check that cannot tell them apart passes as "
+               "many of one as of the other.")
+    data = page.load("check_options.json")
+    page.source("check_options.json", f"python benchmarks/check_options.py --data-dir DATA_DIR "
+                f"--rows {data['halueval_rows'][0]}:{data['halueval_rows'][1]}", data)
+    runs = {"veritype check": data["veritype_check"], **data["baselines"]}
+    page.add(*table(["", "right option faithful", "wrong option flagged", "balanced accuracy"],
+                    [[name, pct(run["right_passed"]), pct(run["wrong_flagged"]),
+                      f3(run["balanced_accuracy"])] for name, run in runs.items()]))
+
+
 def check_pool(page: Page) -> None:
     data = page.load("check_pool.json")
     page.add("### Worker processes", "")
@@ -1577,7 +1594,7 @@ def stage_speed(page: Page) -> None:
 
 SECTIONS: tuple[Callable[[Page], None], ...] = (
     first_run, ask_latency, corpus_qa, answer_corpora, answer_model_squad2, rag_rows,
-    check_halueval, check_pool,
+    check_halueval, check_options, check_pool,
     answer_relevance, ingest, retrieval, vector_search, generation, load, verifier_models,
     default_aggregator, type_contract, judge, training, tad, evaluation, stage_speed,
 )
@@ -1589,7 +1606,8 @@ FILES: tuple[str, ...] = (
     "answer_corpora_evaluation_reader.json", "answer_model_squad2.json", "rag_rows.json",
     "candidate_three_types/rag_rows.json",
     "rag_rows_judge.json",
-    "check_halueval.json", "check_halueval_dialogue.json", "check_pool.json",
+    "check_halueval.json", "check_halueval_dialogue.json", "check_options.json",
+    "check_pool.json",
     "answer_relevance.json",
     "ingest_scaling.json", "ingest_ray.json", "ingest_ray_scifact.json",
     "ingest_projection.json", "retrieval.json",

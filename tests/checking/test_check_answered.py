@@ -175,3 +175,37 @@ def test_a_bare_answer_no_context_gives_a_value_of_is_unsupported() -> None:
     assert unstated.type is EvidenceType.UNSUPPORTED
     assert unstated.reason == "no context gives John R. Smith"
     assert stated.type is not EvidenceType.UNSUPPORTED
+
+
+POLAR_CONTEXTS = [
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
+    "A fine of 0.20 euros per day is charged for overdue books, up to a maximum of 6 euros "
+    "per item.",
+    "Its collection of maps was donated by the shipping family Verhoeven in 1962, and the "
+    "building itself was designed by the architect Ida Kraal.",
+]
+# (question, answer, the statement checked, right)
+POLAR = [
+    ("Is the Eiffel Tower in Paris?", "Yes", "The Eiffel Tower is in Paris.", True),
+    ("Is the Eiffel Tower in Paris?", "No", "The Eiffel Tower is not in Paris.", False),
+    ("Does the library charge fines for overdue books?", "no",
+     "The library does not charge fines for overdue books.", False),
+    ("Who designed the building, Ida Kraal or the Verhoeven family?", "Ida Kraal",
+     "Ida Kraal designed the building.", True),
+    ("Who designed the building, Ida Kraal or the Verhoeven family?", "the Verhoeven family",
+     "The Verhoeven family designed the building.", False),
+]
+
+
+def test_a_yes_no_answer_or_a_chosen_option_is_checked_as_the_statement_it_makes() -> None:
+    """"No" to "Is the Eiffel Tower in Paris?" states that it is not: glued to its question
+    it was no statement a context could contradict, and passed as Uncertain at best."""
+    result = check([{"id": f"polar-{i}", "question": question, "answer": answer,
+                     "contexts": POLAR_CONTEXTS}
+                    for i, (question, answer, _, _) in enumerate(POLAR)])
+    for (question, answer, statement, right), row in zip(POLAR, result.rows, strict=True):
+        (claim,) = row.claims
+        assert claim.text == statement and claim.written == answer
+        assert (row.verdict is RowVerdict.FAITHFUL) is right, (question, answer, row.claims)
+        if not right:
+            assert row.verdict is RowVerdict.UNFAITHFUL, (question, answer, row.claims)

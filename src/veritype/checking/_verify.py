@@ -28,6 +28,7 @@ from veritype.answers.scoring import (
     AnswerScorer,
     load_answer_scorer,
 )
+from veritype.answers.statements import answered_statement
 from veritype.budget import Budget, run_views
 from veritype.checking._answered import AnswerReading, Reading, read_answer, unstated_values
 from veritype.checking._relevance import AnswerRelevance
@@ -265,8 +266,10 @@ def _bare(graph: BeliefGraph, question: str, answer: str) -> Node | None:
 
 
 def _with_question(question: str, answer: str) -> str:
-    """A bare answer read with its question: the two together."""
-    return f"{question} {answer}"
+    """A bare answer read with its question: the statement the two make ("Are X and Y both
+    documentaries? no": "X and Y are not both documentaries."), or, where no rule writes
+    one, the two together."""
+    return answered_statement(question, answer) or f"{question} {answer}"
 
 
 def _named_aggregator(settings: CheckSettings, strong: list[str]) -> Aggregator:
