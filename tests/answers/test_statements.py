@@ -35,6 +35,8 @@ CASES = [
      "Ida Kraal designed the building."),
     ("Which is open longer on weekdays, the main library or the children's section?",
      "the main library", "The main library is open longer on weekdays."),
+    ("Which was released first, The True Glory or American Pimp?", "the true glory",
+     "The True Glory was released first."),
     ("Does the Landseer or English Mastiff have a limited range of colors?", "English Mastiff",
      "English Mastiff does have a limited range of colors."),
     ("Did Holly Hunter star in The Piano or The Big White first?", "The Piano",

@@ -216,8 +216,9 @@ def _in_place_of_question_word(words: list[str], answer: list[str]) -> str | Non
     """"Which band was formed first The Primitives" as "The Primitives was formed first.":
     the question word and the nouns after it give way to the answer, which the question's
     verb follows."""
+    lowered, asked = [word.lower() for word in words], [word.lower() for word in answer]
     answer_at = next((index for index in range(len(words))
-                      if words[index:index + len(answer)] == answer), None)
+                      if lowered[index:index + len(asked)] == asked), None)
     if answer_at is None:
         return None
     stem = [w for w in words[:answer_at] if w != ","]
@@ -229,7 +230,8 @@ def _in_place_of_question_word(words: list[str], answer: list[str]) -> str | Non
             return None  # "Which bridge did Roebling design": the answer is its object
         if (lower in AUXILIARY_WORDS or VerbForm.PAST in forms
                 or VerbForm.THIRD_PERSON in forms or lower.endswith("ed")):
-            return _sentence(" ".join([*answer, *stem[index:], *tail]))
+            chosen = words[answer_at:answer_at + len(answer)]
+            return _sentence(" ".join([*chosen, *stem[index:], *tail]))
         if not word[:1].islower() or lower in _QUESTION_WORDS:
             return None
     return None
