@@ -163,6 +163,8 @@ def tokens(text: str) -> Iterator[re.Match[str]]:
     return _TOKEN.finditer(text)
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
 STOPWORDS = frozenset(
     """a an the and or but if then else of in on at to for from by with without into onto
     upon over under about above below between among through during before after since

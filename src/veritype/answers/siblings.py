@@ -14,13 +14,12 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from veritype._text import STOPWORDS, content_words, normalise_word, tokens
+from veritype._text import ARTICLES, STOPWORDS, content_words, normalise_word, tokens
 
 # What may stand between two items of one list: "films and games", "books, films or games".
 _LIST_JOINERS = frozenset({",", "and", "or", "nor", "the", "a", "an"})
 _ITEM_MARKS = frozenset({",", "and", "or", "nor"})
 _PARALLEL_PREPOSITIONS = frozenset({"for", "per"})
-_ARTICLES = frozenset({"a", "an", "the"})
 # Where a clause of a parallel sentence starts: "Books are lent ...; films and games ...".
 _CLAUSE_BREAK = re.compile(r";|,\s*(?:while|whereas|but)\b|\bwhile\b|\bwhereas\b")
 _WORD_OR_MARK = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*|[,;]")
@@ -90,7 +89,7 @@ def _after_prepositions(text: str) -> dict[str, str]:
     for at, word in enumerate(words):
         if word not in _PARALLEL_PREPOSITIONS:
             continue
-        following = at + 2 if words[at + 1:at + 2] and words[at + 1] in _ARTICLES else at + 1
+        following = at + 2 if words[at + 1:at + 2] and words[at + 1] in ARTICLES else at + 1
         if following < len(words) and words[following] not in STOPWORDS:
             found.setdefault(_singular(normalise_word(words[following])), word)
     return found

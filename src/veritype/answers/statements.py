@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 
+from veritype._text import ARTICLES
 from veritype._verbs import AUXILIARY_WORDS, VerbForm, verb_forms
 
 _TOKEN = re.compile(r"[\w'\u2019&.-]+|[^\w\s]")
 _POLAR = {"yes": True, "no": False}
-_ARTICLES = frozenset({"the", "a", "an"})
 # Words inside a name ("In Search of the Second Amendment", "Ludwig van Beethoven") or
 # joining two: no predicate starts with them.
 _INSIDE_NAMES = frozenset({"and", "of", "de", "von", "van", "der", "den", "la", "le", "del",
@@ -48,8 +48,8 @@ def answered_statement(question: str, answer: str) -> str | None:
     """The statement ``question`` and its bare ``answer`` make together (see the module's
     rules), or None when the rules cannot write it."""
     words = _TOKEN.findall(question.strip().rstrip("?").strip())
-    answer = answer.strip().rstrip(".!").strip()
-    answered = [word.lower() for word in _TOKEN.findall(answer)]
+    given = _TOKEN.findall(answer.strip().rstrip(".!").strip())
+    answered = [word.lower() for word in given]
     if not words or not answered:
         return None
     if len(answered) == 1 and answered[0] in _POLAR:
@@ -60,7 +60,7 @@ def answered_statement(question: str, answer: str) -> str | None:
     if chosen[0].lower() in AUXILIARY_WORDS:
         return _polar(chosen, affirmed=True)
     if chosen[0].lower() in _QUESTION_WORDS:
-        return _in_place_of_question_word(chosen, _TOKEN.findall(answer))
+        return _in_place_of_question_word(chosen, given)
     return None
 
 
@@ -115,14 +115,14 @@ def _subject_end(words: list[str], auxiliary: str) -> int | None:
     named, end = False, None
     for index, word in enumerate(words):
         lower = word.lower()
-        if word[:1].isupper() or word[:1].isdigit():
+        if _names(word):
             named = True
         elif not named and (lower in _DETERMINERS | _BOTH or _describes_a_name(words, index)):
             continue
         elif not named:
             break
         elif lower not in _INSIDE_NAMES and word[:1].isalpha() and not (
-                lower in _ARTICLES and words[index - 1].lower() in _INSIDE_NAMES):
+                lower in ARTICLES and words[index - 1].lower() in _INSIDE_NAMES):
             end = index
             break
     # "the band Texas and the singer Eagle-Eye Cherry both originate": a predicate's opener
@@ -161,7 +161,7 @@ def _with_option(words: list[str], answered: list[str]) -> list[str] | None:
     """The question with the option the answer chose in place of "X or Y"; None when the
     question offers no option that the answer names."""
     lowered = [word.lower() for word in words]
-    bare = [word for word in answered if word not in _ARTICLES]
+    bare = [word for word in answered if word not in ARTICLES]
     if not bare:
         return None
     for at, word in enumerate(lowered):
@@ -175,7 +175,7 @@ def _with_option(words: list[str], answered: list[str]) -> list[str] | None:
         before = at - len(bare)
         if before >= 0 and lowered[before:at] == bare:
             # ", X or Y" closes the question: Y runs to its end ("the Verhoeven family").
-            listed = words[before - 1 - (lowered[before - 1] in _ARTICLES)] == "," \
+            listed = words[before - 1 - (lowered[before - 1] in ARTICLES)] == "," \
                 if before > 1 else False
             stop = len(words) if listed else _option_stop(words, at, len(bare))
             return [*words[:at], *words[stop:]]
@@ -187,13 +187,13 @@ def _option_start(words: list[str], at: int, length: int) -> int:
     name that ends there (an article before it included), or as many words back as the
     other option has."""
     unnamed = [index for index in range(at - 1, -1, -1)
-               if not (words[index][:1].isupper() or words[index][:1].isdigit()
+               if not (_names(words[index])
                        or (words[index].lower() in _INSIDE_NAMES and index != at - 1))]
     start = (unnamed[0] + 1) if unnamed else 0
     named = start != at
     if not named:  # "the older or younger brother"
         start = max(at - length, 0)
-    if named and start and words[start - 1].lower() in _ARTICLES:
+    if named and start and words[start - 1].lower() in ARTICLES:
         start -= 1
     if start and words[start - 1] == ",":
         return start - 1
@@ -204,8 +204,8 @@ def _option_stop(words: list[str], at: int, length: int) -> int:
     """Where the option after "or" at ``at`` ends: at the end of the name it starts, or as
     many words on as the other option has."""
     index = _skip_article([w.lower() for w in words], at + 1)
-    if index < len(words) and (words[index][:1].isupper() or words[index][:1].isdigit()):
-        while index < len(words) and (words[index][:1].isupper() or words[index][:1].isdigit()
+    if index < len(words) and _names(words[index]):
+        while index < len(words) and (_names(words[index])
                                       or words[index].lower() in _INSIDE_NAMES - {"and"}):
             index += 1
         return index
@@ -237,8 +237,14 @@ def _in_place_of_question_word(words: list[str], answer: list[str]) -> str | Non
     return None
 
 
+def _names(word: str) -> bool:
+    """Whether ``word`` is written as part of a name: capitalised, or a number ("590
+    Madison Avenue")."""
+    return word[:1].isupper() or word[:1].isdigit()
+
+
 def _skip_article(lowered: list[str], index: int) -> int:
-    return index + 1 if index < len(lowered) and lowered[index] in _ARTICLES else index
+    return index + 1 if index < len(lowered) and lowered[index] in ARTICLES else index
 
 
 def _joined(words: list[str]) -> str:

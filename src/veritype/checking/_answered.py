@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from veritype._text import STOPWORDS
+from veritype._text import ARTICLES, STOPWORDS
 from veritype.answers.question import analyse
 from veritype.answers.scoring import NEAR_BEST, AnswerScorer, may_answer, model_answers
 from veritype.clauses import resolved_sentences, sentence_referents
@@ -48,7 +48,6 @@ from veritype.views._values import extract_values
 # answers taken from another entity's sentence.
 OTHERWISE = 0.9
 _WORD = re.compile(r"\w+")
-_ARTICLES = frozenset({"a", "an", "the"})
 _POLAR = frozenset({("yes",), ("no",), ("true",), ("false",)})
 
 
@@ -75,7 +74,7 @@ class _Sentence:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(word for word in _WORD.findall(text.lower()) if word not in _ARTICLES)
+    return tuple(word for word in _WORD.findall(text.lower()) if word not in ARTICLES)
 
 
 def unstated_values(question: str, phrase: str, pack: EvidencePack) -> tuple[str, ...]:

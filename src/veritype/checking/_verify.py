@@ -266,9 +266,9 @@ def _bare(graph: BeliefGraph, question: str, answer: str) -> Node | None:
 
 
 def _with_question(question: str, answer: str) -> str:
-    """A bare answer read with its question: the statement the two make ("Are X and Y both
-    documentaries? no": "X and Y are not both documentaries."), or, where no rule writes
-    one, the two together."""
+    """A bare answer read with its question: the statement the two make ("Is the Eiffel
+    Tower in Paris? no": "The Eiffel Tower is not in Paris."), or, where no rule writes one,
+    the two together."""
     return answered_statement(question, answer) or f"{question} {answer}"
 
 

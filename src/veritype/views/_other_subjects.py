@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from veritype._finite_verbs import first_verb
 from veritype._text import (
     ANAPHORIC_LEAD,
+    ARTICLES,
     DEFINITE_DESCRIPTION,
     content_words,
     has_negation,
@@ -411,7 +412,6 @@ def _gives(text: str, value: Value, clause: EvidenceClause) -> bool:
         for other in clause.values.values)
 
 
-_ARTICLES = frozenset({"a", "an", "the"})
 
 
 def same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
@@ -419,8 +419,8 @@ def same_slot(text: str, value: Value, other_text: str, other: Value) -> bool:
     Salzburg", "born in Bonn") or after it ("an Ethiopian runner", "the Kenyan runner"),
     articles aside; "defeated by Otto I" and "defeated at the Battle of Lechfeld" differ."""
     def around(where: str, found: Value) -> tuple[str | None, str | None]:
-        before = [w for w in where[:found.start].lower().split() if w not in _ARTICLES]
-        after = [w for w in where[found.end:].lower().split() if w not in _ARTICLES]
+        before = [w for w in where[:found.start].lower().split() if w not in ARTICLES]
+        after = [w for w in where[found.end:].lower().split() if w not in ARTICLES]
         # A comma or the sentence's end is no word: "Otto I, Holy ..." and "Western
         # Europe." share nothing; "runner." is "runner".
         return (before[-1] if before and before[-1].isalnum() else None,
