@@ -125,6 +125,9 @@ def test_a_copy_before_a_coordinated_predicate_is_a_whole_clause() -> None:
     ("Fenwick Cycles sells bicycles and helmets.",
      "Fenwick Outdoor sells tents and sleeping bags; its sister company, Fenwick Cycles, sells "
      "bicycles and helmets."),
+    # A gap that ends in a noun keeps the agent after it.
+    ("The building was designed by Ida Kraal.",
+     "The building was designed by the architect Ida Kraal."),
 ])
 def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     assert shortened_in(claim, evidence)
@@ -150,6 +153,9 @@ def test_a_shortened_copy_states_the_claim(claim: str, evidence: str) -> None:
     ("Fenwick Cycles sells tents.",
      "Fenwick Outdoor sells tents and sleeping bags; its sister company, Fenwick Cycles, sells "
      "bicycles and helmets."),
+    # A gap ending in a preposition hands the next kept word to another.
+    ("The case was brought by Redbrook Properties.",
+     "The case was brought by the tenants' association against Redbrook Properties."),
     # A plain copy is a copy, not a shortened one.
     ("The tower opened in 1889.", "The tower opened in 1889."),
 ])
