@@ -190,3 +190,25 @@ def test_the_same_readings_keep_the_right_roles(claim: str) -> None:
                 "The museum bought the vase from the dealer Omar Haddad.",
                 "Castor lost to Pollux in the final."]
     assert swap(claim, evidence) is None
+
+
+COURT = ["The case was brought by the tenants' association against Redbrook Properties, and "
+         "Redbrook was ordered to pay the costs."]
+
+
+@pytest.mark.parametrize("claim", ["Redbrook Properties brought the case.",
+                                   "The case was brought by Redbrook Properties."])
+def test_the_party_an_action_was_against_is_not_its_agent(claim: str) -> None:
+    found = swap(claim, COURT)
+    assert found is not None
+    assert found[1].written == "brought by the tenants' association"
+
+
+@pytest.mark.parametrize("claim", ["The case was brought against Redbrook Properties.",
+                                   "The tenants' association brought the case.",
+                                   "Redbrook Properties was ordered to pay the costs."])
+def test_the_party_in_its_own_role_is_no_swap(claim: str) -> None:
+    assert swap(claim, COURT) is None
+    (brought, against) = agencies(COURT[0])[:2]
+    assert (brought.agents, against.agents) == ({"tenant", "association"},
+                                                {"redbrook", "properties"})

@@ -38,11 +38,16 @@ _GAPPED_THING = (r"(?:the\s+)?(?-i:[A-Z])[\w'\u2019-]*(?:\s+(?-i:[A-Z0-9])[\w'\u
 _PHRASE_END = re.compile(
     # The full stop of an initial ("John A. Roebling") ends nothing.
     r"[;!?()]|(?<!\s(?-i:[A-Z]))\.|,\s*(?:and|but|while|which|who)\b|\sand\s+(?=(?-i:[a-z]))"
-    r"|\s(?:in|on|at|for|with|from|to|during|after|before|until|since|but|while|"
+    r"|\s(?:in|on|at|for|with|from|to|against|during|after|before|until|since|but|while|"
     r"which|who|whose|that|as|when|where|because|although|though|was|were|is|are)\s"
     # "built by Orbis Systems and Kestrel-2 by Halden Aerospace": a gapped clause ends it.
     rf"|\sand\s+(?={_GAPPED_THING}\s+by\s)",
     re.IGNORECASE)
+# "brought by the tenants' association against Redbrook Properties": the party a by-phrase's
+# action was against, read as one more role of that action, so that giving it the action
+# is a swap even where the agent is only described.
+_AGAINST = re.compile(r"\sagainst\s+", re.IGNORECASE)
+_OPPOSED = "against "
 # What an action's noun names, as its verb would ("a gift from" as "donated by").
 _NOUN_ACTIONS = {"design": "design", "designs": "design", "idea": "propos",
                  "invention": "invent", "discovery": "discover", "gift": "donat",
@@ -121,8 +126,9 @@ class Agency:
 
 def agencies(text: str) -> list[Agency]:
     """Each "<participle> by <agent>", "came from <agent>" and "<Name> <verb in the past
-    tense>" of ``text``; an agent named by a description ("by the company") is read as
-    unnamed, a pronoun ("by them", "It opened") gives nothing."""
+    tense>" of ``text``, and the named party a by-phrase's action was "against"; an agent
+    named by a description ("by the company") is read as unnamed, a pronoun ("by them", "It
+    opened") gives nothing."""
     found: list[Agency] = []
     for pattern in (_BY_AGENT, _FROM_AGENT):
         for match in pattern.finditer(text):
@@ -140,6 +146,12 @@ def agencies(text: str) -> list[Agency]:
                 if names or described:
                     found.append(Agency(action, names or described, f"{match.group(0)}{phrase}",
                                         named=bool(names), patients=patients))
+                if (against := _AGAINST.match(text, stop)) is not None:
+                    party = _PHRASE_END.split(text[against.end():], maxsplit=1)[0].strip(" ,")
+                    if opposed := _names(party):
+                        found.append(Agency(_OPPOSED + action, opposed,
+                                            f"{against.group(0).lstrip()}{party}",
+                                            patients=patients))
                 gapped = _GAPPED_AGENT.match(text, stop)
                 if gapped is None:
                     break
